@@ -1,0 +1,468 @@
+package io.zkfence.lock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+
+/**
+ * One acquire call's way through the queue, as a state machine driven by ZooKeeper callbacks.
+ *
+ * <ol>
+ * <li>Enqueue: an EPHEMERAL_SEQUENTIAL create named with a fresh GUID, and, without waiting for
+ *     its answer, a read of the lock's children. ZooKeeper answers one session's requests in
+ *     order, so the read already contains our node: an uncontended acquire costs one write
+ *     round trip.</li>
+ * <li>Decide: sorted in queue order, the head holds the lock. Otherwise watch only the
+ *     immediate predecessor, so a release wakes exactly one waiter.</li>
+ * <li>When the predecessor goes: if it was the head when we read the queue, we are the head now
+ *     (nodes before it are gone for good and later ones sort after us), so take the lock
+ *     without reading the children again; otherwise read them again.</li>
+ * </ol>
+ *
+ * <p>A create whose answer was lost is recovered by looking for our GUID among the children,
+ * so a connection loss neither leaves an orphan nor enqueues twice. A session expiry while
+ * waiting (our node went with it) enqueues again with a new GUID.
+ *
+ * <p>Every callback carries the generation it was issued in; a callback from an older
+ * generation (before a restart, after the caller gave up) only cleans up.
+ */
+final class Acquisition {
+
+    private static final long FIRST_BACKOFF_MS = 20;
+    private static final long MAX_BACKOFF_MS = 1_000;
+
+    private final LockRuntime rt;
+    private final String lockName;
+    private final String lockPath;
+    private final boolean tryOnly;
+    private final Duration maxHold;
+    private final Thread owner;
+    private final byte[] data;
+    /** The grant, or null for a try that found the lock taken. */
+    private final CompletableFuture<Grant> result = new CompletableFuture<>();
+
+    // Guarded by this.
+    private int generation;
+    private boolean finished;
+    private String guid;
+    private long session;
+    private QueueNode own;
+    private long token;
+    private String watchedPath;
+    private Watcher watcher;
+    private long backoffMs = FIRST_BACKOFF_MS;
+
+    Acquisition(LockRuntime rt, String lockName, String lockPath, boolean tryOnly, Duration maxHold, Thread owner) {
+        this.rt = rt;
+        this.lockName = lockName;
+        this.lockPath = lockPath;
+        this.tryOnly = tryOnly;
+        this.maxHold = maxHold;
+        this.owner = owner;
+        this.data = new NodeData(rt.config.ownerId(), rt.clock.instant()).encode();
+    }
+
+    CompletableFuture<Grant> result() {
+        return result;
+    }
+
+    synchronized void start() {
+        if (tryOnly) {
+            precheck();
+        } else {
+            enqueue();
+        }
+    }
+
+    /**
+     * The caller gave up (timeout, interrupt). Removes our node; returns the grant if it was made
+     * before the caller gave up (the caller then owns it), else null.
+     */
+    synchronized Grant abandon() {
+        if (finished) {
+            return result.isDone() && !result.isCompletedExceptionally() ? result.getNow(null) : null;
+        }
+        finish();
+        result.cancel(false);
+        return null;
+    }
+
+    /** The client is closing: wakes the caller with an error. */
+    synchronized void cancel() {
+        if (!finished) {
+            finish();
+            result.completeExceptionally(new CoordinationException(lockName, "lock client closed while acquiring '"
+                    + lockName + "'", null));
+        }
+    }
+
+    /** Curator gave the session up (LOST): our node is gone or going, so queue again. */
+    synchronized void sessionLost() {
+        if (!finished) {
+            restart();
+        }
+    }
+
+    /** Reconnected with session {@code currentSession}; a different one means our node is gone. */
+    synchronized void reconnected(long currentSession) {
+        if (!finished && own != null && currentSession != session) {
+            restart();
+        }
+    }
+
+    // ---- enqueue ----
+
+    /** try-acquire: if anyone is queued, fail at once without writing anything. */
+    private void precheck() {
+        int gen = generation;
+        rt.stats.childrenReads.increment();
+        rt.zk.children(lockPath).whenComplete((kids, e) -> {
+            synchronized (this) {
+                if (stale(gen)) {
+                    return;
+                }
+                if (e == null && kids.stream().anyMatch(k -> QueueNode.parse(k).isPresent())) {
+                    finish();
+                    result.complete(null);
+                } else if (e == null || Failures.is(e, KeeperException.Code.NONODE)) {
+                    enqueue();
+                } else {
+                    onFailure(gen, e, this::precheck);
+                }
+            }
+        });
+    }
+
+    private void enqueue() {
+        generation++;
+        guid = QueueNode.newGuid();
+        own = null;
+        sendCreate(generation);
+    }
+
+    private void sendCreate(int gen) {
+        String createGuid = guid;
+        rt.stats.creates.increment();
+        rt.stats.childrenReads.increment();
+        CompletableFuture<ZkGateway.Created> created =
+                rt.zk.create(lockPath + "/" + QueueNode.createName(createGuid), data, CreateMode.EPHEMERAL_SEQUENTIAL);
+        // Sent before the create is answered: see the class comment.
+        CompletableFuture<List<String>> kids = rt.zk.children(lockPath);
+        created.whenComplete((c, e) -> onCreated(gen, createGuid, c, e, kids));
+    }
+
+    private synchronized void onCreated(int gen, String createGuid, ZkGateway.Created c, Throwable e,
+            CompletableFuture<List<String>> kids) {
+        if (stale(gen)) {
+            if (c != null) {
+                rt.reaper.delete(lockPath + "/" + c.nodeName());
+            } else if (e != null && Failures.isConnectionProblem(e)) {
+                rt.reaper.deleteCreatedBy(lockPath, createGuid);
+            }
+            return;
+        }
+        if (e != null) {
+            if (Failures.is(e, KeeperException.Code.NONODE)) {
+                createLockNodeThenEnqueue(gen);
+            } else if (Failures.isConnectionProblem(e)) {
+                // Applied or not? Only the children can tell: look for our GUID.
+                retryLater(gen, () -> findOwnNode(gen));
+            } else {
+                onFailure(gen, e, null);
+            }
+            return;
+        }
+        QueueNode node = QueueNode.parse(c.nodeName()).orElseThrow(
+                () -> new IllegalStateException("unexpected queue node name " + c.nodeName()));
+        enqueued(node, c.stat().getCzxid());
+        kids.whenComplete((list, e2) -> {
+            synchronized (this) {
+                if (stale(gen)) {
+                    return;
+                }
+                if (e2 == null && list.contains(node.name())) {
+                    decide(gen, list);
+                } else {
+                    // The read overtook a retried create or failed: read again, after the create.
+                    readChildren(gen);
+                }
+            }
+        });
+    }
+
+    private void enqueued(QueueNode node, long czxid) {
+        own = node;
+        token = czxid;
+        session = rt.zk.sessionId();
+        backoffMs = FIRST_BACKOFF_MS;
+    }
+
+    private void createLockNodeThenEnqueue(int gen) {
+        rt.io.execute(() -> {
+            Exception failure = null;
+            try {
+                rt.zk.createContainers(lockPath);
+            } catch (Exception e) {
+                failure = e;
+            }
+            synchronized (this) {
+                if (stale(gen)) {
+                    return;
+                }
+                if (failure == null) {
+                    sendCreate(gen);
+                } else {
+                    onFailure(gen, failure, () -> createLockNodeThenEnqueue(gen));
+                }
+            }
+        });
+    }
+
+    /** After a create whose answer was lost: adopt our node if it exists, else create again (same GUID). */
+    private void findOwnNode(int gen) {
+        rt.stats.childrenReads.increment();
+        rt.zk.children(lockPath).whenComplete((kids, e) -> {
+            synchronized (this) {
+                if (stale(gen)) {
+                    return;
+                }
+                if (e != null) {
+                    if (Failures.is(e, KeeperException.Code.NONODE)) {
+                        sendCreate(gen);
+                    } else {
+                        onFailure(gen, e, () -> findOwnNode(gen));
+                    }
+                    return;
+                }
+                List<QueueNode> mine = kids.stream().map(QueueNode::parse).flatMap(Optional::stream)
+                        .filter(n -> n.guid().equals(guid)).sorted(QueueNode.ORDER).toList();
+                if (mine.isEmpty()) {
+                    sendCreate(gen);
+                    return;
+                }
+                // ZooKeeper fences a moved session's late requests, so there should be one; if a
+                // duplicate ever appears, keep the first and drop the rest.
+                mine.stream().skip(1).forEach(n -> rt.reaper.delete(lockPath + "/" + n.name()));
+                QueueNode node = mine.get(0);
+                own = node;
+                rt.zk.getData(lockPath + "/" + node.name()).whenComplete((content, e2) -> {
+                    synchronized (this) {
+                        if (stale(gen)) {
+                            return;
+                        }
+                        if (e2 == null) {
+                            enqueued(node, content.stat().getCzxid());
+                            decide(gen, kids);
+                        } else if (Failures.is(e2, KeeperException.Code.NONODE)) {
+                            restart();
+                        } else {
+                            onFailure(gen, e2, () -> findOwnNode(gen));
+                        }
+                    }
+                });
+            }
+        });
+    }
+
+    // ---- wait ----
+
+    private void readChildren(int gen) {
+        rt.stats.childrenReads.increment();
+        rt.zk.children(lockPath).whenComplete((kids, e) -> {
+            synchronized (this) {
+                if (stale(gen)) {
+                    return;
+                }
+                if (e == null) {
+                    decide(gen, kids);
+                } else if (Failures.is(e, KeeperException.Code.NONODE)) {
+                    restart();
+                } else {
+                    onFailure(gen, e, () -> readChildren(gen));
+                }
+            }
+        });
+    }
+
+    private void decide(int gen, List<String> kids) {
+        List<QueueNode> queue = kids.stream().map(QueueNode::parse).flatMap(Optional::stream)
+                .sorted(QueueNode.ORDER).toList();
+        int index = -1;
+        for (int i = 0; i < queue.size(); i++) {
+            if (queue.get(i).name().equals(own.name())) {
+                index = i;
+                break;
+            }
+        }
+        if (index < 0) {
+            // Our node is gone (session expired, or someone deleted it): queue again.
+            restart();
+        } else if (index == 0) {
+            grant();
+        } else if (tryOnly) {
+            giveUpTry();
+        } else {
+            watchPredecessor(gen, queue.get(index - 1), index == 1);
+        }
+    }
+
+    private void watchPredecessor(int gen, QueueNode predecessor, boolean predecessorIsHead) {
+        String path = lockPath + "/" + predecessor.name();
+        Watcher w = event -> onPredecessorEvent(gen, predecessor, predecessorIsHead, event);
+        watchedPath = path;
+        watcher = w;
+        rt.zk.watchData(path, w).whenComplete((content, e) -> {
+            synchronized (this) {
+                if (stale(gen)) {
+                    return;
+                }
+                if (e == null) {
+                    backoffMs = FIRST_BACKOFF_MS;
+                } else if (Failures.is(e, KeeperException.Code.NONODE)) {
+                    watchedPath = null;
+                    predecessorGone(gen, predecessorIsHead);
+                } else {
+                    onFailure(gen, e, () -> readChildren(gen));
+                }
+            }
+        });
+    }
+
+    private void onPredecessorEvent(int gen, QueueNode predecessor, boolean predecessorIsHead, WatchedEvent event) {
+        if (event.getType() == Watcher.Event.EventType.None) {
+            // Disconnected / reconnected: the client restores the watch. Expired: our node is gone.
+            if (event.getState() == Watcher.Event.KeeperState.Expired) {
+                synchronized (this) {
+                    if (!stale(gen)) {
+                        restart();
+                    }
+                }
+            }
+            return;
+        }
+        rt.stats.wakeUps.increment();
+        synchronized (this) {
+            if (stale(gen)) {
+                return;
+            }
+            watchedPath = null;
+            if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                predecessorGone(gen, predecessorIsHead);
+            } else {
+                watchPredecessor(gen, predecessor, predecessorIsHead);
+            }
+        }
+    }
+
+    private void predecessorGone(int gen, boolean predecessorWasHead) {
+        if (predecessorWasHead) {
+            grant();
+        } else {
+            readChildren(gen);
+        }
+    }
+
+    // ---- outcomes ----
+
+    private void grant() {
+        finished = true;
+        generation++;
+        Grant g = new Grant(rt, lockName, lockPath, own, token, session, owner, maxHold);
+        rt.registry.add(g);
+        rt.stats.grants.increment();
+        g.activate();
+        result.complete(g);
+    }
+
+    /** try-acquire that was not the head: leave no node behind, then report "not acquired". */
+    private void giveUpTry() {
+        finished = true;
+        generation++;
+        String path = lockPath + "/" + own.name();
+        own = null;
+        rt.reaper.delete(path).whenComplete((ok, e) -> result.complete(null));
+    }
+
+    private void onFailure(int gen, Throwable e, Runnable retry) {
+        if (Failures.isSessionGone(e)) {
+            restart();
+        } else if (retry != null && Failures.isConnectionProblem(e)) {
+            retryLater(gen, retry);
+        } else {
+            finish();
+            Throwable cause = Failures.unwrap(e);
+            KeeperException.Code code = Failures.code(e);
+            result.completeExceptionally(new CoordinationException(lockName, "ZooKeeper refused acquiring lock '"
+                    + lockName + "' at " + lockPath + (code == null ? "" : " (" + code + ")") + ": " + cause.getMessage(),
+                    cause));
+        }
+    }
+
+    /** Runs {@code task} after a back-off, unless the acquisition moved on or the session changed. */
+    private void retryLater(int gen, Runnable task) {
+        long delay = nextBackoff();
+        rt.scheduler.schedule(() -> {
+            synchronized (this) {
+                if (stale(gen)) {
+                    return;
+                }
+                if (own != null && rt.zk.sessionId() != session) {
+                    restart();
+                } else {
+                    task.run();
+                }
+            }
+        }, delay, TimeUnit.MILLISECONDS);
+    }
+
+    /** Our session is gone, or our node is: drop what we had and queue again with a new GUID. */
+    private void restart() {
+        cleanUp();
+        int gen = ++generation;
+        rt.scheduler.schedule(() -> {
+            synchronized (this) {
+                if (!stale(gen)) {
+                    enqueue();
+                }
+            }
+        }, nextBackoff(), TimeUnit.MILLISECONDS);
+    }
+
+    private void finish() {
+        finished = true;
+        generation++;
+        cleanUp();
+    }
+
+    /** Removes our node (or whatever our in-flight create made) and our watch. */
+    private void cleanUp() {
+        if (own != null) {
+            rt.reaper.delete(lockPath + "/" + own.name());
+        } else if (guid != null) {
+            rt.reaper.deleteCreatedBy(lockPath, guid);
+        }
+        own = null;
+        guid = null;
+        if (watchedPath != null) {
+            rt.zk.removeWatch(watchedPath, watcher);
+            watchedPath = null;
+            watcher = null;
+        }
+    }
+
+    private boolean stale(int gen) {
+        return finished || gen != generation;
+    }
+
+    private long nextBackoff() {
+        long delay = backoffMs;
+        backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+        return delay;
+    }
+}

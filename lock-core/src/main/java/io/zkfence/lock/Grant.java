@@ -1,0 +1,287 @@
+package io.zkfence.lock;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One grant of a lock: the queue node that reached the head, and the lease's state machine.
+ *
+ * <p>All state changes go through {@link #transition}, a compare-and-set on one atomic
+ * reference, so a concurrent "lost" (from ZooKeeper's threads) and "released" (from the holder)
+ * cannot both win. Re-entrant holds share one grant; the node is deleted when the last hold is
+ * released.
+ */
+final class Grant {
+
+    private static final Logger log = LoggerFactory.getLogger(Grant.class);
+
+    final String lockName;
+    final String lockPath;
+    final String nodeName;
+    final long token;
+    final int sequence;
+    final long sessionId;
+    final Thread owner;
+    final Duration ttl;
+    private final Duration maxHold;
+    private final LockRuntime rt;
+
+    private final AtomicReference<LeaseState> state = new AtomicReference<>(LeaseState.HELD);
+    private final AtomicInteger holds = new AtomicInteger(1);
+    private final CopyOnWriteArrayList<Registration> listeners = new CopyOnWriteArrayList<>();
+    private final CompletableFuture<LeaseState> ended = new CompletableFuture<>();
+    private final Watcher ownNodeWatcher = this::onOwnNodeEvent;
+    private volatile String endReason;
+    private volatile ScheduledFuture<?> maxHoldTimer;
+    private volatile Instant deadline;
+
+    private record Registration(Lease lease, LeaseListener listener) {}
+
+    Grant(LockRuntime rt, String lockName, String lockPath, QueueNode node, long token, long sessionId, Thread owner,
+            Duration maxHold) {
+        this.rt = rt;
+        this.lockName = lockName;
+        this.lockPath = lockPath;
+        this.nodeName = node.name();
+        this.sequence = node.sequence();
+        this.token = token;
+        this.sessionId = sessionId;
+        this.owner = owner;
+        this.maxHold = maxHold;
+        this.ttl = Duration.ofMillis(rt.zk.sessionTimeoutMs());
+    }
+
+    /** Starts watching the node and the max-hold clock. Called once, right after the grant. */
+    void activate() {
+        armOwnNodeWatch();
+        if (maxHold != null) {
+            scheduleMaxHold();
+        }
+    }
+
+    String nodePath() {
+        return lockPath + "/" + nodeName;
+    }
+
+    LeaseState state() {
+        return state.get();
+    }
+
+    String endReason() {
+        return endReason;
+    }
+
+    Instant deadline() {
+        return deadline;
+    }
+
+    Duration maxHold() {
+        return maxHold;
+    }
+
+    CompletableFuture<LeaseState> ended() {
+        return ended;
+    }
+
+    /** Adds a re-entrant hold; false if the grant already ended (the caller must acquire anew). */
+    boolean holdAgain() {
+        while (true) {
+            int n = holds.get();
+            if (n == 0 || state.get().isFinal()) {
+                return false;
+            }
+            if (holds.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * Drops one hold; the last one releases the lock: state RELEASED (unless already LOST), then
+     * the node is deleted. The future tells when the node is confirmed gone.
+     */
+    CompletableFuture<Boolean> releaseHold() {
+        int left = holds.decrementAndGet();
+        if (left > 0) {
+            return CompletableFuture.completedFuture(true);
+        }
+        if (left < 0) {
+            // A handle released after releaseAll() (client close): nothing left to do.
+            return CompletableFuture.completedFuture(true);
+        }
+        // RELEASED before the delete, so the node-deleted event that follows is not taken as a loss.
+        if (transition(LeaseState.RELEASED, "released by the holder")) {
+            rt.stats.releases.increment();
+        }
+        return rt.reaper.delete(nodePath());
+    }
+
+    /** Releases the lock whatever the number of holds (client close). */
+    CompletableFuture<Boolean> releaseAll() {
+        holds.set(1);
+        return releaseHold();
+    }
+
+    /** The connection is suspended: the session may be expiring right now. */
+    void suspend() {
+        transition(LeaseState.HELD, LeaseState.SUSPECT);
+    }
+
+    /**
+     * The client reconnected with session {@code currentSession}. Back to HELD only if it is still
+     * our session and our node is still there; a different session means ours expired.
+     */
+    void resume(long currentSession) {
+        if (state.get() != LeaseState.SUSPECT && state.get() != LeaseState.HELD) {
+            return;
+        }
+        if (currentSession != sessionId) {
+            lose("ZooKeeper session 0x" + Long.toHexString(sessionId) + " expired");
+            return;
+        }
+        rt.zk.watchData(nodePath(), ownNodeWatcher).whenComplete((content, e) -> {
+            if (e == null) {
+                transition(LeaseState.SUSPECT, LeaseState.HELD);
+            } else if (Failures.is(e, KeeperException.Code.NONODE) || Failures.isSessionGone(e)) {
+                lose("queue node " + nodePath() + " is gone");
+            }
+            // Otherwise the connection dropped again: SUSPENDED/RECONNECTED come round again.
+        });
+    }
+
+    /** The lease is over without a release; also deletes our node so the next waiter goes sooner. */
+    void lose(String reason) {
+        if (transition(LeaseState.LOST, reason)) {
+            rt.stats.leasesLost.increment();
+            log.warn("lease on lock '{}' (token {}) lost: {}", lockName, token, reason);
+            // The node is ours alone (GUID in its name). If the session is really gone this finds
+            // nothing; if only the client gave up on it (Curator LOST), this frees the queue
+            // before the servers expire the old session.
+            rt.reaper.delete(nodePath());
+        }
+    }
+
+    void renew() {
+        if (maxHold == null) {
+            throw new IllegalStateException("lease on lock '" + lockName + "' (token " + token
+                    + ") has no max-hold to renew; acquire with FencedLock.withMaxHold(...)");
+        }
+        checkNotFinal();
+        scheduleMaxHold();
+        // The timer may have fired between the check and the reschedule.
+        checkNotFinal();
+    }
+
+    void checkNotFinal() {
+        LeaseState s = state.get();
+        if (s.isFinal()) {
+            throw new LeaseLostException(lockName, token, s, endReason);
+        }
+    }
+
+    void addListener(Lease lease, LeaseListener listener) {
+        listeners.add(new Registration(lease, listener));
+    }
+
+    void removeListener(LeaseListener listener) {
+        listeners.removeIf(r -> r.listener == listener);
+    }
+
+    private boolean transition(LeaseState expected, LeaseState to) {
+        if (!state.compareAndSet(expected, to)) {
+            return false;
+        }
+        notifyListeners(expected, to);
+        return true;
+    }
+
+    /** Moves to a final state from any live one; false if the grant had already ended. */
+    private boolean transition(LeaseState to, String reason) {
+        while (true) {
+            LeaseState from = state.get();
+            if (from.isFinal()) {
+                return false;
+            }
+            if (state.compareAndSet(from, to)) {
+                endReason = reason;
+                ScheduledFuture<?> timer = maxHoldTimer;
+                if (timer != null) {
+                    timer.cancel(false);
+                }
+                rt.registry.remove(this);
+                notifyListeners(from, to);
+                ended.complete(to);
+                return true;
+            }
+        }
+    }
+
+    private void notifyListeners(LeaseState from, LeaseState to) {
+        List<Registration> snapshot = List.copyOf(listeners);
+        if (snapshot.isEmpty()) {
+            return;
+        }
+        rt.events.execute(() -> {
+            for (Registration r : snapshot) {
+                try {
+                    r.listener.stateChanged(r.lease, from, to);
+                } catch (RuntimeException e) {
+                    log.error("lease listener failed on lock '{}' ({} -> {})", lockName, from, to, e);
+                }
+            }
+        });
+    }
+
+    private void scheduleMaxHold() {
+        ScheduledFuture<?> previous = maxHoldTimer;
+        if (previous != null) {
+            previous.cancel(false);
+        }
+        deadline = rt.clock.instant().plus(maxHold);
+        maxHoldTimer = rt.scheduler.schedule(
+                () -> lose("max-hold of " + maxHold.toMillis() + " ms passed without renew or release"),
+                maxHold.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private void armOwnNodeWatch() {
+        rt.zk.watchData(nodePath(), ownNodeWatcher).whenComplete((content, e) -> {
+            if (e != null && (Failures.is(e, KeeperException.Code.NONODE) || Failures.isSessionGone(e))) {
+                lose("queue node " + nodePath() + " is gone");
+            }
+            // A connection problem here is picked up by resume() on reconnect.
+        });
+    }
+
+    private void onOwnNodeEvent(WatchedEvent event) {
+        switch (event.getType()) {
+            case NodeDeleted -> lose("queue node " + nodePath() + " was deleted by someone else");
+            case None -> {
+                if (event.getState() == Watcher.Event.KeeperState.Expired) {
+                    lose("ZooKeeper session 0x" + Long.toHexString(sessionId) + " expired");
+                }
+            }
+            default -> {
+                if (!state.get().isFinal()) {
+                    armOwnNodeWatch();
+                }
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Grant{lock=" + lockName + ", token=" + token + ", node=" + nodeName + ", state=" + state.get() + "}";
+    }
+}

@@ -1,0 +1,285 @@
+package io.zkfence.lock;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Entry point of lock-core: hands out {@link FencedLock}s over one ZooKeeper session.
+ *
+ * <pre>{@code
+ * try (LockClient client = LockClient.connect("zk1:2181,zk2:2181,zk3:2181")) {
+ *     try (Lease lease = client.lock("inventory:sku:123").acquire(Duration.ofSeconds(5))) {
+ *         write(lease.token());
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Every lease of a client lives on the client's ZooKeeper session: when it expires, they are
+ * all lost. Thread-safe; one client per process and ensemble is the usual shape. Closing the
+ * client releases its leases and wakes its waiters with a {@link CoordinationException}.
+ */
+public final class LockClient implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(LockClient.class);
+
+    private final CuratorFramework curator;
+    private final boolean ownsCurator;
+    private final LockRuntime rt;
+    private final SessionMonitor monitor;
+    private final QueueInspector inspector;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    LockClient(CuratorFramework curator, LockClientConfig config, boolean ownsCurator, UnaryOperator<ZkGateway> decorate,
+            Clock clock) {
+        Objects.requireNonNull(curator, "curator");
+        Objects.requireNonNull(config, "config");
+        if (curator.getState() != CuratorFrameworkState.STARTED) {
+            throw new IllegalStateException("the CuratorFramework must be started before creating a LockClient (state "
+                    + curator.getState() + ")");
+        }
+        this.curator = curator;
+        this.ownsCurator = ownsCurator;
+        ZkGateway zk = decorate.apply(new CuratorZkGateway(curator, config.acl()));
+        this.rt = new LockRuntime(zk, config, clock);
+        this.monitor = new SessionMonitor(rt);
+        this.inspector = new QueueInspector(zk);
+        curator.getConnectionStateListenable().addListener(monitor);
+    }
+
+    /** A client on a started {@code CuratorFramework} you own (you close it after this client). Default settings. */
+    public static LockClient create(CuratorFramework curator) {
+        return create(curator, LockClientConfig.defaults());
+    }
+
+    /**
+     * A client on a started {@code CuratorFramework} you own: its connect string, session timeout
+     * (the lease TTL), retry policy, namespace, authentication and TLS apply. Close this client
+     * before the Curator client.
+     */
+    public static LockClient create(CuratorFramework curator, LockClientConfig config) {
+        return new LockClient(curator, config, false, UnaryOperator.identity(), Clock.systemUTC());
+    }
+
+    /** Connects to {@code connectString} with default settings; the client owns the connection. */
+    public static LockClient connect(String connectString) {
+        return connect(connectString, LockClientConfig.defaults());
+    }
+
+    /**
+     * Connects to {@code connectString} (e.g. {@code "zk1:2181,zk2:2181,zk3:2181"}) with the
+     * config's session and connection timeouts, and waits for the first connection. The client
+     * owns the connection and closes it on {@link #close()}.
+     *
+     * @throws CoordinationException if no connection is made within {@code connectionTimeout}
+     */
+    public static LockClient connect(String connectString, LockClientConfig config) {
+        Objects.requireNonNull(connectString, "connectString");
+        Objects.requireNonNull(config, "config");
+        CuratorFramework curator = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs((int) config.sessionTimeout().toMillis())
+                .connectionTimeoutMs((int) config.connectionTimeout().toMillis())
+                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                .build();
+        curator.start();
+        try {
+            if (!curator.blockUntilConnected((int) config.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
+                curator.close();
+                throw new CoordinationException(null, "could not connect to ZooKeeper at " + connectString + " within "
+                        + config.connectionTimeout().toMillis() + " ms", null);
+            }
+        } catch (InterruptedException e) {
+            curator.close();
+            Thread.currentThread().interrupt();
+            throw new CoordinationException(null, "interrupted while connecting to ZooKeeper at " + connectString, e);
+        }
+        return new LockClient(curator, config, true, UnaryOperator.identity(), Clock.systemUTC());
+    }
+
+    /**
+     * The lock called {@code name}. Any string works as a name ("inventory:sku:123",
+     * "db-migration:user-service"); it maps reversibly to one znode under the root path.
+     *
+     * @throws IllegalArgumentException if the name is empty or blank, has control characters or
+     *                                  unpaired surrogates, or is longer than 256 UTF-8 bytes
+     */
+    public FencedLock lock(String name) {
+        return new FencedLock(this, name, LockPaths.lockPath(rt.config.rootPath(), name), null);
+    }
+
+    /**
+     * A snapshot of the lock's queue: holder (owner id, token, when it asked) and waiters in grant
+     * order. For diagnostics: it is stale as soon as it returns.
+     *
+     * @throws CoordinationException if ZooKeeper cannot be read within {@code operationTimeout}
+     */
+    public LockInfo inspect(String name) {
+        String path = LockPaths.lockPath(rt.config.rootPath(), name);
+        ensureOpen(name);
+        return await(name, inspector.inspect(name, path), "inspecting");
+    }
+
+    /** Counters since this client was created. */
+    public LockStats stats() {
+        return rt.stats.snapshot();
+    }
+
+    /** The settings this client runs with. */
+    public LockClientConfig config() {
+        return rt.config;
+    }
+
+    /**
+     * Releases every lease this client holds, wakes its waiters with a
+     * {@link CoordinationException}, and closes the ZooKeeper connection if the client opened it.
+     * Idempotent.
+     */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        rt.registry.acquisitions().forEach(Acquisition::cancel);
+        CompletableFuture<?>[] releases = rt.registry.grants().stream().map(Grant::releaseAll)
+                .toArray(CompletableFuture[]::new);
+        try {
+            CompletableFuture.allOf(releases).get(rt.config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            log.warn("not every lease was confirmed released on close; their nodes go with the session", e);
+        }
+        curator.getConnectionStateListenable().removeListener(monitor);
+        rt.shutdown();
+        if (ownsCurator) {
+            curator.close();
+        }
+    }
+
+    // ---- used by FencedLock ----
+
+    Lease acquire(FencedLock lock, Duration timeout) {
+        Lease again = reenter(lock);
+        if (again != null) {
+            return again;
+        }
+        Acquisition a = start(lock, false);
+        try {
+            Grant g = timeout == null ? a.result().get() : a.result().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return lease(g);
+        } catch (TimeoutException e) {
+            Grant won = a.abandon();
+            if (won != null) {
+                return lease(won); // granted just as the wait ran out: the caller has it
+            }
+            throw new AcquireTimeoutException(lock.name(), timeout);
+        } catch (InterruptedException e) {
+            giveUpInterrupted(a);
+            throw new AcquireInterruptedException(lock.name(), e);
+        } catch (ExecutionException e) {
+            a.abandon();
+            throw failure(lock.name(), e);
+        } finally {
+            rt.registry.remove(a);
+        }
+    }
+
+    Optional<Lease> tryAcquire(FencedLock lock) {
+        Lease again = reenter(lock);
+        if (again != null) {
+            return Optional.of(again);
+        }
+        Acquisition a = start(lock, true);
+        Duration bound = rt.config.operationTimeout();
+        try {
+            Grant g = a.result().get(bound.toNanos(), TimeUnit.NANOSECONDS);
+            return Optional.ofNullable(g).map(this::lease);
+        } catch (TimeoutException e) {
+            Grant won = a.abandon();
+            if (won != null) {
+                return Optional.of(lease(won));
+            }
+            throw new CoordinationException(lock.name(), "could not reach ZooKeeper within operationTimeout ("
+                    + bound.toMillis() + " ms) to try lock '" + lock.name() + "'", e);
+        } catch (InterruptedException e) {
+            giveUpInterrupted(a);
+            throw new AcquireInterruptedException(lock.name(), e);
+        } catch (ExecutionException e) {
+            a.abandon();
+            throw failure(lock.name(), e);
+        } finally {
+            rt.registry.remove(a);
+        }
+    }
+
+    private Lease reenter(FencedLock lock) {
+        ensureOpen(lock.name());
+        Grant held = rt.registry.heldBy(lock.path(), Thread.currentThread());
+        return held != null && held.holdAgain() ? lease(held) : null;
+    }
+
+    private Acquisition start(FencedLock lock, boolean tryOnly) {
+        Acquisition a = new Acquisition(rt, lock.name(), lock.path(), tryOnly, lock.maxHold().orElse(null),
+                Thread.currentThread());
+        rt.registry.add(a);
+        a.start();
+        return a;
+    }
+
+    private void giveUpInterrupted(Acquisition a) {
+        Grant won = a.abandon();
+        if (won != null) {
+            // Interrupted is the answer even if the grant raced in; do not keep a lock nobody holds.
+            won.releaseHold();
+        }
+        Thread.currentThread().interrupt();
+    }
+
+    private Lease lease(Grant g) {
+        return new Lease(g, rt.config.operationTimeout());
+    }
+
+    private <T> T await(String name, CompletableFuture<T> f, String what) {
+        Duration bound = rt.config.operationTimeout();
+        try {
+            return f.get(bound.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new CoordinationException(name, "ZooKeeper did not answer within operationTimeout (" + bound.toMillis()
+                    + " ms) " + what + " lock '" + name + "'", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CoordinationException(name, "interrupted " + what + " lock '" + name + "'", e);
+        } catch (ExecutionException e) {
+            throw failure(name, e);
+        }
+    }
+
+    private static LockException failure(String name, ExecutionException e) {
+        Throwable cause = Failures.unwrap(e);
+        if (cause instanceof LockException le) {
+            // Re-thrown on the caller's thread, with the original (from ZooKeeper's thread) as cause.
+            return new CoordinationException(name, le.getMessage(), le);
+        }
+        return new CoordinationException(name, "ZooKeeper operation on lock '" + name + "' failed: " + cause, cause);
+    }
+
+    private void ensureOpen(String name) {
+        if (closed.get()) {
+            throw new IllegalStateException("LockClient is closed (lock '" + name + "')");
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.zkfence.lock;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A snapshot of one lock's queue, from {@link LockClient#inspect(String)}.
+ *
+ * <p>Read without any lock, so it can be stale the moment it returns; use it for diagnostics,
+ * never to decide whether you may write.
+ *
+ * @param name    the application lock name
+ * @param path    the lock's znode
+ * @param entries queue entries in grant order: the first holds the lock, the rest wait
+ */
+public record LockInfo(String name, String path, List<Entry> entries) {
+
+    public LockInfo {
+        entries = List.copyOf(entries);
+    }
+
+    /** The current holder, if the lock is held. */
+    public Optional<Entry> holder() {
+        return entries.isEmpty() ? Optional.empty() : Optional.of(entries.get(0));
+    }
+
+    /** The waiters in the order they will be granted. */
+    public List<Entry> waiters() {
+        return entries.isEmpty() ? List.of() : entries.subList(1, entries.size());
+    }
+
+    /**
+     * One queue node.
+     *
+     * @param ownerId     the acquirer's owner id ({@code "?"} for a node zkfence did not write)
+     * @param token       the fencing token this entry holds or will hold (its creation zxid)
+     * @param sequence    ZooKeeper's sequence suffix, for diagnostics
+     * @param requestedAt when the acquire was requested, by the acquirer's clock; for a holder
+     *                    that never waited this is also when it got the lock
+     * @param node        the znode name
+     */
+    public record Entry(String ownerId, long token, int sequence, Instant requestedAt, String node) {
+    }
+}

@@ -1,0 +1,59 @@
+package io.zkfence.lock;
+
+import java.time.Clock;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The services one {@link LockClient} shares among its acquisitions and grants. */
+final class LockRuntime {
+
+    final ZkGateway zk;
+    final LockClientConfig config;
+    final Clock clock;
+    final StatsRecorder stats = new StatsRecorder();
+    final GrantRegistry registry = new GrantRegistry();
+    /** Timers: max-hold deadlines, retry back-off. Never blocks. */
+    final ScheduledExecutorService scheduler;
+    /** Lease listeners, one at a time, in order. */
+    final ExecutorService events;
+    /** Blocking calls (creating the lock's container znodes), kept off ZooKeeper's event thread. */
+    final ExecutorService io;
+    final NodeReaper reaper;
+
+    LockRuntime(ZkGateway zk, LockClientConfig config, Clock clock) {
+        this.zk = zk;
+        this.config = config;
+        this.clock = clock;
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemon("zkfence-timer"));
+        timer.setRemoveOnCancelPolicy(true);
+        this.scheduler = timer;
+        this.events = Executors.newSingleThreadExecutor(daemon("zkfence-events"));
+        this.io = Executors.newCachedThreadPool(daemon("zkfence-io"));
+        this.reaper = new NodeReaper(zk, scheduler);
+    }
+
+    void shutdown() {
+        scheduler.shutdownNow();
+        io.shutdownNow();
+        events.shutdown();
+        try {
+            events.awaitTermination(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static ThreadFactory daemon(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

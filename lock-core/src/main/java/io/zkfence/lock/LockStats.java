@@ -1,0 +1,17 @@
+package io.zkfence.lock;
+
+/**
+ * Counters of one {@link LockClient} since it was created, for monitoring and benchmarks.
+ *
+ * @param grants         locks granted (a re-entrant acquire is not a new grant)
+ * @param releases       grants released by their holder
+ * @param leasesLost     grants that ended LOST
+ * @param creates        queue-node creates sent (includes retries after connection loss)
+ * @param childrenReads  reads of a lock's child list (the uncontended path does one, pipelined
+ *                       with the create; a waiter does none when its predecessor was the head)
+ * @param wakeUps        watch events on a predecessor delivered to this client's waiters; a
+ *                       release wakes exactly one waiter, so across all clients this grows by one
+ *                       per contended release
+ */
+public record LockStats(long grants, long releases, long leasesLost, long creates, long childrenReads, long wakeUps) {
+}

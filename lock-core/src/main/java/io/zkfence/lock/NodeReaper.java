@@ -1,0 +1,103 @@
+package io.zkfence.lock;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.KeeperException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes this client's own queue nodes, retrying through connection loss.
+ *
+ * <p>Every path handed to it contains a GUID this client generated, so a delete can never hit
+ * another client's node. Retries stop on success, on NONODE (already gone), on an error waiting
+ * will not fix, or after the give-up time: by then the servers have expired the session that
+ * owned the ephemeral node, which removes it anyway.
+ */
+final class NodeReaper {
+
+    private static final Logger log = LoggerFactory.getLogger(NodeReaper.class);
+    private static final long FIRST_BACKOFF_MS = 50;
+    private static final long MAX_BACKOFF_MS = 1_000;
+
+    private final ZkGateway zk;
+    private final ScheduledExecutorService scheduler;
+
+    NodeReaper(ZkGateway zk, ScheduledExecutorService scheduler) {
+        this.zk = zk;
+        this.scheduler = scheduler;
+    }
+
+    /**
+     * Deletes {@code path}; the future completes with true once the node is confirmed gone, or
+     * false if the reaper gave up (the node then goes with its session).
+     */
+    CompletableFuture<Boolean> delete(String path) {
+        CompletableFuture<Boolean> done = new CompletableFuture<>();
+        attemptDelete(path, done, FIRST_BACKOFF_MS, giveUpAt());
+        return done;
+    }
+
+    /**
+     * Deletes whatever node {@code guid} created under {@code lockPath}, for a create whose outcome
+     * is unknown (its answer was lost, or the waiter gave up while it was in flight).
+     */
+    void deleteCreatedBy(String lockPath, String guid) {
+        attemptFind(lockPath, guid, FIRST_BACKOFF_MS, giveUpAt());
+    }
+
+    private void attemptDelete(String path, CompletableFuture<Boolean> done, long backoffMs, long giveUpAt) {
+        zk.delete(path).whenComplete((v, e) -> {
+            if (e == null || Failures.is(e, KeeperException.Code.NONODE)) {
+                done.complete(true);
+            } else if (retryable(e) && System.nanoTime() < giveUpAt) {
+                schedule(() -> attemptDelete(path, done, next(backoffMs), giveUpAt), backoffMs);
+            } else {
+                log.warn("gave up deleting queue node {}; it goes when its session expires", path, Failures.unwrap(e));
+                done.complete(false);
+            }
+        });
+    }
+
+    private void attemptFind(String lockPath, String guid, long backoffMs, long giveUpAt) {
+        zk.children(lockPath).whenComplete((kids, e) -> {
+            if (e == null) {
+                deleteMatching(lockPath, guid, kids);
+            } else if (!Failures.is(e, KeeperException.Code.NONODE)) {
+                if (retryable(e) && System.nanoTime() < giveUpAt) {
+                    schedule(() -> attemptFind(lockPath, guid, next(backoffMs), giveUpAt), backoffMs);
+                } else {
+                    log.warn("gave up looking for the queue node of {} under {}", guid, lockPath, Failures.unwrap(e));
+                }
+            }
+        });
+    }
+
+    private void deleteMatching(String lockPath, String guid, List<String> kids) {
+        for (String kid : kids) {
+            QueueNode.parse(kid).filter(n -> n.guid().equals(guid)).ifPresent(n -> delete(lockPath + "/" + n.name()));
+        }
+    }
+
+    private static boolean retryable(Throwable e) {
+        return Failures.isConnectionProblem(e) || Failures.isSessionGone(e);
+    }
+
+    private long giveUpAt() {
+        // Twice the session timeout (plus slack) is past any server-side expiry of the owner.
+        long ttlMs = Math.max(zk.sessionTimeoutMs(), 1_000);
+        return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * ttlMs + 10_000);
+    }
+
+    private void schedule(Runnable task, long delayMs) {
+        if (!scheduler.isShutdown()) {
+            scheduler.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private static long next(long backoffMs) {
+        return Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+    }
+}

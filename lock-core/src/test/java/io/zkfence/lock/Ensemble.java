@@ -1,0 +1,123 @@
+package io.zkfence.lock;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.client.FourLetterWordMain;
+
+/**
+ * Three real ZooKeeper servers in this JVM (curator-test's TestingCluster), plus helpers to make
+ * clients on them. {@link #shared()} is started once per test JVM; tests that kill servers make
+ * their own with {@link #start()}.
+ */
+final class Ensemble implements AutoCloseable {
+
+    /** Scales waits for slow, loaded machines. */
+    static final Duration PATIENCE = Duration.ofSeconds(60);
+
+    private static Ensemble shared;
+
+    final TestingCluster cluster;
+
+    private Ensemble(TestingCluster cluster) {
+        this.cluster = cluster;
+    }
+
+    static synchronized Ensemble shared() {
+        if (shared == null) {
+            shared = start();
+            Ensemble s = shared;
+            Runtime.getRuntime().addShutdownHook(new Thread(s::close));
+        }
+        return shared;
+    }
+
+    static Ensemble start() {
+        // tickTime 1000 ms: sessions may be 2 s to 20 s. Containers are checked every second so
+        // tests about re-created lock znodes need not wait a minute.
+        Map<InstanceSpec, java.util.Collection<InstanceSpec>> specs = TestingCluster.makeSpecs(3);
+        java.util.List<InstanceSpec> list = new java.util.ArrayList<>();
+        for (InstanceSpec s : specs.keySet()) {
+            list.add(new InstanceSpec(null, s.getPort(), s.getElectionPort(), s.getQuorumPort(), true, s.getServerId(), 1000,
+                    -1, Map.of("znode.container.checkIntervalMs", "1000", "znode.container.maxPerMinute", "100000")));
+        }
+        TestingCluster cluster = new TestingCluster(list);
+        try {
+            cluster.start();
+        } catch (Exception e) {
+            throw new IllegalStateException("could not start the ZooKeeper test ensemble", e);
+        }
+        return new Ensemble(cluster);
+    }
+
+    String connectString() {
+        return cluster.getConnectString();
+    }
+
+    /** A started Curator client on the whole ensemble. */
+    CuratorFramework curator(Duration sessionTimeout) {
+        return curator(connectString(), sessionTimeout);
+    }
+
+    static CuratorFramework curator(String connectString, Duration sessionTimeout) {
+        CuratorFramework c = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs((int) sessionTimeout.toMillis())
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new ExponentialBackoffRetry(50, 20, 500))
+                .build();
+        c.start();
+        try {
+            if (!c.blockUntilConnected((int) PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new IllegalStateException("no connection to " + connectString);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+        return c;
+    }
+
+    /** A lock client on its own session, under {@code root}. */
+    LockClient client(String root, String ownerId) {
+        return LockClient.connect(connectString(), LockClientConfig.builder().rootPath(root).ownerId(ownerId)
+                .sessionTimeout(Duration.ofSeconds(10)).build());
+    }
+
+    /** A root path no other test uses. */
+    static String freshRoot(String testName) {
+        return "/zkfence-test/" + testName + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** The server that currently leads, found with the 'srvr' four-letter word. */
+    InstanceSpec leader() {
+        for (InstanceSpec spec : cluster.getInstances()) {
+            try {
+                String srvr = FourLetterWordMain.send4LetterWord("127.0.0.1", spec.getPort(), "srvr");
+                if (srvr.contains("Mode: leader")) {
+                    return spec;
+                }
+            } catch (IOException | org.apache.zookeeper.common.X509Exception.SSLContextException e) {
+                // A server that is down or electing answers nothing: not the leader.
+            }
+        }
+        throw new IllegalStateException("no leader in the ensemble");
+    }
+
+    @Override
+    public void close() {
+        try {
+            cluster.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

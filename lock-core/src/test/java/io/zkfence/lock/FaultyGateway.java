@@ -1,0 +1,91 @@
+package io.zkfence.lock;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+
+/**
+ * Wraps the real gateway and makes the next queue-node creates fail with CONNECTIONLOSS, in one
+ * of the two ways a real connection loss can: the create reached the server and was applied but
+ * its answer was lost, or it never reached the server. Everything else goes to the real servers.
+ */
+final class FaultyGateway implements ZkGateway {
+
+    enum Mode { APPLIED_ANSWER_LOST, NEVER_SENT }
+
+    private final ZkGateway real;
+    private final AtomicInteger failuresLeft = new AtomicInteger();
+    private volatile Mode mode = Mode.APPLIED_ANSWER_LOST;
+    final AtomicInteger createsSent = new AtomicInteger();
+
+    FaultyGateway(ZkGateway real) {
+        this.real = real;
+    }
+
+    void failNextCreates(int count, Mode mode) {
+        this.mode = mode;
+        failuresLeft.set(count);
+    }
+
+    @Override
+    public CompletableFuture<Created> create(String path, byte[] data, CreateMode createMode) {
+        if (createMode == CreateMode.EPHEMERAL_SEQUENTIAL && failuresLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            CompletableFuture<Created> lost = new CompletableFuture<>();
+            if (mode == Mode.APPLIED_ANSWER_LOST) {
+                createsSent.incrementAndGet();
+                real.create(path, data, createMode).whenComplete((c, e) ->
+                        lost.completeExceptionally(KeeperException.create(KeeperException.Code.CONNECTIONLOSS, path)));
+            } else {
+                lost.completeExceptionally(KeeperException.create(KeeperException.Code.CONNECTIONLOSS, path));
+            }
+            return lost;
+        }
+        if (createMode == CreateMode.EPHEMERAL_SEQUENTIAL) {
+            createsSent.incrementAndGet();
+        }
+        return real.create(path, data, createMode);
+    }
+
+    @Override
+    public CompletableFuture<List<String>> children(String path) {
+        return real.children(path);
+    }
+
+    @Override
+    public CompletableFuture<NodeContent> watchData(String path, Watcher watcher) {
+        return real.watchData(path, watcher);
+    }
+
+    @Override
+    public CompletableFuture<NodeContent> getData(String path) {
+        return real.getData(path);
+    }
+
+    @Override
+    public CompletableFuture<Void> delete(String path) {
+        return real.delete(path);
+    }
+
+    @Override
+    public void removeWatch(String path, Watcher watcher) {
+        real.removeWatch(path, watcher);
+    }
+
+    @Override
+    public void createContainers(String path) throws Exception {
+        real.createContainers(path);
+    }
+
+    @Override
+    public long sessionId() {
+        return real.sessionId();
+    }
+
+    @Override
+    public int sessionTimeoutMs() {
+        return real.sessionTimeoutMs();
+    }
+}

@@ -1,0 +1,100 @@
+package io.zkfence.lock;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A TCP proxy in front of one ZooKeeper server that can be frozen: while frozen it swallows
+ * every byte in both directions (no reset, no FIN), like a network partition or a holder whose
+ * process is stopped. The client's heartbeats then never reach the server, so the server
+ * itself expires the session and deletes its ephemeral nodes.
+ */
+final class FreezableProxy implements AutoCloseable {
+
+    private final ServerSocket listener;
+    private final int targetPort;
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private volatile boolean frozen;
+    private volatile boolean closed;
+
+    FreezableProxy(int targetPort) throws IOException {
+        this.targetPort = targetPort;
+        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(this::acceptLoop, "proxy-accept-" + targetPort);
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    String connectString() {
+        return "127.0.0.1:" + listener.getLocalPort();
+    }
+
+    void freeze() {
+        frozen = true;
+    }
+
+    void thaw() {
+        frozen = false;
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            try {
+                Socket client = listener.accept();
+                Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                sockets.add(client);
+                sockets.add(server);
+                pump(client, server);
+                pump(server, client);
+            } catch (IOException e) {
+                if (!closed) {
+                    continue; // the target is down: drop this connection, keep accepting
+                }
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread t = new Thread(() -> {
+            byte[] buf = new byte[8192];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buf)) >= 0) {
+                    if (!frozen) {
+                        out.write(buf, 0, n);
+                        out.flush();
+                    }
+                }
+            } catch (IOException e) {
+                // One side closed: close the other so the peer sees it.
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "proxy-pump");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    private void closeQuietly(Socket s) {
+        sockets.remove(s);
+        try {
+            s.close();
+        } catch (IOException e) {
+            // closing a socket that failed already: nothing to report
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        listener.close();
+        sockets.forEach(this::closeQuietly);
+    }
+}

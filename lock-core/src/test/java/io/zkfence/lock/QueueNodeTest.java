@@ -1,0 +1,57 @@
+package io.zkfence.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class QueueNodeTest {
+
+    private static final String GUID = "0f8fad5b-d9cb-469f-a165-70867728950e";
+
+    @Test
+    void parsesGuidAndSequenceOfAQueueNode() {
+        QueueNode n = QueueNode.parse("q-" + GUID + "-0000000042").orElseThrow();
+        assertThat(n.guid()).isEqualTo(GUID);
+        assertThat(n.sequence()).isEqualTo(42);
+    }
+
+    @Test
+    void parsesNegativeSequencesAfterTheCounterWrapped() {
+        // ZooKeeper formats the suffix with %010d: "-000000005", and 11 characters below -999999999.
+        for (int seq : new int[] {-5, -999_999_999, Integer.MIN_VALUE, Integer.MIN_VALUE + 5}) {
+            String name = "q-" + GUID + "-" + String.format("%010d", seq);
+            assertThat(QueueNode.parse(name)).as(name).map(QueueNode::sequence).contains(seq);
+        }
+    }
+
+    @Test
+    void foreignChildrenAreIgnored() {
+        assertThat(QueueNode.parse("lock-0000000001")).isEmpty();
+        assertThat(QueueNode.parse("_c_" + GUID + "-lock-0000000001")).isEmpty();
+        assertThat(QueueNode.parse("q-" + GUID + "-00000000x1")).isEmpty();
+        assertThat(QueueNode.parse("q-" + GUID + "-000000001")).isEmpty();
+    }
+
+    @Test
+    void queueOrderIsSequenceOrder() {
+        List<QueueNode> nodes = new ArrayList<>(List.of(node(7), node(3), node(5)));
+        nodes.sort(QueueNode.ORDER);
+        assertThat(nodes).extracting(QueueNode::sequence).containsExactly(3, 5, 7);
+    }
+
+    @Test
+    void queueOrderStaysRightAcrossTheSignedWrapOfTheSequence() {
+        // The holder was created at Integer.MAX_VALUE - 1; the counter then wrapped.
+        List<QueueNode> nodes = new ArrayList<>(List.of(node(Integer.MIN_VALUE + 1), node(Integer.MAX_VALUE),
+                node(Integer.MIN_VALUE), node(Integer.MAX_VALUE - 1)));
+        nodes.sort(QueueNode.ORDER);
+        assertThat(nodes).extracting(QueueNode::sequence).containsExactly(Integer.MAX_VALUE - 1, Integer.MAX_VALUE,
+                Integer.MIN_VALUE, Integer.MIN_VALUE + 1);
+    }
+
+    private static QueueNode node(int sequence) {
+        return new QueueNode("q-" + GUID + "-" + sequence, GUID, sequence);
+    }
+}
