@@ -3,7 +3,8 @@ package io.zkfence.lock;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.Map;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -41,15 +42,16 @@ final class Ensemble implements AutoCloseable {
     }
 
     static Ensemble start() {
-        // tickTime 1000 ms: sessions may be 2 s to 20 s. Containers are checked every second so
-        // tests about re-created lock znodes need not wait a minute.
-        Map<InstanceSpec, java.util.Collection<InstanceSpec>> specs = TestingCluster.makeSpecs(3);
-        java.util.List<InstanceSpec> list = new java.util.ArrayList<>();
-        for (InstanceSpec s : specs.keySet()) {
-            list.add(new InstanceSpec(null, s.getPort(), s.getElectionPort(), s.getQuorumPort(), true, s.getServerId(), 1000,
-                    -1, Map.of("znode.container.checkIntervalMs", "1000", "znode.container.maxPerMinute", "100000")));
+        // Containers are checked every second (a JVM-wide server setting, read when the servers
+        // start) so tests about re-created lock znodes need not wait a minute.
+        System.setProperty("znode.container.checkIntervalMs", "1000");
+        // tickTime 1000 ms: sessions may be 2 s to 20 s.
+        List<InstanceSpec> specs = new ArrayList<>();
+        for (InstanceSpec s : TestingCluster.makeSpecs(3).keySet()) {
+            specs.add(new InstanceSpec(null, s.getPort(), s.getElectionPort(), s.getQuorumPort(), true, s.getServerId(),
+                    1000, -1));
         }
-        TestingCluster cluster = new TestingCluster(list);
+        TestingCluster cluster = new TestingCluster(specs);
         try {
             cluster.start();
         } catch (Exception e) {
@@ -70,6 +72,9 @@ final class Ensemble implements AutoCloseable {
     static CuratorFramework curator(String connectString, Duration sessionTimeout) {
         CuratorFramework c = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
+                // Keep to the given connect string: the tracker would replace a proxy's address
+                // with the servers' real ones and route around the proxy.
+                .ensembleTracker(false)
                 .sessionTimeoutMs((int) sessionTimeout.toMillis())
                 .connectionTimeoutMs(5_000)
                 .retryPolicy(new ExponentialBackoffRetry(50, 20, 500))

@@ -5,9 +5,12 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
@@ -67,12 +70,31 @@ abstract class EnsembleTestBase {
         return closeLater(new LockClient(curator, config, false, decorate, Clock.systemUTC()));
     }
 
-    /** The queue nodes under a lock's znode, as an operator sees them; empty if the znode is gone. */
+    /**
+     * The queue nodes under a lock's znode, as an operator sees them; empty if the znode is gone.
+     * Syncs first: another client's server may lag behind the write this test just saw confirmed.
+     */
     protected List<String> queueOf(FencedLock lock) throws Exception {
+        sync(lock.path());
         try {
             return raw.getChildren().forPath(lock.path());
         } catch (KeeperException.NoNodeException e) {
             return List.of();
+        }
+    }
+
+    /** The stat of {@code path} as an operator sees it after a sync; null if it does not exist. */
+    protected Stat statOf(String path) throws Exception {
+        sync(path);
+        return raw.checkExists().forPath(path);
+    }
+
+    /** Brings the operator client's server up to date with the leader for {@code path}. */
+    private void sync(String path) throws Exception {
+        CountDownLatch synced = new CountDownLatch(1);
+        raw.getZookeeperClient().getZooKeeper().sync(path, (rc, p, ctx) -> synced.countDown(), null);
+        if (!synced.await(Ensemble.PATIENCE.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new IllegalStateException("sync of " + path + " did not complete");
         }
     }
 

@@ -11,8 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A TCP proxy in front of one ZooKeeper server that can be frozen: while frozen it swallows
- * every byte in both directions (no reset, no FIN), like a network partition or a holder whose
- * process is stopped. The client's heartbeats then never reach the server, so the server
+ * every byte of the open connections in both directions (no reset, no FIN), like a network
+ * partition or a holder whose process is stopped, and closes new connections at once. The client's heartbeats then never reach the server, so the server
  * itself expires the session and deletes its ephemeral nodes.
  */
 final class FreezableProxy implements AutoCloseable {
@@ -47,6 +47,12 @@ final class FreezableProxy implements AutoCloseable {
         while (!closed) {
             try {
                 Socket client = listener.accept();
+                if (frozen) {
+                    // Cut off: new connections fail at once, so the client keeps retrying and
+                    // reconnects promptly after thaw().
+                    client.close();
+                    continue;
+                }
                 Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                 sockets.add(client);
                 sockets.add(server);

@@ -1,0 +1,52 @@
+package io.zkfence.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.reflect.Executable;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+class PublicApiTest {
+
+    private static final List<Class<?>> PUBLIC_TYPES = List.of(LockClient.class, LockClientConfig.class,
+            LockClientConfig.Builder.class, FencedLock.class, Lease.class, LeaseState.class, LeaseListener.class,
+            LockInfo.class, LockInfo.Entry.class, LockStats.class, LockException.class, AcquireTimeoutException.class,
+            AcquireInterruptedException.class, LeaseLostException.class, LeaseSuspendedException.class,
+            CoordinationException.class);
+
+    @Test
+    void noPublicMethodOrConstructorDeclaresACheckedException() {
+        List<String> offenders = new ArrayList<>();
+        for (Class<?> type : PUBLIC_TYPES) {
+            Stream.<Executable>concat(Stream.of(type.getDeclaredMethods()), Stream.of(type.getDeclaredConstructors()))
+                    .filter(m -> Modifier.isPublic(m.getModifiers()))
+                    .filter(m -> Stream.of(m.getExceptionTypes()).anyMatch(e -> !RuntimeException.class.isAssignableFrom(e)))
+                    .forEach(m -> offenders.add(type.getSimpleName() + "." + m.getName()));
+        }
+        assertThat(offenders).isEmpty();
+    }
+
+    @Test
+    void everyExceptionIsUncheckedAndALockException() {
+        PUBLIC_TYPES.stream().filter(Throwable.class::isAssignableFrom).forEach(t -> {
+            assertThat(RuntimeException.class).isAssignableFrom(t);
+            assertThat(LockException.class).isAssignableFrom(t);
+        });
+    }
+
+    @Test
+    void thePackageExposesOnlyTheListedTypes() throws Exception {
+        // Internals stay package-private: a new public type must be a deliberate API decision.
+        List<String> internals = List.of("Acquisition", "CuratorZkGateway", "Failures", "Grant", "GrantRegistry",
+                "LockPaths", "LockRuntime", "NodeData", "NodeReaper", "QueueInspector", "QueueNode", "SessionMonitor",
+                "StatsRecorder", "ZkGateway");
+        for (String name : internals) {
+            Class<?> c = Class.forName("io.zkfence.lock." + name);
+            assertThat(Modifier.isPublic(c.getModifiers())).as(name).isFalse();
+        }
+        assertThat(PUBLIC_TYPES).allMatch(c -> Modifier.isPublic(c.getModifiers()));
+    }
+}

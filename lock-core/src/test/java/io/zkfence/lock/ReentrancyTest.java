@@ -1,0 +1,105 @@
+package io.zkfence.lock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+class ReentrancyTest extends EnsembleTestBase {
+
+    @Test
+    void holdingThreadReacquiresTheSameGrantAndTokenWithoutANewNode() throws Exception {
+        LockClient a = newClient("a");
+        FencedLock lock = a.lock("reentrant");
+        try (Lease outer = lock.acquire()) {
+            long creates = a.stats().creates();
+            try (Lease inner = lock.acquire()) {
+                assertThat(inner.token()).isEqualTo(outer.token());
+                assertThat(inner.nodePath()).isEqualTo(outer.nodePath());
+                assertThat(lock.tryAcquire()).get().extracting(Lease::token).isEqualTo(outer.token());
+            }
+            assertThat(a.stats().creates()).isEqualTo(creates);
+            assertThat(queueOf(lock)).hasSize(1);
+        }
+    }
+
+    @Test
+    void theNodeGoesOnlyWhenTheLastHoldIsReleased() throws Exception {
+        LockClient a = newClient("a");
+        FencedLock lock = a.lock("holds");
+        Lease first = lock.acquire();
+        Lease second = lock.acquire();
+        first.release();
+        assertThat(first.state()).isEqualTo(LeaseState.RELEASED);
+        assertThat(second.state()).isEqualTo(LeaseState.HELD);
+        assertThat(queueOf(lock)).hasSize(1);
+        second.release();
+        assertThat(second.state()).isEqualTo(LeaseState.RELEASED);
+        assertThat(queueOf(lock)).isEmpty();
+    }
+
+    @Test
+    void releasingOneHandleTwiceDoesNotDropAnotherHandlesHold() throws Exception {
+        LockClient a = newClient("a");
+        FencedLock lock = a.lock("idempotent");
+        Lease first = lock.acquire();
+        Lease second = lock.acquire();
+        first.release();
+        first.release();
+        first.close();
+        assertThat(second.isValid()).isTrue();
+        assertThat(queueOf(lock)).hasSize(1);
+        second.close();
+        assertThat(queueOf(lock)).isEmpty();
+    }
+
+    @Test
+    void anotherThreadOfTheSameClientIsNotReentrant() throws Exception {
+        LockClient a = newClient("a");
+        FencedLock lock = a.lock("per-thread");
+        try (Lease held = lock.acquire()) {
+            boolean otherGotIt = CompletableFuture.supplyAsync(() -> lock.tryAcquire().isPresent()).get();
+            assertThat(otherGotIt).isFalse();
+        }
+    }
+
+    @Test
+    void aLeaseCanBeReleasedFromAnotherThread() throws Exception {
+        LockClient a = newClient("a");
+        LockClient b = newClient("b");
+        FencedLock lock = a.lock("handoff");
+        Lease lease = lock.acquire();
+        CompletableFuture.runAsync(lease::release).get();
+        assertThat(lease.state()).isEqualTo(LeaseState.RELEASED);
+        assertThat(queueOf(lock)).isEmpty();
+        try (Lease next = b.lock("handoff").acquire()) {
+            assertThat(next.token()).isGreaterThan(lease.token());
+        }
+    }
+
+    @Test
+    void afterTheLastReleaseTheSameThreadGetsANewGrantWithAHigherToken() {
+        LockClient a = newClient("a");
+        FencedLock lock = a.lock("again");
+        long first;
+        try (Lease lease = lock.acquire()) {
+            first = lease.token();
+        }
+        try (Lease lease = lock.acquire()) {
+            assertThat(lease.token()).isGreaterThan(first);
+        }
+    }
+
+    @Test
+    void aReleasedHandleFailsCheckValidWithTheLockNameAndToken() {
+        LockClient a = newClient("a");
+        Lease lease = a.lock("done").acquire();
+        lease.release();
+        LeaseLostException e = assertThrows(LeaseLostException.class, lease::checkValid);
+        assertThat(e.lockName()).isEqualTo("done");
+        assertThat(e.token()).hasValue(lease.token());
+        assertThat(e.state()).isEqualTo(LeaseState.RELEASED);
+        assertThat(lease.ended().toCompletableFuture().join()).isEqualTo(LeaseState.RELEASED);
+    }
+}
