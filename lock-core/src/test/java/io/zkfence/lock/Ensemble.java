@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -45,19 +47,42 @@ final class Ensemble implements AutoCloseable {
         // Containers are checked every second (a JVM-wide server setting, read when the servers
         // start) so tests about re-created lock znodes need not wait a minute.
         System.setProperty("znode.container.checkIntervalMs", "1000");
-        // tickTime 1000 ms: sessions may be 2 s to 20 s.
+        IllegalStateException failure = new IllegalStateException("could not start the ZooKeeper test ensemble");
+        for (int attempt = 0; attempt < 3; attempt++) {
+            TestingCluster cluster = new TestingCluster(distinctSpecs());
+            try {
+                cluster.start();
+                return new Ensemble(cluster);
+            } catch (Exception e) {
+                // A port picked as free was taken before the server bound it: try other ports.
+                failure.addSuppressed(e);
+                try {
+                    cluster.close();
+                } catch (IOException closeFailure) {
+                    failure.addSuppressed(closeFailure);
+                }
+            }
+        }
+        throw failure;
+    }
+
+    /**
+     * Three server specs (tickTime 1000 ms: sessions may be 2 s to 20 s) whose ports are all
+     * different. curator-test picks each port by opening and closing a socket, which can hand
+     * out the same port twice.
+     */
+    private static List<InstanceSpec> distinctSpecs() {
+        Set<Integer> used = new HashSet<>();
         List<InstanceSpec> specs = new ArrayList<>();
-        for (InstanceSpec s : TestingCluster.makeSpecs(3).keySet()) {
-            specs.add(new InstanceSpec(null, s.getPort(), s.getElectionPort(), s.getQuorumPort(), true, s.getServerId(),
-                    1000, -1));
+        int serverId = 1;
+        while (specs.size() < 3) {
+            InstanceSpec s = InstanceSpec.newInstanceSpec();
+            if (used.add(s.getPort()) & used.add(s.getElectionPort()) & used.add(s.getQuorumPort())) {
+                specs.add(new InstanceSpec(null, s.getPort(), s.getElectionPort(), s.getQuorumPort(), true, serverId++,
+                        1000, -1));
+            }
         }
-        TestingCluster cluster = new TestingCluster(specs);
-        try {
-            cluster.start();
-        } catch (Exception e) {
-            throw new IllegalStateException("could not start the ZooKeeper test ensemble", e);
-        }
-        return new Ensemble(cluster);
+        return specs;
     }
 
     String connectString() {

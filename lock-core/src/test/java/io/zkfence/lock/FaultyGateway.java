@@ -10,7 +10,8 @@ import org.apache.zookeeper.Watcher;
 /**
  * Wraps the real gateway and makes the next queue-node creates fail with CONNECTIONLOSS, in one
  * of the two ways a real connection loss can: the create reached the server and was applied but
- * its answer was lost, or it never reached the server. Everything else goes to the real servers.
+ * its answer was lost, or it never reached the server; or hides the children once, as a lagging
+ * server's read would. Everything else goes to the real servers.
  */
 final class FaultyGateway implements ZkGateway {
 
@@ -19,6 +20,7 @@ final class FaultyGateway implements ZkGateway {
     private final ZkGateway real;
     private final AtomicInteger failuresLeft = new AtomicInteger();
     private volatile Mode mode = Mode.APPLIED_ANSWER_LOST;
+    private final java.util.concurrent.atomic.AtomicBoolean hideChildrenOnce = new java.util.concurrent.atomic.AtomicBoolean();
     final AtomicInteger createsSent = new AtomicInteger();
 
     FaultyGateway(ZkGateway real) {
@@ -49,8 +51,16 @@ final class FaultyGateway implements ZkGateway {
         return real.create(path, data, createMode);
     }
 
+    /** The next children read answers "empty", as a read from a server that is behind would. */
+    void hideChildrenOnce() {
+        hideChildrenOnce.set(true);
+    }
+
     @Override
     public CompletableFuture<List<String>> children(String path) {
+        if (hideChildrenOnce.compareAndSet(true, false)) {
+            return real.children(path).thenApply(kids -> List.of());
+        }
         return real.children(path);
     }
 

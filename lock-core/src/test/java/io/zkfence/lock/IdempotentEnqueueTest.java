@@ -83,6 +83,21 @@ class IdempotentEnqueueTest extends EnsembleTestBase {
         eventually().until(() -> queueOf(lock).isEmpty());
     }
 
+    @Test
+    void aTryThatLosesTheRaceAfterEnqueueingRemovesItsNodeBeforeReturningEmpty() throws Exception {
+        LockClient holder = newClient("holder");
+        AtomicReference<FaultyGateway> faults = new AtomicReference<>();
+        LockClient trier = faultyClient("trier", faults);
+        FencedLock lock = holder.lock("try-race");
+        try (Lease held = lock.acquire()) {
+            faults.get().hideChildrenOnce(); // the pre-check sees a free lock
+            long createsBefore = trier.stats().creates();
+            assertThat(trier.lock("try-race").tryAcquire()).isEmpty();
+            assertThat(trier.stats().creates()).isEqualTo(createsBefore + 1);
+            assertThat(queueOf(lock)).hasSize(1);
+        }
+    }
+
     /** Creates the lock's znode, so the creates counted afterwards are queue nodes only. */
     private static void warmUp(FencedLock lock, FaultyGateway faults) {
         lock.acquire().release();
