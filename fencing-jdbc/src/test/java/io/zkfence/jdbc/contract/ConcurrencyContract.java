@@ -3,6 +3,7 @@ package io.zkfence.jdbc.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.SerializationConflictException;
 import io.zkfence.jdbc.StaleTokenException;
@@ -11,8 +12,15 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,6 +30,10 @@ import org.junit.jupiter.params.provider.ValueSource;
  * and the engine's own view of lock waits (no sleeps), at READ COMMITTED and REPEATABLE READ.
  */
 public abstract class ConcurrencyContract extends FenceTestBase {
+
+    private static final Table<Record> ACCOUNT = DSL.table(DSL.unquotedName("zk_account"));
+    private static final Field<Long> ID = DSL.field(DSL.unquotedName("id"), Long.class);
+    private static final Field<Long> BALANCE = DSL.field(DSL.unquotedName("balance"), Long.class);
 
     @ParameterizedTest(name = "isolation {0}")
     @ValueSource(ints = {Connection.TRANSACTION_READ_COMMITTED, Connection.TRANSACTION_REPEATABLE_READ})
@@ -194,30 +206,51 @@ public abstract class ConcurrencyContract extends FenceTestBase {
     void snapshotConflictAtRepeatableReadIsRetryableAndNotStale() throws SQLException {
         String key = newKey();
         fence.claim(key, 1);
-        try (Connection c = engine().connection()) {
-            engine().enableSnapshotConflicts(c);
+        try (Connection c = engine().snapshotIsolationDataSource().getConnection()) {
             c.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
             c.setAutoCommit(false);
             assertThat(readToken(c, key)).as("snapshot taken").isEqualTo(1);
 
             fence.claim(key, 5); // another holder commits after our snapshot
 
-            if (engine().failsUpdatesOfRowsChangedSinceSnapshot()) {
-                SerializationConflictException e = assertThrows(SerializationConflictException.class,
-                        () -> fence.advance(c, key, 7));
-                assertThat(e.resourceKey()).hasValue(key);
-                assertThat(e.token()).hasValue(7);
-                assertThat(e.getMessage()).contains("retry");
-                assertThat(e.getCause()).isInstanceOf(SQLException.class);
-            } else {
-                fence.advance(c, key, 7);
-            }
+            SerializationConflictException e = assertThrows(SerializationConflictException.class,
+                    () -> fence.advance(c, key, 7));
+            assertThat(e.resourceKey()).hasValue(key);
+            assertThat(e.token()).hasValue(7);
+            assertThat(e.getMessage()).contains("retry");
+            assertThat(e.getCause()).isInstanceOf(SQLException.class);
             c.rollback();
             c.setAutoCommit(true);
         }
 
         fence.claim(key, 7); // the retry, in a fresh transaction
         assertThat(fence.currentToken(key)).hasValue(7);
+    }
+
+    @Test
+    void serializationFailureInsideTheWorkIsRetryableAndRollsBackTheAdvance() throws SQLException {
+        JdbcFence fence = JdbcFence.create(engine().snapshotIsolationDataSource(),
+                FenceConfig.builder(engine().dialect()).transactionIsolation(Connection.TRANSACTION_REPEATABLE_READ).build());
+        String key = newKey();
+        long account = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        engine().dsl().insertInto(ACCOUNT, ID, BALANCE).values(account, 100L).execute();
+
+        SerializationConflictException e = assertThrows(SerializationConflictException.class,
+                () -> fence.inTransaction(key, 1, c -> {
+                    DSLContext trx = DSL.using(c, engine().dialect().sqlDialect());
+                    assertThat(trx.select(BALANCE).from(ACCOUNT).where(ID.eq(account)).fetchSingle(BALANCE))
+                            .as("read into the snapshot").isEqualTo(100L);
+                    resultOf(executor.submit(() -> engine().dsl().update(ACCOUNT).set(BALANCE, 50L)
+                            .where(ID.eq(account)).execute()));
+                    trx.update(ACCOUNT).set(BALANCE, 150L).where(ID.eq(account)).execute();
+                    return null;
+                }));
+
+        assertThat(e.getCause()).isInstanceOf(DataAccessException.class);
+        assertThat(e.resourceKey()).hasValue(key);
+        assertThat(fence.currentToken(key)).as("advance rolled back").isEmpty();
+        assertThat(engine().dsl().select(BALANCE).from(ACCOUNT).where(ID.eq(account)).fetchSingle(BALANCE))
+                .isEqualTo(50L);
     }
 
     private static long readToken(Connection c, String key) throws SQLException {

@@ -55,15 +55,13 @@ public abstract class Engine implements AutoCloseable {
     }
 
     /**
-     * Makes a REPEATABLE READ transaction on this connection fail, rather than overwrite, when
-     * it updates a row changed since its snapshot: the default from MariaDB 11.6 on, and always
-     * the case on PostgreSQL.
+     * Connections whose REPEATABLE READ transactions fail, rather than silently overwrite, when
+     * they update a row changed since their snapshot: always the case on PostgreSQL and H2, and
+     * on MariaDB with {@code innodb_snapshot_isolation=ON} (its default from 11.6 on).
      */
-    public void enableSnapshotConflicts(Connection c) throws SQLException {
+    public DataSource snapshotIsolationDataSource() {
+        return pool;
     }
-
-    /** Whether {@link #enableSnapshotConflicts} makes such an update fail on this engine. */
-    public abstract boolean failsUpdatesOfRowsChangedSinceSnapshot();
 
     public int lockWaiters() {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement();

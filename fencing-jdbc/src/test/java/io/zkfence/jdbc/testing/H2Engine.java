@@ -40,11 +40,6 @@ final class H2Engine extends Engine {
     }
 
     @Override
-    public boolean failsUpdatesOfRowsChangedSinceSnapshot() {
-        return true;
-    }
-
-    @Override
     protected void stopServer() {
         // In-memory: gone with the JVM.
     }

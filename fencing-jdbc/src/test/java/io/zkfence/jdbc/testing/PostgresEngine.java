@@ -44,11 +44,6 @@ final class PostgresEngine extends Engine {
     }
 
     @Override
-    public boolean failsUpdatesOfRowsChangedSinceSnapshot() {
-        return true;
-    }
-
-    @Override
     protected void stopServer() throws IOException {
         server.close();
     }
