@@ -132,7 +132,7 @@ public final class TokenColumn {
             dsl.update(table).set(values).where(row.and(admits(token))).execute();
             return admitted;
         } catch (org.jooq.exception.DataAccessException e) {
-            throw translate(e, table, token);
+            throw translate(dsl, e, table, token);
         }
     }
 
@@ -161,7 +161,7 @@ public final class TokenColumn {
         try {
             stored = dsl.select(field).from(table).where(row).forUpdate().fetch(field);
         } catch (org.jooq.exception.DataAccessException e) {
-            throw translate(e, table, token);
+            throw translate(dsl, e, table, token);
         }
         String resource = table.getQualifiedName() + " where " + row;
         if (stored.isEmpty()) {
@@ -174,16 +174,26 @@ public final class TokenColumn {
         return stored.size();
     }
 
-    private static FenceException translate(org.jooq.exception.DataAccessException e, Table<?> table, long token) {
+    private static FenceException translate(DSLContext dsl, org.jooq.exception.DataAccessException e, Table<?> table,
+                                            long token) {
         java.sql.SQLException sql = SqlErrors.findSqlException(e);
         String subject = "fenced update of " + table.getQualifiedName() + " with token " + token;
-        String state = sql == null ? e.sqlState() : sql.getSQLState();
-        if ("40001".equals(state) || "40P01".equals(state)
-                || (sql != null && (sql.getErrorCode() == 1020 || sql.getErrorCode() == 1213 || sql.getErrorCode() == 90131))) {
+        if (sql != null && SqlErrors.isSerializationFailure(dialectOf(dsl), sql)) {
             return new SerializationConflictException(subject + " hit a serialization conflict with a concurrent transaction ("
-                    + e.getMessage() + "); roll back and retry the whole transaction with the same token", null, token, e);
+                    + SqlErrors.describe(sql) + "); roll back and retry the whole transaction with the same token",
+                    null, token, e);
         }
         return new FenceException(subject + " failed (" + e.getMessage() + ")", null, token, e);
+    }
+
+    /** The fence dialect of a context, for vendor error codes; null for other databases. */
+    private static FenceDialect dialectOf(DSLContext dsl) {
+        return switch (dsl.family()) {
+            case POSTGRES -> FenceDialect.POSTGRES;
+            case MARIADB, MYSQL -> FenceDialect.MARIADB;
+            case H2 -> FenceDialect.H2;
+            default -> null;
+        };
     }
 
     @Override
