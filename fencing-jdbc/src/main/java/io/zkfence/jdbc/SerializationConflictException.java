@@ -3,8 +3,8 @@ package io.zkfence.jdbc;
 /**
  * The database aborted the transaction because it conflicted with a concurrent transaction:
  * a serialization failure (PostgreSQL SQLSTATE {@code 40001}; MariaDB error 1020 under
- * {@code innodb_snapshot_isolation}; H2 error 90131) or a deadlock (SQLSTATE {@code 40P01},
- * MariaDB error 1213).
+ * {@code innodb_snapshot_isolation}; H2 SQLSTATE {@code 40001} or error 90131) or a deadlock
+ * (SQLSTATE {@code 40P01}, MariaDB error 1213).
  *
  * <p>This is <em>retryable</em> and is distinct from {@link StaleTokenException}: it says nothing
  * about the token. The transaction has been rolled back (or, in a caller-managed transaction, must

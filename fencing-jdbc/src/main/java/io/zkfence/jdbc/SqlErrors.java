@@ -13,7 +13,7 @@ final class SqlErrors {
     private static final int MARIADB_NO_SUCH_TABLE = 1146;
     private static final int MARIADB_BAD_FIELD = 1054;
     private static final int MARIADB_DUP_ENTRY = 1062;
-    private static final int H2_CONCURRENT_UPDATE = 90131;
+    private static final int H2_CONCURRENT_UPDATE = 90131; // H2 reports most snapshot conflicts as 40001
     private static final int H2_TABLE_NOT_FOUND = 42102;
     private static final int H2_TABLE_NOT_FOUND_DATABASE_EMPTY = 42104;
     private static final int H2_COLUMN_NOT_FOUND = 42122;
