@@ -91,47 +91,83 @@ public final class FenceConfig {
         return builder(dialect).build();
     }
 
-    /** @return the dialect */
+    /**
+     * Returns the SQL dialect the fence's statements are rendered for.
+     *
+     * @return the dialect
+     */
     public FenceDialect dialect() {
         return dialect;
     }
 
-    /** @return the schema qualifying the table, or empty for the connection's default schema */
+    /**
+     * Returns the schema qualifying the fence table.
+     *
+     * @return the schema, or empty for the connection's default schema
+     */
     public Optional<String> schema() {
         return Optional.ofNullable(schema);
     }
 
-    /** @return the fence table's name, without schema */
+    /**
+     * Returns the fence table's name.
+     *
+     * @return the table name, without schema
+     */
     public String table() {
         return table;
     }
 
-    /** @return the table name as used in SQL and messages: {@code schema.table} or {@code table} */
+    /**
+     * Returns the table name as used in SQL and in messages.
+     *
+     * @return {@code schema.table}, or {@code table} without a schema
+     */
     public String qualifiedTable() {
         return schema == null ? table : schema + "." + table;
     }
 
-    /** @return the key column's name */
+    /**
+     * Returns the name of the key column (the primary key).
+     *
+     * @return the key column's name
+     */
     public String keyColumn() {
         return keyColumn;
     }
 
-    /** @return the token column's name */
+    /**
+     * Returns the name of the column holding the highest accepted token.
+     *
+     * @return the token column's name
+     */
     public String tokenColumn() {
         return tokenColumn;
     }
 
-    /** @return the holder column's name */
+    /**
+     * Returns the name of the column labelling the last accepted writer.
+     *
+     * @return the holder column's name
+     */
     public String holderColumn() {
         return holderColumn;
     }
 
-    /** @return the updated-at column's name */
+    /**
+     * Returns the name of the column holding the time of the last accepted advance.
+     *
+     * @return the updated-at column's name
+     */
     public String updatedAtColumn() {
         return updatedAtColumn;
     }
 
-    /** @return the label written to the holder column on every accepted advance */
+    /**
+     * Returns the label written to the holder column on every accepted advance.
+     *
+     * @return the holder label
+     */
     public String holderLabel() {
         return holderLabel;
     }

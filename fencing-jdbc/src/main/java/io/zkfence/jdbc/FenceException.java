@@ -27,7 +27,9 @@ import java.util.OptionalLong;
  */
 public class FenceException extends RuntimeException {
 
+    /** The protected resource's key, or {@code null}. */
     private final String resourceKey;
+    /** The presented token, or {@code 0}. */
     private final long token;
 
     /**

@@ -9,6 +9,7 @@ package io.zkfence.jdbc;
  */
 public class FenceTableMissingException extends FenceException {
 
+    /** The table concerned. */
     private final String table;
 
     /**

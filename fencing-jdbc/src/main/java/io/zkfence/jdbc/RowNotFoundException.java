@@ -10,7 +10,9 @@ package io.zkfence.jdbc;
  */
 public class RowNotFoundException extends FenceException {
 
+    /** The table concerned. */
     private final String table;
+    /** The row condition, rendered as SQL. */
     private final String rowCondition;
 
     /**

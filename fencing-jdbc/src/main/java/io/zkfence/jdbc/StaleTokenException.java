@@ -15,6 +15,7 @@ package io.zkfence.jdbc;
  */
 public class StaleTokenException extends FenceException {
 
+    /** The higher token already accepted. */
     private final long storedToken;
 
     /**
