@@ -1,0 +1,244 @@
+package io.zkfence.jdbc;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Objects;
+import java.util.OptionalLong;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+
+/**
+ * Enforces fencing tokens in a SQL database: a write carrying a token lower than the highest
+ * token already accepted for its resource is rejected, atomically with the writes it protects.
+ *
+ * <h2>Contract</h2>
+ * <ul>
+ *   <li>Each protected resource is a <em>key</em> (1 to 255 characters, not blank, compared
+ *       exactly) with one row in the fence table holding the highest token accepted for it.</li>
+ *   <li>A token is a positive {@code long} from any source that never goes backwards for a key
+ *       (zkfence lock-core, etcd revisions, Redis {@code INCR}, ...). A token {@code >=} the
+ *       stored one is accepted and becomes the stored one; a lower token is rejected with
+ *       {@link StaleTokenException}. Equal is accepted, so one holder can write many times.</li>
+ *   <li>The fence advance runs as the first statement of the writer's transaction and locks the
+ *       key's row until that transaction ends. A newer holder's advance therefore waits for an
+ *       older holder's open transaction and then wins; an older holder's advance after a newer
+ *       holder's has committed (or while it is open, once it commits) is rejected. Either way
+ *       nothing of a rejected unit of work is committed.</li>
+ *   <li>A {@link SerializationConflictException} means the database aborted the transaction for
+ *       reasons of concurrency, not of tokens: retrying the whole unit of work is safe.</li>
+ * </ul>
+ *
+ * <h2>Entry points</h2>
+ * <ul>
+ *   <li>{@link #inTransaction} runs a unit of work in a transaction it manages on a connection
+ *       from the data source.</li>
+ *   <li>{@link #advance(Connection, String, long)} and {@link #advance(DSLContext, String, long)}
+ *       fence a transaction the caller manages (Spring, JPA, jOOQ's {@code transaction(...)});
+ *       call them before the protected writes.</li>
+ *   <li>{@link #claim} advances the fence on its own right after the lock is acquired, which
+ *       cuts off a paused former holder before the new holder's first write.</li>
+ * </ul>
+ *
+ * <p>Arguments are checked before anything is sent: a {@code null} or blank key, a key longer
+ * than 255 characters or a token below 1 throws {@link IllegalArgumentException}; a connection
+ * in auto-commit mode passed to {@code advance} throws {@link IllegalStateException}. Database
+ * failures are {@link FenceException}s. Instances are immutable and thread-safe.
+ */
+public final class JdbcFence {
+
+    /** Longest resource key, matching the {@code VARCHAR(255)} key column of the shipped DDL. */
+    public static final int MAX_KEY_LENGTH = Arguments.MAX_KEY_LENGTH;
+
+    private final DataSource dataSource;
+    private final FenceAdvance fence;
+    private final ManagedTransaction transactions;
+
+    private JdbcFence(DataSource dataSource, FenceConfig config) {
+        this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        this.fence = new FenceAdvance(Objects.requireNonNull(config, "config"));
+        this.transactions = new ManagedTransaction(dataSource, fence);
+    }
+
+    /**
+     * Creates a fence over a data source (typically a connection pool such as HikariCP).
+     * Renders the fence's SQL once; does not touch the database.
+     *
+     * @param dataSource where {@link #inTransaction}, {@link #claim}, {@link #createIfMissing}
+     *                   and {@link #currentToken} get their connections
+     * @param config     table, columns and dialect
+     * @return the fence
+     */
+    public static JdbcFence create(DataSource dataSource, FenceConfig config) {
+        return new JdbcFence(dataSource, config);
+    }
+
+    /**
+     * Creates a fence with the default table and column names, detecting the dialect from one
+     * connection of the data source.
+     *
+     * @param dataSource the data source
+     * @return the fence
+     * @throws IllegalArgumentException if the database is not supported
+     * @throws FenceException if no connection can be had
+     */
+    public static JdbcFence create(DataSource dataSource) {
+        Objects.requireNonNull(dataSource, "dataSource");
+        try (Connection c = dataSource.getConnection()) {
+            return new JdbcFence(dataSource, FenceConfig.defaults(FenceDialect.detect(c)));
+        } catch (SQLException e) {
+            throw new FenceException("cannot open a connection to detect the fence dialect (" + SqlErrors.describe(e) + ")",
+                    null, 0, e);
+        }
+    }
+
+    /**
+     * Returns this fence's configuration.
+     *
+     * @return the configuration
+     */
+    public FenceConfig config() {
+        return fence.config();
+    }
+
+    /**
+     * Creates the fence table if it does not exist, from the DDL shipped for the dialect with the
+     * configured names. Idempotent. On MariaDB DDL commits implicitly, so call it outside any
+     * business transaction (at start-up, like a migration).
+     *
+     * @throws FenceException if the DDL fails
+     */
+    public void createIfMissing() {
+        FenceConfig config = config();
+        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+            for (String ddl : Ddl.statements(config)) {
+                s.execute(ddl);
+            }
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+        } catch (SQLException e) {
+            throw new FenceException("creating fence table " + config.qualifiedTable() + " failed ("
+                    + SqlErrors.describe(e) + ")", null, 0, e);
+        }
+    }
+
+    /**
+     * Runs a unit of work fenced by {@code token}, in a new transaction on a connection from the
+     * data source: advances the fence (one statement when the key exists), runs the work,
+     * commits. If the token is stale the work is not run. If anything fails, the transaction is
+     * rolled back, so neither the fence advance nor any of the work is kept. The connection's
+     * auto-commit mode and isolation level are restored before it is closed.
+     *
+     * @param key   the protected resource's key
+     * @param token the caller's fencing token, 1 or more
+     * @param work  the protected writes, using the connection it is given
+     * @param <T>   the work's result type
+     * @return what the work returned
+     * @throws StaleTokenException            if a higher token was already accepted for the key
+     * @throws SerializationConflictException if the database aborted the transaction because of
+     *                                        a concurrent one; retrying is safe
+     * @throws FenceTableMissingException     if the fence table does not exist
+     * @throws FenceException                 on any other database failure, including a
+     *                                        {@link java.sql.SQLException} from the work; a
+     *                                        failed commit's message says whether the outcome is
+     *                                        unknown
+     * @throws IllegalArgumentException       for a null, blank or too long key or a token below 1
+     */
+    public <T> T inTransaction(String key, long token, FencedWork<T> work) {
+        Arguments.requireKey(key);
+        Arguments.requireToken(key, token);
+        Objects.requireNonNull(work, "work");
+        return transactions.run(key, token, work);
+    }
+
+    /**
+     * Advances the fence right away in a transaction of its own: call it just after acquiring
+     * the lock, so a paused former holder is cut off before this holder writes anything. If a
+     * former holder's transaction has already advanced the fence and is still open, this waits
+     * for it to end, then wins.
+     *
+     * @param key   the protected resource's key
+     * @param token the fencing token just granted, 1 or more
+     * @throws StaleTokenException            if a higher token was already accepted
+     * @throws SerializationConflictException if the database aborted the transaction; retry
+     * @throws FenceTableMissingException     if the fence table does not exist
+     * @throws FenceException                 on other database failures
+     * @throws IllegalArgumentException       for a null, blank or too long key or a token below 1
+     */
+    public void claim(String key, long token) {
+        inTransaction(key, token, c -> null);
+    }
+
+    /**
+     * Advances the fence inside a transaction the caller manages, on its connection. Call it
+     * before the protected writes, on the same connection. The row stays locked until the
+     * caller's transaction ends. On any exception the caller must roll back its transaction
+     * (Spring's {@code @Transactional} does for unchecked exceptions); nothing is rolled back
+     * or committed here.
+     *
+     * @param connection the caller's connection with auto-commit off
+     * @param key        the protected resource's key
+     * @param token      the caller's fencing token, 1 or more
+     * @throws IllegalStateException          if the connection is in auto-commit mode
+     * @throws StaleTokenException            if a higher token was already accepted
+     * @throws SerializationConflictException if the database aborted the transaction; retry
+     * @throws FenceTableMissingException     if the fence table does not exist
+     * @throws FenceException                 on other database failures
+     * @throws IllegalArgumentException       for a null, blank or too long key or a token below 1
+     */
+    public void advance(Connection connection, String key, long token) {
+        Objects.requireNonNull(connection, "connection");
+        Arguments.requireKey(key);
+        Arguments.requireToken(key, token);
+        fence.advance(connection, key, token);
+    }
+
+    /**
+     * Advances the fence inside a jOOQ-managed transaction: call it first thing in
+     * {@code dsl.transaction(trx -> ...)} with {@code trx.dsl()}. Runs on the connection the
+     * context's connection provider hands out, so outside a transaction (auto-commit) it fails
+     * with {@link IllegalStateException}. The fence's SQL is the one rendered for this fence's
+     * dialect; the context's own settings do not apply to it.
+     *
+     * @param dsl   the transaction's context
+     * @param key   the protected resource's key
+     * @param token the caller's fencing token, 1 or more
+     * @throws IllegalStateException          if the context's connection is in auto-commit mode
+     * @throws StaleTokenException            if a higher token was already accepted
+     * @throws SerializationConflictException if the database aborted the transaction; retry
+     * @throws FenceTableMissingException     if the fence table does not exist
+     * @throws FenceException                 on other database failures
+     * @throws IllegalArgumentException       for a null, blank or too long key or a token below 1
+     */
+    public void advance(DSLContext dsl, String key, long token) {
+        Objects.requireNonNull(dsl, "dsl");
+        Arguments.requireKey(key);
+        Arguments.requireToken(key, token);
+        dsl.connection(c -> fence.advance(c, key, token));
+    }
+
+    /**
+     * Reads the highest token accepted so far for a key, without locking, on a connection of its
+     * own (so it sees only committed advances).
+     *
+     * @param key the protected resource's key
+     * @return the stored token, or empty if no token was ever accepted for the key
+     * @throws FenceTableMissingException if the fence table does not exist
+     * @throws FenceException             on other database failures
+     * @throws IllegalArgumentException   for a null, blank or too long key
+     */
+    public OptionalLong currentToken(String key) {
+        Arguments.requireKey(key);
+        try (Connection c = dataSource.getConnection()) {
+            return fence.read(c, key);
+        } catch (SQLException e) {
+            throw SqlErrors.translate(config(), e, key, 0, "reading the fence");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcFence{" + config() + "}";
+    }
+}

@@ -1,0 +1,33 @@
+package io.zkfence.jdbc;
+
+/**
+ * The database aborted the transaction because it conflicted with a concurrent transaction:
+ * a serialization failure (PostgreSQL SQLSTATE {@code 40001}; MariaDB error 1020 under
+ * {@code innodb_snapshot_isolation}; H2 SQLSTATE {@code 40001} or error 90131) or a deadlock
+ * (SQLSTATE {@code 40P01}, MariaDB error 1213).
+ *
+ * <p>This is <em>retryable</em> and is distinct from {@link StaleTokenException}: it says nothing
+ * about the token. The transaction has been rolled back (or, in a caller-managed transaction, must
+ * be), so nothing of the unit of work was written, and running the whole unit of work again in a
+ * new transaction with the same token is safe. The retry either succeeds or fails with a
+ * definite answer such as {@link StaleTokenException}. Retry the whole transaction, never only
+ * the failed statement: after a serialization failure the transaction is dead.
+ *
+ * <p>Typical causes: REPEATABLE READ or SERIALIZABLE transactions that read the fence row (or a
+ * business row) before another transaction committed a change to it, and two transactions
+ * creating the fence row of the same brand-new key at the same time.
+ */
+public class SerializationConflictException extends FenceException {
+
+    /**
+     * Creates the exception.
+     *
+     * @param message     what was being done, naming the key, token and table
+     * @param resourceKey the protected resource's key, or {@code null}
+     * @param token       the presented token, or {@code 0}
+     * @param cause       the database's error
+     */
+    public SerializationConflictException(String message, String resourceKey, long token, Throwable cause) {
+        super(message, resourceKey, token, cause);
+    }
+}

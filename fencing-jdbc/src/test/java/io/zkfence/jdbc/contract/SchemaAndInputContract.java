@@ -1,0 +1,192 @@
+package io.zkfence.jdbc.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.zkfence.jdbc.FenceConfig;
+import io.zkfence.jdbc.FenceDialect;
+import io.zkfence.jdbc.FenceException;
+import io.zkfence.jdbc.FenceTableMissingException;
+import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.StaleTokenException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The fence table's life cycle and every bad input: each a clear exception naming the problem,
+ * with nothing written.
+ */
+public abstract class SchemaAndInputContract extends FenceTestBase {
+
+    @Test
+    void createIfMissingIsIdempotent() {
+        fence.createIfMissing();
+        fence.createIfMissing();
+
+        String key = newKey();
+        fence.claim(key, 1);
+        assertThat(fence.currentToken(key)).hasValue(1);
+    }
+
+    @Test
+    void customTableAndColumnNamesWorkEndToEnd() {
+        JdbcFence custom = JdbcFence.create(engine().dataSource(), FenceConfig.builder(engine().dialect())
+                .table("Lock_Fences").keyColumn("lock_name").tokenColumn("highest_token")
+                .holderColumn("owner").updatedAtColumn("touched_at").build());
+        custom.createIfMissing();
+        String key = newKey();
+
+        custom.claim(key, 2);
+
+        assertThat(custom.currentToken(key)).hasValue(2);
+        assertThrows(StaleTokenException.class, () -> custom.claim(key, 1));
+        assertThat(fence.currentToken(key)).as("default table untouched").isEmpty();
+    }
+
+    @Test
+    void schemaQualifiedTableWorks() {
+        engine().execute("create schema if not exists zk_fencing");
+        JdbcFence qualified = JdbcFence.create(engine().dataSource(),
+                FenceConfig.builder(engine().dialect()).schema("zk_fencing").build());
+        qualified.createIfMissing();
+        String key = newKey();
+
+        qualified.claim(key, 3);
+
+        assertThat(qualified.currentToken(key)).hasValue(3);
+        assertThat(fence.currentToken(key)).isEmpty();
+    }
+
+    @Test
+    void dialectIsDetectedFromTheConnection() throws SQLException {
+        try (Connection c = engine().connection()) {
+            assertThat(FenceDialect.detect(c)).isEqualTo(engine().dialect());
+        }
+        JdbcFence detected = JdbcFence.create(engine().dataSource());
+        assertThat(detected.config().dialect()).isEqualTo(engine().dialect());
+        String key = newKey();
+        detected.claim(key, 1);
+        assertThat(fence.currentToken(key)).hasValue(1);
+    }
+
+    @Test
+    void missingFenceTableIsReportedByNameAndTheWorkNeverRuns() throws SQLException {
+        JdbcFence missing = JdbcFence.create(engine().dataSource(),
+                FenceConfig.builder(engine().dialect()).table("no_such_fence").build());
+        String key = newKey();
+        AtomicBoolean ran = new AtomicBoolean();
+
+        FenceTableMissingException e = assertThrows(FenceTableMissingException.class, () -> missing.inTransaction(key, 1, c -> {
+            ran.set(true);
+            write(c, key, "unfenced");
+            return null;
+        }));
+
+        assertThat(e.table()).isEqualTo("no_such_fence");
+        assertThat(e.getMessage()).contains("no_such_fence", key, "createIfMissing");
+        assertThat(e.getCause()).isInstanceOf(SQLException.class);
+        assertThat(ran).isFalse();
+        assertThat(writes(key)).isEmpty();
+        assertThrows(FenceTableMissingException.class, () -> missing.claim(key, 1));
+        assertThrows(FenceTableMissingException.class, () -> missing.currentToken(key));
+        try (Connection c = engine().connection()) {
+            c.setAutoCommit(false);
+            assertThrows(FenceTableMissingException.class, () -> missing.advance(c, key, 1));
+            c.rollback();
+            c.setAutoCommit(true);
+        }
+    }
+
+    @Test
+    void tableWithoutTheFenceColumnsIsReportedWithTheColumnNames() {
+        JdbcFence wrong = JdbcFence.create(engine().dataSource(),
+                FenceConfig.builder(engine().dialect()).table("zk_ledger").build());
+
+        FenceException e = assertThrows(FenceException.class, () -> wrong.claim(newKey(), 1));
+
+        assertThat(e).isNotInstanceOf(FenceTableMissingException.class);
+        assertThat(e.getMessage()).contains("zk_ledger", "resource_key", "fence_token");
+    }
+
+    static Stream<Arguments> badCalls() {
+        String tooLong = "k".repeat(JdbcFence.MAX_KEY_LENGTH + 1);
+        return Stream.of(
+                Arguments.of("zero token", "inventory:1", 0L, "must be positive"),
+                Arguments.of("negative token", "inventory:1", -5L, "must be positive"),
+                Arguments.of("minimum long token", "inventory:1", Long.MIN_VALUE, "must be positive"),
+                Arguments.of("null key", null, 1L, "must not be null"),
+                Arguments.of("empty key", "", 1L, "must not be blank"),
+                Arguments.of("blank key", " \t ", 1L, "must not be blank"),
+                Arguments.of("overlong key", tooLong, 1L, "the limit is 255"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badCalls")
+    void badKeyOrTokenIsRefusedByEveryEntryPointAndNothingIsWritten(String what, String key, long token, String message)
+            throws SQLException {
+        AtomicBoolean ran = new AtomicBoolean();
+        for (Consumer<JdbcFence> call : entryPoints(key, token, ran)) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> call.accept(fence));
+            assertThat(e.getMessage()).contains(message);
+        }
+        assertThat(ran).isFalse();
+        if (key != null && !key.isBlank() && key.length() <= JdbcFence.MAX_KEY_LENGTH) {
+            assertThat(fence.currentToken(key)).isEmpty();
+            assertThat(writes(key)).isEmpty();
+        }
+    }
+
+    private java.util.List<Consumer<JdbcFence>> entryPoints(String key, long token, AtomicBoolean ran) {
+        return java.util.List.of(
+                f -> f.inTransaction(key, token, c -> {
+                    ran.set(true);
+                    write(c, key, "bad");
+                    return null;
+                }),
+                f -> f.claim(key, token),
+                f -> {
+                    try (Connection c = engine().connection()) {
+                        c.setAutoCommit(false);
+                        try {
+                            f.advance(c, key, token);
+                        } finally {
+                            c.rollback();
+                            c.setAutoCommit(true);
+                        }
+                    } catch (SQLException e) {
+                        throw new AssertionError(e);
+                    }
+                },
+                f -> engine().dsl().transaction(trx -> f.advance(trx.dsl(), key, token)));
+    }
+
+    @Test
+    void autoCommitConnectionIsRefusedAndNothingIsWritten() throws SQLException {
+        String key = newKey();
+        try (Connection c = engine().connection()) {
+            assertThat(c.getAutoCommit()).isTrue();
+
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> fence.advance(c, key, 1));
+
+            assertThat(e.getMessage()).contains("auto-commit", key);
+        }
+        assertThat(fence.currentToken(key)).isEmpty();
+    }
+
+    @Test
+    void jooqContextOutsideATransactionIsRefusedAndNothingIsWritten() {
+        String key = newKey();
+
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> fence.advance(engine().dsl(), key, 1));
+
+        assertThat(e.getMessage()).contains("auto-commit", key);
+        assertThat(fence.currentToken(key)).isEmpty();
+    }
+}

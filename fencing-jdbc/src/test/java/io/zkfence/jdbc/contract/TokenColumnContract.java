@@ -1,0 +1,155 @@
+package io.zkfence.jdbc.contract;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.zkfence.jdbc.RowNotFoundException;
+import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.TokenColumn;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Business rows that carry their own token column: the composable condition and the helper
+ * that tells a stale token from a missing row.
+ */
+public abstract class TokenColumnContract extends FenceTestBase {
+
+    private static final Table<Record> ACCOUNT = DSL.table(DSL.unquotedName("zk_account"));
+    private static final Field<Long> ID = DSL.field(DSL.unquotedName("id"), Long.class);
+    private static final Field<Long> BALANCE = DSL.field(DSL.unquotedName("balance"), Long.class);
+
+    private final TokenColumn tokens = TokenColumn.named("fence_token");
+    private DSLContext dsl;
+    private long id;
+
+    @BeforeEach
+    void newAccount() {
+        dsl = engine().dsl();
+        id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        dsl.insertInto(ACCOUNT, ID, BALANCE, tokens.field()).values(id, 100L, 10L).execute();
+    }
+
+    @Test
+    void newerTokenUpdatesTheRowAndStampsIt() {
+        int updated = tokens.update(dsl, ACCOUNT, ID.eq(id), 11, Map.of(BALANCE, 90L));
+
+        assertThat(updated).isEqualTo(1);
+        assertThat(balance()).isEqualTo(90);
+        assertThat(storedToken()).isEqualTo(11);
+    }
+
+    @Test
+    void equalTokenUpdatesTheRow() {
+        tokens.update(dsl, ACCOUNT, ID.eq(id), 10, Map.of(BALANCE, 80L));
+
+        assertThat(balance()).isEqualTo(80);
+        assertThat(storedToken()).isEqualTo(10);
+    }
+
+    @Test
+    void equalTokenWithUnchangedValuesStillCountsAsAccepted() {
+        tokens.update(dsl, ACCOUNT, ID.eq(id), 12, Map.of(BALANCE, 70L));
+
+        int updated = tokens.update(dsl, ACCOUNT, ID.eq(id), 12, Map.of(BALANCE, 70L));
+
+        assertThat(updated).isEqualTo(1);
+        assertThat(balance()).isEqualTo(70);
+    }
+
+    @Test
+    void lowerTokenIsStaleAndLeavesTheRowUnchanged() {
+        StaleTokenException e = assertThrows(StaleTokenException.class,
+                () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 9, Map.of(BALANCE, 0L)));
+
+        assertThat(e.presentedToken()).isEqualTo(9);
+        assertThat(e.storedToken()).isEqualTo(10);
+        assertThat(e.getMessage()).containsIgnoringCase("zk_account").contains(Long.toString(id));
+        assertThat(balance()).isEqualTo(100);
+        assertThat(storedToken()).isEqualTo(10);
+    }
+
+    @Test
+    void missingRowIsReportedAsNotFoundRatherThanStale() {
+        long missing = id == Long.MAX_VALUE - 1 ? 1 : id + 1;
+        dsl.deleteFrom(ACCOUNT).where(ID.eq(missing)).execute();
+
+        RowNotFoundException e = assertThrows(RowNotFoundException.class,
+                () -> tokens.update(dsl, ACCOUNT, ID.eq(missing), 50, Map.of(BALANCE, 1L)));
+
+        assertThat(e.rowCondition()).contains(Long.toString(missing));
+        assertThat(e.token()).hasValue(50);
+    }
+
+    @Test
+    void rowWithoutATokenYetAdmitsAnyToken() {
+        dsl.update(ACCOUNT).setNull(tokens.field()).where(ID.eq(id)).execute();
+
+        tokens.update(dsl, ACCOUNT, ID.eq(id), 1, Map.of(BALANCE, 5L));
+
+        assertThat(storedToken()).isEqualTo(1);
+        assertThat(balance()).isEqualTo(5);
+    }
+
+    @Test
+    void admitsComposesIntoAHandWrittenUpdateAndExplainsAMiss() {
+        int updated = dsl.update(ACCOUNT)
+                .set(BALANCE, 1L)
+                .set(tokens.field(), 8L)
+                .where(ID.eq(id).and(tokens.admits(8)))
+                .execute();
+        assertThat(updated).isZero();
+
+        StaleTokenException e = assertThrows(StaleTokenException.class,
+                () -> dsl.transaction(trx -> tokens.explainNoMatch(trx.dsl(), ACCOUNT, ID.eq(id), 8)));
+        assertThat(e.storedToken()).isEqualTo(10);
+        assertThat(balance()).isEqualTo(100);
+    }
+
+    @Test
+    void fencedUpdatesInsideOneTransactionRollBackTogether() {
+        long other = id == 1 ? 2 : id - 1;
+        dsl.deleteFrom(ACCOUNT).where(ID.eq(other)).execute();
+        dsl.insertInto(ACCOUNT, ID, BALANCE, tokens.field()).values(other, 100L, 30L).execute();
+
+        assertThrows(StaleTokenException.class, () -> dsl.transaction(trx -> {
+            tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 20, Map.of(BALANCE, 50L));
+            tokens.update(trx.dsl(), ACCOUNT, ID.eq(other), 20, Map.of(BALANCE, 150L));
+        }));
+
+        assertThat(balance()).isEqualTo(100);
+        assertThat(storedToken()).isEqualTo(10);
+    }
+
+    @Test
+    void settingTheTokenColumnYourselfIsRefused() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 11, Map.of(tokens.field(), 99L)));
+
+        assertThat(e.getMessage()).contains("fence_token");
+        assertThat(storedToken()).isEqualTo(10);
+    }
+
+    @Test
+    void nonPositiveTokensAreRefusedBeforeTheUpdate() {
+        assertThrows(IllegalArgumentException.class, () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 0, Map.of(BALANCE, 1L)));
+        assertThrows(IllegalArgumentException.class, () -> tokens.admits(-1));
+
+        assertThat(balance()).isEqualTo(100);
+    }
+
+    private long balance() {
+        return dsl.select(BALANCE).from(ACCOUNT).where(ID.eq(id)).fetchSingle(BALANCE);
+    }
+
+    private long storedToken() {
+        return dsl.select(tokens.field()).from(ACCOUNT).where(ID.eq(id)).fetchSingle(tokens.field());
+    }
+}

