@@ -153,8 +153,8 @@ public final class FencedBucket {
      *
      * @return true when an object was deleted, false when there was none
      * @throws StaleTokenException when the object carries a higher token; nothing was deleted
-     * @throws FenceContentionException, ConditionalWritesUnsupportedException,
-     *         InvalidStoredTokenException, StoreException, IllegalArgumentException as for put
+     * @throws FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
+     * @throws IllegalArgumentException for a negative token or an empty key; nothing was sent
      */
     public boolean delete(String key, long token) {
         checkArguments("DeleteObject", key, token);
@@ -183,8 +183,9 @@ public final class FencedBucket {
      * @param request sets other headers of the upload (content type, metadata, encryption, ...);
      *        must not set bucket, key or the token metadata
      * @throws StaleTokenException when the object already carries a higher token; no upload was started
-     * @throws ConditionalWritesUnsupportedException, InvalidStoredTokenException, StoreException,
-     *         IllegalArgumentException as for put
+     * @throws FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
+     * @throws IllegalArgumentException for a negative token, an empty key, or a request setting a
+     *         field the fence owns; nothing was sent
      */
     public FencedMultipartUpload startMultipartUpload(String key, long token,
             Consumer<CreateMultipartUploadRequest.Builder> request) {

@@ -90,8 +90,9 @@ final class SelfCheck {
     }
 
     private String probePut(String probeKey, String forKey) {
+        boolean created = false;
         try {
-            createProbe(probeKey, forKey);
+            created = createProbe(probeKey, forKey);
             if (outcome(probeKey, forKey, "PutObject If-None-Match: *", () -> s3.putObject(
                     r -> r.bucket(bucket).key(probeKey).ifNoneMatch("*"), RequestBody.fromString(PROBE_BODY)))
                     == Outcome.ACCEPTED) {
@@ -104,13 +105,14 @@ final class SelfCheck {
             }
             return null;
         } finally {
-            removeProbe(probeKey);
+            removeProbe(probeKey, created);
         }
     }
 
     private String probeDelete(String probeKey, String forKey) {
+        boolean created = false;
         try {
-            createProbe(probeKey, forKey);
+            created = createProbe(probeKey, forKey);
             if (outcome(probeKey, forKey, "DeleteObject If-Match",
                     () -> s3.deleteObject(r -> r.bucket(bucket).key(probeKey).ifMatch(WRONG_ETAG)))
                     == Outcome.ACCEPTED) {
@@ -118,14 +120,15 @@ final class SelfCheck {
             }
             return null;
         } finally {
-            removeProbe(probeKey);
+            removeProbe(probeKey, created);
         }
     }
 
     private String probeCompleteMultipart(String probeKey, String forKey) {
         String uploadId = null;
+        boolean created = false;
         try {
-            createProbe(probeKey, forKey);
+            created = createProbe(probeKey, forKey);
             uploadId = call(probeKey, forKey, "CreateMultipartUpload",
                     () -> s3.createMultipartUpload(r -> r.bucket(bucket).key(probeKey))).uploadId();
             String id = uploadId;
@@ -151,13 +154,14 @@ final class SelfCheck {
             if (uploadId != null) {
                 abortProbeUpload(probeKey, uploadId);
             }
-            removeProbe(probeKey);
+            removeProbe(probeKey, created);
         }
     }
 
-    private void createProbe(String probeKey, String forKey) {
+    private boolean createProbe(String probeKey, String forKey) {
         call(probeKey, forKey, "PutObject If-None-Match: * (create probe)", () -> s3.putObject(
                 r -> r.bucket(bucket).key(probeKey).ifNoneMatch("*"), RequestBody.fromString(PROBE_BODY)));
+        return true;
     }
 
     /** Sends a request whose precondition must fail and says whether the store refused it. */
@@ -185,7 +189,10 @@ final class SelfCheck {
         return "conditional-write self-check " + what + " (probe key '" + probeKey + "') ahead of the first fenced request";
     }
 
-    private void removeProbe(String probeKey) {
+    private void removeProbe(String probeKey, boolean created) {
+        if (!created) {
+            return;
+        }
         try {
             s3.deleteObject(r -> r.bucket(bucket).key(probeKey));
         } catch (SdkException e) {
