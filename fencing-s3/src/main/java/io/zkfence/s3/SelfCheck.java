@@ -103,6 +103,13 @@ final class SelfCheck {
                     == Outcome.ACCEPTED) {
                 return "a PutObject with If-Match on a wrong ETag was accepted";
             }
+            String missingKey = probeKey + "-absent";
+            if (outcome(missingKey, forKey, "PutObject If-Match on a missing key", () -> s3.putObject(
+                    r -> r.bucket(bucket).key(missingKey).ifMatch(WRONG_ETAG), RequestBody.fromString(PROBE_BODY)))
+                    == Outcome.ACCEPTED) {
+                removeProbe(missingKey, true);
+                return "a PutObject with If-Match on a missing key was accepted (it created the object)";
+            }
             return null;
         } finally {
             removeProbe(probeKey, created);
