@@ -2,7 +2,9 @@ package io.zkfence.s3;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,7 +51,8 @@ final class SelfCheck {
     private final String bucket;
     private final String prefix;
     private final Map<Kind, Failure> failures = new EnumMap<>(Kind.class);
-    private final Map<Kind, Boolean> passed = new EnumMap<>(Kind.class);
+    /** Read without the lock: after the first pass, the steady-state write must not contend on it. */
+    private final Set<Kind> passed = ConcurrentHashMap.newKeySet();
 
     SelfCheck(S3Client s3, String bucket, String prefix) {
         this.s3 = s3;
@@ -64,8 +67,15 @@ final class SelfCheck {
      * @throws ConditionalWritesUnsupportedException when the store ignores the precondition
      * @throws StoreException when a probe request fails for another reason
      */
-    synchronized void ensure(Kind kind, String forKey) {
-        if (passed.containsKey(kind)) {
+    void ensure(Kind kind, String forKey) {
+        if (passed.contains(kind)) {
+            return;
+        }
+        probeOnce(kind, forKey);
+    }
+
+    private synchronized void probeOnce(Kind kind, String forKey) {
+        if (passed.contains(kind)) {
             return;
         }
         Failure failure = failures.get(kind);
@@ -77,7 +87,7 @@ final class SelfCheck {
                 case DELETE -> probeDelete(probeKey, forKey);
             };
             if (finding == null) {
-                passed.put(kind, Boolean.TRUE);
+                passed.add(kind);
                 log.info("bucket '{}' enforces {} (self-check passed)", bucket, kind.description);
                 return;
             }

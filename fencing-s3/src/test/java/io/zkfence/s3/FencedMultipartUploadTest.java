@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -39,6 +40,22 @@ class FencedMultipartUploadTest extends S3MockTestBase {
         assertThat(head("export.csv").contentType()).isEqualTo("text/csv");
         assertThat(head("export.csv").contentLength()).isEqualTo(FIVE_MIB + 4L);
         assertThat(openUploads()).isZero();
+    }
+
+    @Test
+    void partsUploadedFromSeveralThreadsAreJoinedInPartNumberOrder() {
+        try (FencedMultipartUpload upload = fencedBucket().startMultipartUpload("export.csv", 5)) {
+            CompletableFuture<String> last = CompletableFuture.supplyAsync(
+                    () -> upload.uploadPart(2, RequestBody.fromString("tail")));
+            CompletableFuture<String> first = CompletableFuture.supplyAsync(
+                    () -> upload.uploadPart(1, RequestBody.fromBytes(bytes(FIVE_MIB, 'a'))));
+            CompletableFuture.allOf(first, last).join();
+
+            upload.complete();
+        }
+
+        String content = contentOf("export.csv");
+        assertThat(content).hasSize(FIVE_MIB + 4).startsWith("aaaa").endsWith("atail");
     }
 
     @Test

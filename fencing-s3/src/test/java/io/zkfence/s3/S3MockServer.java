@@ -34,6 +34,10 @@ final class S3MockServer implements BeforeAllCallback {
         return r.endpoint;
     }
 
+    // S3Mock 5 marks its in-process API deprecated ("run the JAR in a separate JVM or the Docker
+    // image"). In-process is the one that works here without Docker and starts in ~5 s; if a later
+    // S3Mock drops it, start S3MockApplication's main in a child JVM on the test classpath instead.
+    @SuppressWarnings("deprecation")
     private static Running start() {
         try {
             Path root = Files.createTempDirectory("zkfence-s3mock");
