@@ -1,21 +1,16 @@
 package io.zkfence.s3;
 
-import java.io.IOException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadResponse;
-import software.amazon.awssdk.services.s3.model.CompletedMultipartUpload;
-import software.amazon.awssdk.services.s3.model.CompletedPart;
 import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
@@ -62,8 +57,6 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  */
 public final class FencedBucket {
 
-    private static final Logger log = LoggerFactory.getLogger(FencedBucket.class);
-
     private final S3Client s3;
     private final S3FenceConfig config;
     private final String bucket;
@@ -72,6 +65,7 @@ public final class FencedBucket {
     private final StateReader reader;
     private final ConditionalWriter writer;
     private final SelfCheck selfCheck;
+    private final OnePartUpload onePartUpload;
 
     private FencedBucket(S3Client s3, S3FenceConfig config, RandomGenerator random) {
         this.s3 = Objects.requireNonNull(s3, "s3");
@@ -83,6 +77,7 @@ public final class FencedBucket {
         this.writer = new ConditionalWriter(bucket, reader, cache,
                 new Backoff(config.backoffBase(), config.backoffMax(), random), config.maxConflictRetries());
         this.selfCheck = new SelfCheck(s3, bucket, config.selfCheckKeyPrefix());
+        this.onePartUpload = new OnePartUpload(s3, bucket);
     }
 
     /**
@@ -134,10 +129,13 @@ public final class FencedBucket {
                 .metadata(tokens.with(key, template.hasMetadata() ? template.metadata() : null, token)).build();
 
         selfCheck.ensure(SelfCheck.Kind.PUT, key);
-        BodyDigest digest = new BodyDigest(key, body);
+        BodyDigest digest = new BodyDigest(bucket, key, body);
         return writer.run(key, token, "PutObject", current -> {
             if (current.exists() && digest.matches(current.eTag())) {
-                return putAsOnePartUpload(key, token, base, body, current);
+                // Same bytes as stored: a plain PUT would keep the ETag (see OnePartUpload).
+                selfCheck.ensure(SelfCheck.Kind.COMPLETE_MULTIPART, key);
+                CompleteMultipartUploadResponse done = onePartUpload.send(key, token, base, body, current);
+                return accepted(key, token, done.eTag(), done.versionId());
             }
             PutObjectRequest conditional = current.exists()
                     ? base.toBuilder().ifMatch(current.eTag()).build()
@@ -268,42 +266,6 @@ public final class FencedBucket {
         selfCheck.ensure(SelfCheck.Kind.DELETE, forKey);
     }
 
-    /**
-     * Sends a put whose bytes already are the object's bytes (same MD5 ETag) as a one-part
-     * multipart upload: its ETag ("md5-of-md5-1") differs from the plain MD5, so a stale writer
-     * still holding the old ETag cannot match it. If the completion loses the race, the upload
-     * is aborted and the SDK failure goes back to the write loop.
-     */
-    private FencedWrite putAsOnePartUpload(String key, long token, PutObjectRequest base, RequestBody body,
-            ObjectState current) {
-        selfCheck.ensure(SelfCheck.Kind.COMPLETE_MULTIPART, key);
-        CreateMultipartUploadRequest.Builder create = CreateMultipartUploadRequest.builder();
-        RequestFields.copy(base, create);
-        String uploadId = s3.createMultipartUpload(create.bucket(bucket).key(key).build()).uploadId();
-        boolean completed = false;
-        try {
-            UploadPartRequest.Builder part = UploadPartRequest.builder();
-            RequestFields.copy(base, part);
-            String partEtag = s3.uploadPart(part.bucket(bucket).key(key).uploadId(uploadId).partNumber(1).build(), body)
-                    .eTag();
-            CompletedMultipartUpload parts = CompletedMultipartUpload.builder()
-                    .parts(CompletedPart.builder().partNumber(1).eTag(partEtag).build()).build();
-            CompleteMultipartUploadResponse done = s3.completeMultipartUpload(r -> r.bucket(bucket).key(key)
-                    .uploadId(uploadId).multipartUpload(parts).ifMatch(current.eTag()));
-            completed = true;
-            if (Etags.same(done.eTag(), current.eTag())) {
-                log.warn("{}: the store kept ETag {} across a rewrite with token {}; a stale writer holding that"
-                        + " ETag could overwrite it (see docs/fencing-s3.md)", FenceException.location(bucket, key),
-                        done.eTag(), token);
-            }
-            return accepted(key, token, done.eTag(), done.versionId());
-        } finally {
-            if (!completed) {
-                abortQuietly(key, uploadId);
-            }
-        }
-    }
-
     private FencedWrite accepted(String key, long token, String eTag, String versionId) {
         if (eTag == null || eTag.isEmpty()) {
             cache.forget(key);
@@ -324,16 +286,6 @@ public final class FencedBucket {
                                 + "); nothing was deleted", e);
             }
             throw S3Errors.translate(e, bucket, key, "HeadBucket", false);
-        }
-    }
-
-    private void abortQuietly(String key, String uploadId) {
-        try {
-            s3.abortMultipartUpload(r -> r.bucket(bucket).key(key).uploadId(uploadId));
-        } catch (SdkException e) {
-            // The write's own failure is what the caller needs; the stray upload only costs storage
-            // until a lifecycle rule removes it.
-            log.warn("could not abort multipart upload {} of {}", uploadId, FenceException.location(bucket, key), e);
         }
     }
 
@@ -358,34 +310,6 @@ public final class FencedBucket {
         if (customBucket != null || customKey != null || ifMatch != null || ifNoneMatch != null) {
             throw new IllegalArgumentException("the request customizer for " + FenceException.location(bucket, key)
                     + " must not set bucket, key, If-Match or If-None-Match: the fence sets them itself");
-        }
-    }
-
-    /** The body's MD5, computed at most once per put and only when an MD5-looking ETag is to be replaced. */
-    private final class BodyDigest {
-        private final String key;
-        private final RequestBody body;
-        private String md5Hex;
-
-        BodyDigest(String key, RequestBody body) {
-            this.key = key;
-            this.body = body;
-        }
-
-        boolean matches(String eTag) {
-            String current = Etags.normalize(eTag);
-            if (current == null || current.length() != 32) {
-                return false; // a multipart or non-MD5 ETag is never the MD5 of a single-part body
-            }
-            if (md5Hex == null) {
-                try {
-                    md5Hex = Etags.md5Hex(body);
-                } catch (IOException | RuntimeException e) {
-                    throw new FenceException(bucket, key, "could not read the request body of PutObject on "
-                            + FenceException.location(bucket, key) + " (it must be re-readable); nothing was written", e);
-                }
-            }
-            return md5Hex.equals(current);
         }
     }
 }
