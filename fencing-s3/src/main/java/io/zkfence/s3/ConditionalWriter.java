@@ -1,0 +1,72 @@
+package io.zkfence.s3;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkException;
+
+/**
+ * The fenced-write loop shared by put, delete and multipart completion: know the key's state
+ * (from the ETag cache, else one HEAD), reject a stale token, send one conditional request
+ * against that state, and on a lost race (412/409/404) re-read and decide again, pausing with
+ * jittered backoff, at most {@code maxConflictRetries} times.
+ */
+final class ConditionalWriter {
+
+    private static final Logger log = LoggerFactory.getLogger(ConditionalWriter.class);
+
+    /** One conditional request against {@code current}; SDK failures propagate to the loop. */
+    @FunctionalInterface
+    interface Attempt<R> {
+        R send(ObjectState current);
+    }
+
+    private final String bucket;
+    private final StateReader reader;
+    private final EtagCache cache;
+    private final Backoff backoff;
+    private final int maxConflictRetries;
+
+    ConditionalWriter(String bucket, StateReader reader, EtagCache cache, Backoff backoff, int maxConflictRetries) {
+        this.bucket = bucket;
+        this.reader = reader;
+        this.cache = cache;
+        this.backoff = backoff;
+        this.maxConflictRetries = maxConflictRetries;
+    }
+
+    <R> R run(String key, long token, String operation, Attempt<R> attempt) {
+        ObjectState state = cache.usableFor(key, token);
+        int lostRaces = 0;
+        while (true) {
+            if (state == null) {
+                state = reader.head(key);
+            }
+            if (state.rejects(token)) {
+                throw new StaleTokenException(bucket, key, operation, token, state.storedToken());
+            }
+            try {
+                return attempt.send(state);
+            } catch (SdkException e) {
+                cache.forget(key);
+                if (!S3Errors.isLostRace(e)) {
+                    throw S3Errors.translate(e, bucket, key, operation, true);
+                }
+                lostRaces++;
+                // Decide again on what the store holds now: a newer token that won is a stale
+                // rejection, never an error loop.
+                state = reader.head(key);
+                if (state.rejects(token)) {
+                    throw new StaleTokenException(bucket, key, operation, token, state.storedToken());
+                }
+                if (lostRaces > maxConflictRetries) {
+                    throw new FenceContentionException(bucket, key, operation, token, lostRaces,
+                            "every attempt lost a race against writes carrying an equal or lower token"
+                                    + " (maxConflictRetries=" + maxConflictRetries + ")", e);
+                }
+                log.debug("{} on {} with token {} lost race {} ({}); retrying", operation,
+                        FenceException.location(bucket, key), token, lostRaces, e.getMessage());
+                backoff.pause(lostRaces, bucket, key);
+            }
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.zkfence.s3;
+
+import java.util.Objects;
+
+/**
+ * Base of every exception thrown by the S3 fencing adapter. Unchecked; always names the bucket
+ * and the object key the failed call was about, and keeps the cause.
+ *
+ * <p>Subclasses say what went wrong: {@link StaleTokenException} (a newer token is stored),
+ * {@link FenceContentionException} (retries exhausted), {@link ConditionalWritesUnsupportedException}
+ * (the store ignores conditional requests), {@link InvalidStoredTokenException} (the stored token
+ * metadata is not a number) and {@link StoreException} (the store refused or failed the request).
+ * This base class itself is thrown when the calling thread is interrupted while the adapter
+ * waits between retries; the interrupt flag is restored first.
+ */
+public class FenceException extends RuntimeException {
+
+    private final String bucket;
+    private final String key;
+
+    /**
+     * @param bucket the bucket the call was about
+     * @param key the object key the call was about
+     * @param message what went wrong, in words that stand on their own
+     * @param cause the underlying failure, or {@code null}
+     */
+    public FenceException(String bucket, String key, String message, Throwable cause) {
+        super(message, cause);
+        this.bucket = Objects.requireNonNull(bucket, "bucket");
+        this.key = Objects.requireNonNull(key, "key");
+    }
+
+    /** The bucket the failed call was about. */
+    public String bucket() {
+        return bucket;
+    }
+
+    /** The object key the failed call was about. */
+    public String key() {
+        return key;
+    }
+
+    static String location(String bucket, String key) {
+        return "s3://" + bucket + "/" + key;
+    }
+}

@@ -1,0 +1,78 @@
+package io.zkfence.s3;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CompleteMultipartUploadResponse;
+import software.amazon.awssdk.services.s3.model.CompletedMultipartUpload;
+import software.amazon.awssdk.services.s3.model.CompletedPart;
+import software.amazon.awssdk.services.s3.model.CreateMultipartUploadRequest;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
+
+/**
+ * Sends a put whose bytes already are the object's bytes as a one-part multipart upload.
+ *
+ * <p>Why: the ETag of a single-part object is the MD5 of its bytes, so a plain PUT of the same
+ * bytes under a newer token would keep the ETag, and a stale writer still holding that ETag could
+ * then pass its If-Match. The ETag of a one-part multipart upload is "md5-of-md5-1", which differs,
+ * so the stale ETag stops matching. Costs three requests instead of one, only in this case.
+ */
+final class OnePartUpload {
+
+    private static final Logger log = LoggerFactory.getLogger(OnePartUpload.class);
+
+    private final S3Client s3;
+    private final String bucket;
+
+    OnePartUpload(S3Client s3, String bucket) {
+        this.s3 = s3;
+        this.bucket = bucket;
+    }
+
+    /**
+     * Creates the upload with {@code put}'s headers, uploads {@code body} as part 1 and completes it
+     * with If-Match on {@code current}'s ETag. If anything fails the upload is aborted and the SDK
+     * failure propagates, so the write loop can tell a lost race (412) from other errors.
+     */
+    CompleteMultipartUploadResponse send(String key, long token, PutObjectRequest put, RequestBody body,
+            ObjectState current) {
+        CreateMultipartUploadRequest.Builder create = CreateMultipartUploadRequest.builder();
+        RequestFields.copy(put, create);
+        String uploadId = s3.createMultipartUpload(create.bucket(bucket).key(key).build()).uploadId();
+        boolean completed = false;
+        try {
+            UploadPartRequest.Builder part = UploadPartRequest.builder();
+            RequestFields.copy(put, part);
+            String partEtag = s3.uploadPart(part.bucket(bucket).key(key).uploadId(uploadId).partNumber(1).build(), body)
+                    .eTag();
+            CompletedMultipartUpload parts = CompletedMultipartUpload.builder()
+                    .parts(CompletedPart.builder().partNumber(1).eTag(partEtag).build()).build();
+            CompleteMultipartUploadResponse done = s3.completeMultipartUpload(r -> r.bucket(bucket).key(key)
+                    .uploadId(uploadId).multipartUpload(parts).ifMatch(current.eTag()));
+            completed = true;
+            if (Etags.same(done.eTag(), current.eTag())) {
+                log.warn("{}: the store kept ETag {} across a rewrite with token {}; a stale writer holding that"
+                        + " ETag could overwrite it (see docs/fencing-s3.md)", FenceException.location(bucket, key),
+                        done.eTag(), token);
+            }
+            return done;
+        } finally {
+            if (!completed) {
+                abortQuietly(key, uploadId);
+            }
+        }
+    }
+
+    private void abortQuietly(String key, String uploadId) {
+        try {
+            s3.abortMultipartUpload(r -> r.bucket(bucket).key(key).uploadId(uploadId));
+        } catch (SdkException e) {
+            // The write's own failure is what the caller needs; the stray upload only costs storage
+            // until a lifecycle rule removes it.
+            log.warn("could not abort multipart upload {} of {}", uploadId, FenceException.location(bucket, key), e);
+        }
+    }
+}
