@@ -1,5 +1,6 @@
 package io.zkfence.lock;
 
+import io.zkfence.testing.Ensemble;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

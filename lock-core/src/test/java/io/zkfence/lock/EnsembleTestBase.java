@@ -1,5 +1,6 @@
 package io.zkfence.lock;
 
+import io.zkfence.testing.Ensemble;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayDeque;

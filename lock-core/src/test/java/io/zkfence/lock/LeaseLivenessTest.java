@@ -1,5 +1,7 @@
 package io.zkfence.lock;
 
+import io.zkfence.testing.Ensemble;
+import io.zkfence.testing.FreezableProxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -142,7 +144,7 @@ class LeaseLivenessTest extends EnsembleTestBase {
     }
 
     private int firstServerPort() {
-        InstanceSpec first = ensemble.cluster.getInstances().iterator().next();
+        InstanceSpec first = ensemble.cluster().getInstances().iterator().next();
         return first.getPort();
     }
 

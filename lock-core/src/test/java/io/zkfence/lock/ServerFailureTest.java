@@ -1,5 +1,6 @@
 package io.zkfence.lock;
 
+import io.zkfence.testing.Ensemble;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
@@ -42,12 +43,12 @@ class ServerFailureTest extends EnsembleTestBase {
             beforeKill = lease.token();
         }
         InstanceSpec leader = ensemble.leader();
-        ensemble.cluster.killServer(leader);
+        ensemble.cluster().killServer(leader);
         long afterKill;
         try (Lease lease = lock.acquire()) {
             afterKill = lease.token();
         }
-        ensemble.cluster.restartServer(leader);
+        ensemble.cluster().restartServer(leader);
         long afterRestart;
         try (Lease lease = lock.acquire()) {
             afterRestart = lease.token();
@@ -87,12 +88,12 @@ class ServerFailureTest extends EnsembleTestBase {
             }
         }
         eventually().until(() -> grants.get() >= 50);
-        InstanceSpec victim = ensemble.cluster.findConnectionInstance(
+        InstanceSpec victim = ensemble.cluster().findConnectionInstance(
                 ((org.apache.curator.framework.CuratorFramework) raw).getZookeeperClient().getZooKeeper());
-        ensemble.cluster.killServer(victim);
+        ensemble.cluster().killServer(victim);
         int atKill = grants.get();
         eventually().until(() -> grants.get() >= atKill + 50);
-        ensemble.cluster.restartServer(victim);
+        ensemble.cluster().restartServer(victim);
         int atRestart = grants.get();
         eventually().until(() -> grants.get() >= atRestart + 50);
         stop.set(true);

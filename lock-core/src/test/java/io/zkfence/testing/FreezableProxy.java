@@ -1,4 +1,4 @@
-package io.zkfence.lock;
+package io.zkfence.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * partition or a holder whose process is stopped, and closes new connections at once. The client's heartbeats then never reach the server, so the server
  * itself expires the session and deletes its ephemeral nodes.
  */
-final class FreezableProxy implements AutoCloseable {
+public final class FreezableProxy implements AutoCloseable {
 
     private final ServerSocket listener;
     private final int targetPort;
@@ -23,7 +23,7 @@ final class FreezableProxy implements AutoCloseable {
     private volatile boolean frozen;
     private volatile boolean closed;
 
-    FreezableProxy(int targetPort) throws IOException {
+    public FreezableProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::acceptLoop, "proxy-accept-" + targetPort);
@@ -31,15 +31,15 @@ final class FreezableProxy implements AutoCloseable {
         acceptor.start();
     }
 
-    String connectString() {
+    public String connectString() {
         return "127.0.0.1:" + listener.getLocalPort();
     }
 
-    void freeze() {
+    public void freeze() {
         frozen = true;
     }
 
-    void thaw() {
+    public void thaw() {
         frozen = false;
     }
 

@@ -1,4 +1,7 @@
-package io.zkfence.lock;
+package io.zkfence.testing;
+
+import io.zkfence.lock.LockClient;
+import io.zkfence.lock.LockClientConfig;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -19,22 +22,22 @@ import org.apache.zookeeper.client.FourLetterWordMain;
 /**
  * Three real ZooKeeper servers in this JVM (curator-test's TestingCluster), plus helpers to make
  * clients on them. {@link #shared()} is started once per test JVM; tests that kill servers make
- * their own with {@link #start()}.
+ * their own with {@link #start()}. Shared with other modules through lock-core's test-jar.
  */
-final class Ensemble implements AutoCloseable {
+public final class Ensemble implements AutoCloseable {
 
     /** Scales waits for slow, loaded machines. */
-    static final Duration PATIENCE = Duration.ofSeconds(60);
+    public static final Duration PATIENCE = Duration.ofSeconds(60);
 
     private static Ensemble shared;
 
-    final TestingCluster cluster;
+    private final TestingCluster cluster;
 
     private Ensemble(TestingCluster cluster) {
         this.cluster = cluster;
     }
 
-    static synchronized Ensemble shared() {
+    public static synchronized Ensemble shared() {
         if (shared == null) {
             shared = start();
             Ensemble s = shared;
@@ -43,7 +46,7 @@ final class Ensemble implements AutoCloseable {
         return shared;
     }
 
-    static Ensemble start() {
+    public static Ensemble start() {
         // Containers are checked every second (a JVM-wide server setting, read when the servers
         // start) so tests about re-created lock znodes need not wait a minute.
         System.setProperty("znode.container.checkIntervalMs", "1000");
@@ -85,16 +88,21 @@ final class Ensemble implements AutoCloseable {
         return specs;
     }
 
-    String connectString() {
+    /** The underlying cluster, for killing and restarting servers. */
+    public TestingCluster cluster() {
+        return cluster;
+    }
+
+    public String connectString() {
         return cluster.getConnectString();
     }
 
     /** A started Curator client on the whole ensemble. */
-    CuratorFramework curator(Duration sessionTimeout) {
+    public CuratorFramework curator(Duration sessionTimeout) {
         return curator(connectString(), sessionTimeout);
     }
 
-    static CuratorFramework curator(String connectString, Duration sessionTimeout) {
+    public static CuratorFramework curator(String connectString, Duration sessionTimeout) {
         CuratorFramework c = CuratorFrameworkFactory.builder()
                 .connectString(connectString)
                 // Keep to the given connect string: the tracker would replace a proxy's address
@@ -117,18 +125,18 @@ final class Ensemble implements AutoCloseable {
     }
 
     /** A lock client on its own session, under {@code root}. */
-    LockClient client(String root, String ownerId) {
+    public LockClient client(String root, String ownerId) {
         return LockClient.connect(connectString(), LockClientConfig.builder().rootPath(root).ownerId(ownerId)
                 .sessionTimeout(Duration.ofSeconds(10)).build());
     }
 
     /** A root path no other test uses. */
-    static String freshRoot(String testName) {
+    public static String freshRoot(String testName) {
         return "/zkfence-test/" + testName + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
     /** The server that currently leads, found with the 'srvr' four-letter word. */
-    InstanceSpec leader() {
+    public InstanceSpec leader() {
         for (InstanceSpec spec : cluster.getInstances()) {
             try {
                 String srvr = FourLetterWordMain.send4LetterWord("127.0.0.1", spec.getPort(), "srvr");
