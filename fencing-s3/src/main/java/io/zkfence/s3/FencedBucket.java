@@ -24,7 +24,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  *
  * <h2>Contract</h2>
  * <ul>
- * <li>Tokens are non-negative {@code long}s from a monotonic source (lock-core grants, or any
+ * <li>Tokens are positive {@code long}s (as in fencing-jdbc) from a monotonic source (lock-core grants, or any
  *     other); a token {@code >=} the stored one is accepted, a lower one is rejected.</li>
  * <li>The token is stored as user metadata ({@code x-amz-meta-fence-token} by default) in the
  *     same request as the bytes, so bytes and token change together.</li>
@@ -103,7 +103,7 @@ public final class FencedBucket {
      * with it.
      *
      * @param key the object key
-     * @param token the caller's fencing token, {@code >= 0}
+     * @param token the caller's fencing token, {@code >= 1}
      * @param body the bytes; must be re-readable ({@code RequestBody.fromBytes/fromString/fromFile/
      *        fromByteBuffer}): the adapter reads it once to compute its MD5 and the SDK reads it to send
      * @param request sets other headers of the PUT (content type, cache control, user metadata,
@@ -114,7 +114,7 @@ public final class FencedBucket {
      * @throws ConditionalWritesUnsupportedException when the store does not enforce conditions
      * @throws InvalidStoredTokenException when the stored token metadata is not a number
      * @throws StoreException when the store refused or failed the request (access denied, no bucket, ...)
-     * @throws IllegalArgumentException for a negative token, an empty key, or a request setting a
+     * @throws IllegalArgumentException for a token below 1, an empty key, or a request setting a
      *         field the fence owns; nothing was sent
      */
     public FencedWrite put(String key, long token, RequestBody body, Consumer<PutObjectRequest.Builder> request) {
@@ -152,7 +152,7 @@ public final class FencedBucket {
      * @return true when an object was deleted, false when there was none
      * @throws StaleTokenException when the object carries a higher token; nothing was deleted
      * @throws FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
-     * @throws IllegalArgumentException for a negative token or an empty key; nothing was sent
+     * @throws IllegalArgumentException for a token below 1 or an empty key; nothing was sent
      */
     public boolean delete(String key, long token) {
         checkArguments("DeleteObject", key, token);
@@ -182,7 +182,7 @@ public final class FencedBucket {
      *        must not set bucket, key or the token metadata
      * @throws StaleTokenException when the object already carries a higher token; no upload was started
      * @throws FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
-     * @throws IllegalArgumentException for a negative token, an empty key, or a request setting a
+     * @throws IllegalArgumentException for a token below 1, an empty key, or a request setting a
      *         field the fence owns; nothing was sent
      */
     public FencedMultipartUpload startMultipartUpload(String key, long token,
@@ -291,8 +291,8 @@ public final class FencedBucket {
 
     private void checkArguments(String operation, String key, long token) {
         checkKey(operation, key);
-        if (token < 0) {
-            throw new IllegalArgumentException("token must be >= 0 but was " + token + " (" + operation + " on "
+        if (token < 1) {
+            throw new IllegalArgumentException("token must be >= 1 but was " + token + " (" + operation + " on "
                     + FenceException.location(bucket, key) + "); nothing was sent");
         }
     }

@@ -18,7 +18,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 class BadInputTest extends S3MockTestBase {
 
     @Test
-    void negativeTokenIsRefusedBeforeAnyRequest() {
+    void zeroOrNegativeTokenIsRefusedBeforeAnyRequest() {
         FencedBucket bucket = fencedBucket();
 
         IllegalArgumentException put = assertThrows(IllegalArgumentException.class,
@@ -27,8 +27,11 @@ class BadInputTest extends S3MockTestBase {
                 () -> bucket.delete("orders/1", -5));
         IllegalArgumentException upload = assertThrows(IllegalArgumentException.class,
                 () -> bucket.startMultipartUpload("orders/1", Long.MIN_VALUE));
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
+                () -> bucket.put("orders/1", 0, RequestBody.fromString("x")));
 
-        assertThat(put.getMessage()).contains("token must be >= 0", "-1", bucketName, "orders/1");
+        assertThat(put.getMessage()).contains("token must be >= 1", "-1", bucketName, "orders/1");
+        assertThat(zero.getMessage()).contains("token must be >= 1 but was 0", bucketName, "orders/1");
         assertThat(delete.getMessage()).contains("-5", bucketName, "orders/1");
         assertThat(upload.getMessage()).contains(String.valueOf(Long.MIN_VALUE), bucketName, "orders/1");
         assertThat(log.requests()).isEmpty();

@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -177,25 +178,7 @@ public final class LockClient implements AutoCloseable {
         if (again != null) {
             return again;
         }
-        Acquisition a = start(lock, false);
-        try {
-            Grant g = timeout == null ? a.result().get() : a.result().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
-            return lease(g);
-        } catch (TimeoutException e) {
-            Grant won = a.abandon();
-            if (won != null) {
-                return lease(won); // granted just as the wait ran out: the caller has it
-            }
-            throw new AcquireTimeoutException(lock.name(), timeout);
-        } catch (InterruptedException e) {
-            giveUpInterrupted(a);
-            throw new AcquireInterruptedException(lock.name(), e);
-        } catch (ExecutionException e) {
-            a.abandon();
-            throw failure(lock.name(), e);
-        } finally {
-            rt.registry.remove(a);
-        }
+        return awaitGrant(lock, false, timeout, () -> new AcquireTimeoutException(lock.name(), timeout));
     }
 
     Optional<Lease> tryAcquire(FencedLock lock) {
@@ -203,20 +186,38 @@ public final class LockClient implements AutoCloseable {
         if (again != null) {
             return Optional.of(again);
         }
-        Acquisition a = start(lock, true);
         Duration bound = rt.config.operationTimeout();
+        return Optional.ofNullable(awaitGrant(lock, true, bound, () -> new CoordinationException(lock.name(),
+                "could not reach ZooKeeper within operationTimeout (" + bound.toMillis() + " ms) to try lock '"
+                        + lock.name() + "'", null)));
+    }
+
+    /**
+     * Starts an acquisition and waits for it: the lease, or null when a try found the lock taken.
+     * On timeout, interrupt or failure the acquisition is abandoned (its node removed); a grant
+     * that raced in before a timeout is kept, one that raced in before an interrupt is released.
+     */
+    private Lease awaitGrant(FencedLock lock, boolean tryOnly, Duration timeout, Supplier<LockException> onTimeout) {
+        Acquisition a = new Acquisition(rt, lock.name(), lock.path(), tryOnly, lock.maxHold().orElse(null),
+                Thread.currentThread());
+        rt.registry.add(a);
+        a.start();
         try {
-            Grant g = a.result().get(bound.toNanos(), TimeUnit.NANOSECONDS);
-            return Optional.ofNullable(g).map(this::lease);
+            Grant g = timeout == null ? a.result().get() : a.result().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return g == null ? null : lease(g);
         } catch (TimeoutException e) {
             Grant won = a.abandon();
             if (won != null) {
-                return Optional.of(lease(won));
+                return lease(won); // granted just as the wait ran out: the caller has it
             }
-            throw new CoordinationException(lock.name(), "could not reach ZooKeeper within operationTimeout ("
-                    + bound.toMillis() + " ms) to try lock '" + lock.name() + "'", e);
+            throw onTimeout.get();
         } catch (InterruptedException e) {
-            giveUpInterrupted(a);
+            Grant won = a.abandon();
+            if (won != null) {
+                // Interrupted is the answer even if the grant raced in; do not keep a lock nobody holds.
+                won.releaseHold();
+            }
+            Thread.currentThread().interrupt();
             throw new AcquireInterruptedException(lock.name(), e);
         } catch (ExecutionException e) {
             a.abandon();
@@ -230,23 +231,6 @@ public final class LockClient implements AutoCloseable {
         ensureOpen(lock.name());
         Grant held = rt.registry.heldBy(lock.path(), Thread.currentThread());
         return held != null && held.holdAgain() ? lease(held) : null;
-    }
-
-    private Acquisition start(FencedLock lock, boolean tryOnly) {
-        Acquisition a = new Acquisition(rt, lock.name(), lock.path(), tryOnly, lock.maxHold().orElse(null),
-                Thread.currentThread());
-        rt.registry.add(a);
-        a.start();
-        return a;
-    }
-
-    private void giveUpInterrupted(Acquisition a) {
-        Grant won = a.abandon();
-        if (won != null) {
-            // Interrupted is the answer even if the grant raced in; do not keep a lock nobody holds.
-            won.releaseHold();
-        }
-        Thread.currentThread().interrupt();
     }
 
     private Lease lease(Grant g) {
