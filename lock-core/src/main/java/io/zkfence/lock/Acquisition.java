@@ -376,6 +376,10 @@ final class Acquisition {
         Grant g = new Grant(rt, lockName, lockPath, own, token, session, owner, maxHold);
         rt.registry.add(g);
         rt.stats.grants.increment();
+        if (!rt.zk.isConnected()) {
+            // A SUSPENDED event that came before the registry knew this grant did not reach it.
+            g.suspend();
+        }
         g.activate();
         result.complete(g);
     }

@@ -114,6 +114,11 @@ final class CuratorZkGateway implements ZkGateway {
     }
 
     @Override
+    public boolean isConnected() {
+        return curator.getZookeeperClient().isConnected();
+    }
+
+    @Override
     public long sessionId() {
         try {
             return curator.getZookeeperClient().getZooKeeper().getSessionId();

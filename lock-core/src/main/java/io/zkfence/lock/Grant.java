@@ -200,32 +200,38 @@ final class Grant {
     }
 
     private boolean transition(LeaseState expected, LeaseState to) {
-        if (!state.compareAndSet(expected, to)) {
-            return false;
+        // Synchronized so listeners hear the changes in the order they happened; reads of the
+        // state stay lock-free.
+        synchronized (this) {
+            if (!state.compareAndSet(expected, to)) {
+                return false;
+            }
+            notifyListeners(expected, to);
         }
-        notifyListeners(expected, to);
         return true;
     }
 
     /** Moves to a final state from any live one; false if the grant had already ended. */
     private boolean transition(LeaseState to, String reason) {
-        while (true) {
-            LeaseState from = state.get();
+        LeaseState from;
+        synchronized (this) {
+            from = state.get();
             if (from.isFinal()) {
                 return false;
             }
-            if (state.compareAndSet(from, to)) {
-                endReason = reason;
-                ScheduledFuture<?> timer = maxHoldTimer;
-                if (timer != null) {
-                    timer.cancel(false);
-                }
-                rt.registry.remove(this);
-                notifyListeners(from, to);
-                ended.complete(to);
-                return true;
-            }
+            endReason = reason;
+            state.set(to);
+            notifyListeners(from, to);
         }
+        ScheduledFuture<?> timer = maxHoldTimer;
+        if (timer != null) {
+            timer.cancel(false);
+        }
+        rt.registry.remove(this);
+        // On the event thread, after the listeners: a continuation the caller attached must not
+        // run on ZooKeeper's thread (a release() there would wait on that very thread).
+        execute(() -> ended.complete(to));
+        return true;
     }
 
     private void notifyListeners(LeaseState from, LeaseState to) {
@@ -233,7 +239,7 @@ final class Grant {
         if (snapshot.isEmpty()) {
             return;
         }
-        rt.events.execute(() -> {
+        execute(() -> {
             for (Registration r : snapshot) {
                 try {
                     r.listener.stateChanged(r.lease, from, to);
@@ -242,6 +248,15 @@ final class Grant {
                 }
             }
         });
+    }
+
+    /** Runs on the event thread; directly if the client is closing and the thread is gone. */
+    private void execute(Runnable task) {
+        try {
+            rt.events.execute(task);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            task.run();
+        }
     }
 
     private void scheduleMaxHold() {

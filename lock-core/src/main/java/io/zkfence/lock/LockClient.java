@@ -2,6 +2,9 @@ package io.zkfence.lock;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -155,14 +158,23 @@ public final class LockClient implements AutoCloseable {
             return;
         }
         rt.registry.acquisitions().forEach(Acquisition::cancel);
-        CompletableFuture<?>[] releases = rt.registry.grants().stream().map(Grant::releaseAll)
-                .toArray(CompletableFuture[]::new);
+        Map<String, CompletableFuture<Boolean>> releases = new LinkedHashMap<>();
+        for (Grant g : rt.registry.grants()) {
+            releases.put(g.nodePath(), g.releaseAll());
+        }
         try {
-            CompletableFuture.allOf(releases).get(rt.config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            CompletableFuture.allOf(releases.values().toArray(CompletableFuture[]::new))
+                    .get(rt.config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
-            log.warn("not every lease was confirmed released on close; their nodes go with the session", e);
+            // Reported below, node by node.
+        }
+        List<String> left = releases.entrySet().stream().filter(r -> !Boolean.TRUE.equals(r.getValue().getNow(false)))
+                .map(Map.Entry::getKey).toList();
+        if (!left.isEmpty()) {
+            log.error("closing the lock client without confirming the release of {}: these queue nodes stay until the"
+                    + " ZooKeeper session ends{}", left, ownsCurator ? " (now: the client closes it)" : "");
         }
         curator.getConnectionStateListenable().removeListener(monitor);
         rt.shutdown();

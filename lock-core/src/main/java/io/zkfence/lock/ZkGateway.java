@@ -42,6 +42,9 @@ interface ZkGateway {
     /** Creates {@code path} and its missing ancestors as container nodes. Blocking. */
     void createContainers(String path) throws Exception;
 
+    /** True while the client has a live connection to a server. */
+    boolean isConnected();
+
     /** The current session's id, 0 if there is no live handle. */
     long sessionId();
 

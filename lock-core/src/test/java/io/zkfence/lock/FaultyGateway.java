@@ -90,6 +90,11 @@ final class FaultyGateway implements ZkGateway {
     }
 
     @Override
+    public boolean isConnected() {
+        return real.isConnected();
+    }
+
+    @Override
     public long sessionId() {
         return real.sessionId();
     }
