@@ -141,6 +141,7 @@ public final class Lease implements AutoCloseable {
     /**
      * Completes with the final state (LOST or RELEASED) when the grant ends, however it ends;
      * already complete if it has. A value to compose, like etcd's {@code Session.Done()}.
+     * It completes on the client's event thread, after the listeners have heard the change.
      */
     public CompletionStage<LeaseState> ended() {
         return grant.ended().minimalCompletionStage();
