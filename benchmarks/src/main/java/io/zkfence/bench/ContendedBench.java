@@ -94,6 +94,7 @@ final class ContendedBench implements Workload {
             Map<String, Totals> totals = new LinkedHashMap<>();
             long wakeUpsBefore = zkClients.stream().mapToLong(c -> c.stats().wakeUps()).sum();
             long zkGrantsBefore = zkClients.stream().mapToLong(c -> c.stats().grants()).sum();
+            long readsBefore = zkClients.stream().mapToLong(c -> c.stats().childrenReads()).sum();
             for (int i = 0; i < 2 * s.contendedRounds(); i++) {
                 String impl = (i % 4 == 0 || i % 4 == 3) ? "zkfence" : "curator";
                 Totals t = round(ctx, impls.get(impl), s.contendedRound().toNanos(), exclusion);
@@ -105,6 +106,7 @@ final class ContendedBench implements Workload {
             }
             long wakeUps = zkClients.stream().mapToLong(c -> c.stats().wakeUps()).sum() - wakeUpsBefore;
             long zkGrants = zkClients.stream().mapToLong(c -> c.stats().grants()).sum() - zkGrantsBefore;
+            long reads = zkClients.stream().mapToLong(c -> c.stats().childrenReads()).sum() - readsBefore;
 
             Map<String, Double> perSecond = new LinkedHashMap<>();
             Map<String, Latency> waits = new LinkedHashMap<>();
@@ -122,6 +124,7 @@ final class ContendedBench implements Workload {
             long expected = totals.values().stream().mapToLong(Totals::grants).sum();
             r.figure("contended.counter_lost_updates", grantsSoFar - exclusion.counter);
             r.figure("contended.zkfence.watch_events_per_grant", zkGrants == 0 ? 0 : wakeUps / (double) zkGrants);
+            r.figure("contended.zkfence.children_reads_per_grant", zkGrants == 0 ? 0 : reads / (double) zkGrants);
             double ratio = perSecond.get("zkfence") / perSecond.get("curator");
             r.figure("contended.ratio.zkfence_vs_curator", ratio);
             if (exclusion.violations.get() != 0) {
@@ -154,7 +157,9 @@ final class ContendedBench implements Workload {
                     .append(exclusion.violations.get()).append("; lost counter updates: ")
                     .append(Fmt.num(r.figure("contended.counter_lost_updates")))
                     .append(". zkfence watch events per grant: ")
-                    .append(Fmt.num(r.figure("contended.zkfence.watch_events_per_grant"))).append(".\n\n");
+                    .append(Fmt.num(r.figure("contended.zkfence.watch_events_per_grant")))
+                    .append("; child-list reads per grant: ")
+                    .append(Fmt.num(r.figure("contended.zkfence.children_reads_per_grant"))).append(".\n\n");
             md.append("![contended throughput](").append(plot).append(")\n");
             return new Section("2. Contended throughput", md.toString());
         }

@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.WatchersDebug;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
@@ -27,7 +28,8 @@ import org.apache.zookeeper.ZooKeeper;
  */
 final class HandoffBench implements Workload {
 
-    private record Level(int waiters, int sessions, Latency latency, double watchEventsPerRelease) {}
+    private record Level(int waiters, int sessions, Latency latency, double watchEventsPerRelease,
+            double childrenReadsPerHandoff) {}
 
     /** The state of one ring; only the current holder writes to it. */
     private static final class Ring {
@@ -35,6 +37,11 @@ final class HandoffBench implements Workload {
         final long warmup;
         final long samples;
         final List<LockClient> clients;
+        final List<CuratorFramework> sessions;
+        /** Session of the member that released last (it is queueing again), or -1. */
+        volatile int lastReleaser = -1;
+        /** Watched paths under the lock in that session just before it released. */
+        volatile long watchesBeforeRelease;
         final Histogram histogram = Latency.newHistogram();
         final AtomicLong grants = new AtomicLong();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -42,8 +49,11 @@ final class HandoffBench implements Workload {
         volatile boolean done;
         volatile long wakeUpsAtStart;
         volatile long wakeUpsAtEnd;
+        volatile long readsAtStart;
+        volatile long readsAtEnd;
 
-        Ring(int waiters, long warmup, long samples, List<LockClient> clients) {
+        Ring(int waiters, long warmup, long samples, List<LockClient> clients, List<CuratorFramework> sessions) {
+            this.sessions = sessions;
             this.waiters = waiters;
             this.warmup = warmup;
             this.samples = samples;
@@ -52,6 +62,10 @@ final class HandoffBench implements Workload {
 
         long wakeUps() {
             return clients.stream().mapToLong(c -> c.stats().wakeUps()).sum();
+        }
+
+        long childrenReads() {
+            return clients.stream().mapToLong(c -> c.stats().childrenReads()).sum();
         }
     }
 
@@ -77,6 +91,7 @@ final class HandoffBench implements Workload {
             r.latency(p, level.latency());
             r.figure(p + ".sessions", level.sessions());
             r.figure(p + ".watch_events_per_release", level.watchEventsPerRelease());
+            r.figure(p + ".children_reads_per_handoff", level.childrenReadsPerHandoff());
         }
         Level first = levels.get(0);
         Level last = levels.get(levels.size() - 1);
@@ -110,14 +125,15 @@ final class HandoffBench implements Workload {
                 + "hand-off has exactly N waiters behind it and nothing else of the workload in flight. Waiters are "
                 + "spread over at most ").append(s.handoffMaxSessions()).append(" sessions. ")
                 .append(s.handoffWarmup()).append(" hand-offs of warm-up, then ").append(s.handoffSamples())
-                .append(" timed, per queue length. Watch events are counted by the clients (`stats().wakeUps()`).\n\n");
-        md.append("| waiters | sessions | samples | p50 | p99 | p99.9 | max | watch events per release |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                .append(" timed, per queue length. Watch events and child-list reads are counted by the clients (`stats().wakeUps()`, `stats().childrenReads()`; "
+                + "the reads include the one pipelined with each re-queue).\n\n");
+        md.append("| waiters | sessions | samples | p50 | p99 | p99.9 | max | watch events per release | child-list reads per hand-off |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Level l : levels) {
             md.append("| ").append(l.waiters()).append(" | ").append(l.sessions()).append(" | ")
                     .append(l.latency().count()).append(" | ").append(Fmt.us(l.latency().p50())).append(" | ")
                     .append(Fmt.us(l.latency().p99())).append(" | ").append(Fmt.us(l.latency().p999())).append(" | ")
                     .append(Fmt.us(l.latency().max())).append(" | ").append(Fmt.num(l.watchEventsPerRelease()))
-                    .append(" |\n");
+                    .append(" | ").append(Fmt.num(l.childrenReadsPerHandoff())).append(" |\n");
         }
         md.append("\np50 with ").append(last.waiters()).append(" waiters ÷ p50 with ").append(first.waiters())
                 .append(": **").append(Fmt.ratio(ratio)).append("**.\n\n![hand-off latency](").append(plot).append(")\n");
@@ -132,18 +148,21 @@ final class HandoffBench implements Workload {
         try (Closer closer = new Closer()) {
             CuratorFramework monitor = closer.add(ctx.zk().curator());
             List<LockClient> clients = new ArrayList<>();
+            List<CuratorFramework> curators = new ArrayList<>();
             for (int i = 0; i < sessions; i++) {
                 CuratorFramework session = closer.add(ctx.zk().curator());
+                curators.add(session);
                 clients.add(closer.add(LockClient.create(session, LockClientConfig.builder().rootPath("/bench/zkfence")
                         .ownerId("bench-handoff-" + i).build())));
             }
-            Ring ring = new Ring(waiters, s.handoffWarmup(), s.handoffSamples(), clients);
+            Ring ring = new Ring(waiters, s.handoffWarmup(), s.handoffSamples(), clients, curators);
             String lockPath = clients.get(0).lock(name).path();
             List<Thread> members = new ArrayList<>();
             for (int i = 0; i <= waiters; i++) {
-                FencedLock lock = clients.get(i % sessions).lock(name);
+                int session = i % sessions;
+                FencedLock lock = clients.get(session).lock(name);
                 members.add(Thread.ofPlatform().name("handoff-" + i).daemon().unstarted(
-                        () -> member(ring, lock, monitor, lockPath)));
+                        () -> member(ring, session, lock, monitor, lockPath)));
             }
             members.get(0).start();
             awaitQueue(monitor, lockPath, 1, ring); // the first holder is in; the others queue behind it
@@ -160,14 +179,15 @@ final class HandoffBench implements Workload {
                 throw new IllegalStateException("hand-off ring with " + waiters + " waiters failed", ring.failure.get());
             }
             double perRelease = (ring.wakeUpsAtEnd - ring.wakeUpsAtStart) / (double) ring.samples;
-            return new Level(waiters, sessions, Latency.of(ring.histogram), perRelease);
+            double reads = (ring.readsAtEnd - ring.readsAtStart) / (double) ring.samples;
+            return new Level(waiters, sessions, Latency.of(ring.histogram), perRelease, reads);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
     }
 
-    private static void member(Ring ring, FencedLock lock, CuratorFramework monitor, String lockPath) {
+    private static void member(Ring ring, int session, FencedLock lock, CuratorFramework monitor, String lockPath) {
         try {
             while (true) {
                 Lease lease = lock.acquire();
@@ -179,13 +199,18 @@ final class HandoffBench implements Workload {
                 }
                 if (k == ring.warmup) {
                     ring.wakeUpsAtStart = ring.wakeUps();
+                    ring.readsAtStart = ring.childrenReads();
                 } else if (k == ring.warmup + ring.samples) {
                     ring.wakeUpsAtEnd = ring.wakeUps();
+                    ring.readsAtEnd = ring.childrenReads();
                     ring.done = true;
                 }
                 boolean stop = ring.done || ring.failure.get() != null;
                 if (!stop) {
                     awaitQueue(monitor, lockPath, ring.waiters + 1, ring);
+                    awaitWatch(ring, lockPath);
+                    ring.lastReleaser = session;
+                    ring.watchesBeforeRelease = watches(ring.sessions.get(session), lockPath);
                     ring.releaseStartedAt = System.nanoTime();
                 }
                 lease.release();
@@ -196,6 +221,45 @@ final class HandoffBench implements Workload {
         } catch (Throwable e) {
             ring.failure.compareAndSet(null, e);
             ring.done = true;
+        }
+    }
+
+    /**
+     * Waits until the member that released last, now queued at the tail, has its watch set: its
+     * session watches as many paths under the lock as just before it released (the release
+     * dropped the grant's own-node watch, the re-queue adds a predecessor watch). With one waiter
+     * that member is the next to be granted, and releasing before its watch is set would time a
+     * waiter that finds its predecessor already gone; with many, its enqueue (reading and sorting
+     * the whole queue) would overlap the timed hand-off. Read from the client's own watch table
+     * (curator-test's WatchersDebug).
+     */
+    private static void awaitWatch(Ring ring, String lockPath) {
+        int last = ring.lastReleaser;
+        if (last < 0) {
+            return;
+        }
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        try {
+            long expected = ring.watchesBeforeRelease;
+            while (watches(ring.sessions.get(last), lockPath) < expected) {
+                if (System.nanoTime() > deadline || ring.failure.get() != null) {
+                    throw new IllegalStateException("the re-queued waiter of " + lockPath + " set no watch in 2 min");
+                }
+                Thread.onSpinWait();
+            }
+        } catch (IllegalStateException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException("reading the watches of a client on " + lockPath, e);
+        }
+    }
+
+    private static long watches(CuratorFramework session, String lockPath) {
+        try {
+            ZooKeeper zk = session.getZookeeperClient().getZooKeeper();
+            return WatchersDebug.getDataWatches(zk).stream().filter(p -> p.startsWith(lockPath + "/")).count();
+        } catch (Exception e) {
+            throw new IllegalStateException("reading the watches of a client on " + lockPath, e);
         }
     }
 

@@ -34,11 +34,15 @@ final class UncontendedBench implements Workload {
             CuratorFramework floorSession = closer.add(ctx.zk().curator());
             CuratorFramework zkfenceSession = closer.add(ctx.zk().curator());
             CuratorFramework curatorSession = closer.add(ctx.zk().curator());
+            CuratorFramework asyncSession = closer.add(ctx.zk().curator());
+            CuratorFramework wireSession = closer.add(ctx.zk().curator());
             LockClient client = closer.add(LockClient.create(zkfenceSession,
                     LockClientConfig.builder().rootPath("/bench/zkfence").ownerId("bench-uncontended").build()));
             List<Op> variants = List.of(new FloorCycle(floorSession, "/bench/floor/uncontended"),
                     new ZkfenceCycle(client.lock("uncontended")),
-                    new CuratorCycle(new InterProcessMutex(curatorSession, "/bench/curator/uncontended")));
+                    new CuratorCycle(new InterProcessMutex(curatorSession, "/bench/curator/uncontended")),
+                    WireCycle.floorAsync(asyncSession, "/bench/floor/async"),
+                    WireCycle.zkfenceWire(wireSession, "/bench/floor/wire"));
 
             ctx.log().say("uncontended: %d warm-up + %d rounds x %d cycles per variant", s.lockWarmupRounds(),
                     s.lockRounds(), s.lockOpsPerRound());
@@ -90,14 +94,26 @@ final class UncontendedBench implements Workload {
                     .append(" cycles each, after ").append(s.lockWarmupRounds()).append(" warm-up rounds.\n\n");
             md.append(Fmt.LATENCY_HEADER).append('\n');
             lat.forEach((n, l) -> md.append(Fmt.latencyRow(n, l)).append('\n'));
-            md.append("\n| variant | p50 ÷ floor p50 | p50 ÷ Curator p50 | requests per cycle (server count) |\n|---|---:|---:|---:|\n");
-            lat.forEach((n, l) -> md.append("| ").append(n).append(" | ").append(Fmt.ratio(l.p50() / floor.p50()))
+            md.append("\n| variant | what it is | p50 ÷ floor p50 | p50 ÷ Curator p50 | requests per cycle (server count) |\n|---|---|---:|---:|---:|\n");
+            lat.forEach((n, l) -> md.append("| ").append(n).append(" | ").append(WHAT.get(n)).append(" | ")
+                    .append(Fmt.ratio(l.p50() / floor.p50()))
                     .append(" | ").append(Fmt.ratio(l.p50() / curator.p50())).append(" | ")
                     .append(Fmt.num(requests.get(n))).append(" |\n"));
+            md.append("\nThe two diagnostic variants split zkfence's distance from the floor: floor → floor-async is the "
+                    + "cost of waiting on ZooKeeper's asynchronous API (a callback on ZooKeeper's event thread, then "
+                    + "a wake-up of the caller) instead of its synchronous one; floor-async → zkfence-wire is the "
+                    + "cost of zkfence's extra requests; zkfence-wire → zkfence is the cost of the lock's own code.\n");
             md.append("\n![uncontended latency](").append(plot).append(")\n");
             return new Section("1. Uncontended acquire + release", md.toString());
         }
     }
+
+    private static final Map<String, String> WHAT = Map.of(
+            "floor", "create + delete, synchronous API",
+            "zkfence", "`lock.acquire()` + `lease.release()`",
+            "curator", "`InterProcessMutex.acquire()` + `release()`",
+            "floor-async", "diagnostic: the floor's two requests on the async API, caller waits on futures",
+            "zkfence-wire", "diagnostic: zkfence's requests (create ∥ getChildren, own-node getData watch, delete), async API, no lock code");
 
     static Map<String, List<Double>> series(Map<String, Latency> lat) {
         Map<String, List<Double>> series = new LinkedHashMap<>();
