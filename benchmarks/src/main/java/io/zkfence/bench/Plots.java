@@ -33,9 +33,8 @@ final class Plots {
         chart.getStyler().setSeriesColors(COLORS);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setPlotGridVerticalLinesVisible(false);
-        chart.getStyler().setLabelsVisible(true);
-        chart.getStyler().setLabelsFontColorAutomaticEnabled(false);
-        chart.getStyler().setLabelsFontColor(Color.BLACK);
+        // No value labels on the bars: they overlap at these widths; the report's tables have the numbers.
+        chart.getStyler().setLabelsVisible(false);
         chart.getStyler().setDecimalPattern("#,##0.##");
         series.forEach((name, values) -> chart.addSeries(name, categories, values));
         try {
