@@ -3,8 +3,10 @@ package io.zkfence.bench;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -31,19 +33,29 @@ final class CpuSampler implements AutoCloseable {
     }
 
     private void loop() {
-        long[] prev = sample();
+        Map<Long, Long> prevOwn = new HashMap<>();
+        long[] prev = sample(prevOwn);
         while (running && prev != null) {
             try {
                 TimeUnit.MILLISECONDS.sleep(PERIOD_MS); // a sampling period, not synchronisation
             } catch (InterruptedException e) {
                 return;
             }
-            long[] now = sample();
+            Map<Long, Long> own = new HashMap<>();
+            long[] now = sample(own);
             if (now == null) {
                 return;
             }
+            // Only processes seen in both samples: one that exited (a PostgreSQL backend, the
+            // many-locks JVM) takes its ticks with it and would otherwise count as negative.
+            long ownDelta = 0;
+            for (Map.Entry<Long, Long> e : own.entrySet()) {
+                Long before = prevOwn.get(e.getKey());
+                ownDelta += before == null ? 0 : Math.max(0, e.getValue() - before);
+            }
             long total = now[0] - prev[0];
-            long foreign = Math.max(0, (now[1] - prev[1]) - (now[2] - prev[2]));
+            long busy = now[1] - prev[1];
+            long foreign = Math.min(busy, Math.max(0, busy - ownDelta));
             synchronized (this) {
                 if (total > 0) {
                     totalTicks += total;
@@ -53,11 +65,12 @@ final class CpuSampler implements AutoCloseable {
                 }
             }
             prev = now;
+            prevOwn = own;
         }
     }
 
-    /** [all ticks, busy ticks, busy ticks of this process tree], or null without /proc. */
-    private static long[] sample() {
+    /** [all ticks, busy ticks]; fills {@code own} with each process of this tree's ticks; null without /proc. */
+    private static long[] sample(Map<Long, Long> own) {
         try {
             String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
             long user = Long.parseLong(cpu[1]);
@@ -74,11 +87,10 @@ final class CpuSampler implements AutoCloseable {
             try (Stream<ProcessHandle> d = ProcessHandle.current().descendants()) {
                 mine.addAll(d.map(ProcessHandle::pid).collect(Collectors.toSet()));
             }
-            long own = 0;
             for (long pid : mine) {
-                own += processTicks(pid);
+                own.put(pid, processTicks(pid));
             }
-            return new long[] {busy + idle + iowait, busy, own};
+            return new long[] {busy + idle + iowait, busy};
         } catch (IOException | RuntimeException e) {
             return null;
         }
