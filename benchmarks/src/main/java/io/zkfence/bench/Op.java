@@ -1,0 +1,11 @@
+package io.zkfence.bench;
+
+/** One timed operation of a compared variant (a lock cycle, an UPDATE, a PUT). */
+interface Op {
+
+    /** The variant's name, used in figure names. */
+    String name();
+
+    /** Runs the operation once; failures are unchecked and end the run. */
+    void run();
+}

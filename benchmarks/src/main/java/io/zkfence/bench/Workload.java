@@ -1,0 +1,14 @@
+package io.zkfence.bench;
+
+/** One benchmark of the report. Records its figures and targets in the run's {@link Results}. */
+interface Workload {
+
+    /** Short name used in figure names and for {@code --only}. */
+    String name();
+
+    /** Whether the workload needs the ZooKeeper ensemble. */
+    boolean needsZooKeeper();
+
+    /** Runs the workload, records figures, draws its plot into the output folder. */
+    Section run(BenchContext ctx);
+}

@@ -1,0 +1,182 @@
+package io.zkfence.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.common.X509Exception;
+
+/**
+ * Three real ZooKeeper servers in this JVM (curator-test's TestingCluster, each with its own data
+ * directory and transaction log), and sessions on them.
+ *
+ * <p>Every client of every variant connects to the same server, a follower, so that no variant is
+ * favoured by landing on the leader (a follower forwards writes to the leader: one more hop, the
+ * usual case for clients of a 3-server ensemble).
+ */
+final class ZkCluster implements AutoCloseable {
+
+    static final int SIZE = 3;
+    /** ZooKeeper's usual tick; sessions may be 4 s to 40 s. */
+    static final int TICK_MS = 2_000;
+    static final int SESSION_TIMEOUT_MS = 15_000;
+
+    private static final Pattern RECEIVED = Pattern.compile("Received: (\\d+)");
+
+    private final TestingCluster cluster;
+    private final InstanceSpec pinned;
+    private final boolean fsync;
+
+    private ZkCluster(TestingCluster cluster, InstanceSpec pinned, boolean fsync) {
+        this.cluster = cluster;
+        this.pinned = pinned;
+        this.fsync = fsync;
+    }
+
+    /**
+     * Starts the ensemble. {@code fsync} sets ZooKeeper's {@code zookeeper.forceSync} (read by each
+     * server's transaction log when it opens; ZooKeeper's default, and TestingCluster's, is "yes").
+     */
+    static ZkCluster start(boolean fsync) {
+        System.setProperty("zookeeper.forceSync", fsync ? "yes" : "no");
+        IllegalStateException failure = new IllegalStateException("could not start the ZooKeeper ensemble");
+        for (int attempt = 0; attempt < 3; attempt++) {
+            TestingCluster cluster = new TestingCluster(distinctSpecs());
+            try {
+                cluster.start();
+                return new ZkCluster(cluster, awaitFollower(cluster), fsync);
+            } catch (Exception e) {
+                // A port picked as free was taken before the server bound it: try other ports.
+                failure.addSuppressed(e);
+                try {
+                    cluster.close();
+                } catch (IOException closeFailure) {
+                    failure.addSuppressed(closeFailure);
+                }
+            }
+        }
+        throw failure;
+    }
+
+    /** Three specs with all ports distinct and no per-host connection limit (hundreds of sessions come from 127.0.0.1). */
+    private static List<InstanceSpec> distinctSpecs() {
+        Set<Integer> used = new HashSet<>();
+        List<InstanceSpec> specs = new ArrayList<>();
+        int serverId = 1;
+        while (specs.size() < SIZE) {
+            InstanceSpec s = InstanceSpec.newInstanceSpec();
+            if (used.add(s.getPort()) & used.add(s.getElectionPort()) & used.add(s.getQuorumPort())) {
+                specs.add(new InstanceSpec(null, s.getPort(), s.getElectionPort(), s.getQuorumPort(), true, serverId++,
+                        TICK_MS, 0));
+            }
+        }
+        return specs;
+    }
+
+    private static InstanceSpec awaitFollower(TestingCluster cluster) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            boolean leaderSeen = false;
+            InstanceSpec follower = null;
+            for (InstanceSpec spec : cluster.getInstances()) {
+                String mode = mode(spec);
+                leaderSeen |= "leader".equals(mode);
+                if ("follower".equals(mode) && follower == null) {
+                    follower = spec;
+                }
+            }
+            if (leaderSeen && follower != null) {
+                return follower;
+            }
+            TimeUnit.MILLISECONDS.sleep(100); // polling an election, not synchronising threads
+        }
+        throw new IllegalStateException("the ensemble elected no leader within 60 s");
+    }
+
+    private static String mode(InstanceSpec spec) {
+        String srvr = srvr(spec);
+        Matcher m = Pattern.compile("Mode: (\\w+)").matcher(srvr);
+        return m.find() ? m.group(1) : "down";
+    }
+
+    private static String srvr(InstanceSpec spec) {
+        try {
+            return FourLetterWordMain.send4LetterWord("127.0.0.1", spec.getPort(), "srvr");
+        } catch (IOException | X509Exception.SSLContextException e) {
+            return "";
+        }
+    }
+
+    boolean fsync() {
+        return fsync;
+    }
+
+    /** The server every client connects to. */
+    String connectString() {
+        return "127.0.0.1:" + pinned.getPort();
+    }
+
+    String pinnedRole() {
+        return mode(pinned);
+    }
+
+    String dataDirectory() {
+        return pinned.getDataDirectory().getAbsolutePath();
+    }
+
+    /** Requests the pinned server has received from clients so far (its 'srvr' counter). */
+    long received() {
+        Matcher m = RECEIVED.matcher(srvr(pinned));
+        if (!m.find()) {
+            throw new IllegalStateException("'srvr' on " + connectString() + " gave no Received count");
+        }
+        return Long.parseLong(m.group(1));
+    }
+
+    /** A started Curator client with a session of its own on the pinned server. */
+    CuratorFramework curator() {
+        return curator(connectString());
+    }
+
+    static CuratorFramework curator(String connectString) {
+        CuratorFramework c = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .ensembleTracker(false) // stay on the pinned server
+                .sessionTimeoutMs(SESSION_TIMEOUT_MS)
+                .connectionTimeoutMs(15_000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                .build();
+        c.start();
+        try {
+            if (!c.blockUntilConnected(60, TimeUnit.SECONDS)) {
+                c.close();
+                throw new IllegalStateException("no connection to ZooKeeper at " + connectString + " within 60 s");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            c.close();
+            throw new IllegalStateException("interrupted while connecting to " + connectString, e);
+        }
+        return c;
+    }
+
+    @Override
+    public void close() {
+        try {
+            cluster.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("stopping the ZooKeeper ensemble", e);
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package io.zkfence.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.imageio.ImageIO;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs the whole harness with tiny counts into a temporary folder (never docs/) and checks that
+ * every workload produced its figures, the JSON parses, the report names every target and links
+ * plots that exist. No speed is asserted: speed targets live in the report.
+ */
+class SmokeRunTest {
+
+    @TempDir
+    Path out;
+
+    @Test
+    void smokeRunWritesReportJsonAndPlotsForEveryWorkload() throws IOException {
+        int exit = Bench.run("--smoke", "--out", out.toString());
+
+        assertThat(exit).isZero();
+        JsonNode json = new ObjectMapper().readTree(out.resolve("results.json").toFile());
+        assertThat(json.at("/run/mode").asText()).isEqualTo("smoke");
+        assertThat(json.at("/machine/cores").asInt()).isPositive();
+        assertThat(json.at("/machine/zookeeper_ensemble_size").asInt()).isEqualTo(3);
+        assertThat(json.at("/machine/zookeeper_fsync").isBoolean()).isTrue();
+        assertThat(json.at("/machine/load_average_before").asText()).isNotBlank();
+        assertThat(json.at("/machine/load_average_after").asText()).isNotBlank();
+        assertThat(json.at("/machine/versions/curator").asText()).isEqualTo("5.9.0");
+
+        JsonNode figures = json.get("figures");
+        Settings smoke = Settings.smokeRun();
+        List<String> expected = new ArrayList<>();
+        for (String v : List.of("floor", "zkfence", "curator")) {
+            expected.add("uncontended." + v + ".p50_us");
+            expected.add("uncontended." + v + ".requests_per_cycle");
+        }
+        for (String v : List.of("zkfence", "curator")) {
+            expected.add("contended." + v + ".grants_per_s");
+            expected.add("contended." + v + ".acquire_wait.p99_us");
+        }
+        for (int w : smoke.handoffWaiters()) {
+            expected.add("handoff.waiters_" + w + ".p50_us");
+            expected.add("handoff.waiters_" + w + ".watch_events_per_release");
+        }
+        for (int held : smoke.heldLevels()) {
+            expected.add("many_locks.held_" + held + ".acquire.p50_us");
+            expected.add("many_locks.held_" + held + ".heap_bytes_per_held_lock");
+        }
+        for (String v : List.of("plain_update", "token_column_update", "unit_without_fence", "unit_with_fence_row")) {
+            expected.add("fencing_jdbc.durable." + v + ".p999_us");
+        }
+        expected.add("fencing_s3.plain_put.max_us");
+        expected.add("fencing_s3.fenced_put.max_us");
+        for (String name : expected) {
+            assertThat(figures.has(name)).as("figure %s", name).isTrue();
+            assertThat(figures.get(name).isNumber()).as("figure %s is a number", name).isTrue();
+        }
+        for (String p50 : List.of("uncontended.zkfence.p50_us", "handoff.waiters_1.p50_us",
+                "fencing_s3.fenced_put.p50_us")) {
+            assertThat(figures.get(p50).asDouble()).as(p50).isPositive();
+        }
+        // Correctness, not speed: the lock excluded, and each release woke exactly one waiter.
+        assertThat(figures.get("contended.violations").asDouble()).isZero();
+        assertThat(figures.get("contended.counter_lost_updates").asDouble()).isZero();
+        for (int w : smoke.handoffWaiters()) {
+            assertThat(figures.get("handoff.waiters_" + w + ".watch_events_per_release").asDouble()).isEqualTo(1.0);
+        }
+
+        List<String> targetIds = new ArrayList<>();
+        json.get("targets").forEach(t -> targetIds.add(t.get("id").asText()));
+        assertThat(targetIds).contains("uncontended_vs_floor", "uncontended_vs_curator", "contended_vs_curator",
+                "handoff_p50_flat", "handoff_watch_events", "many_locks_flat", "jdbc_token_column_update",
+                "jdbc_fence_row_unit", "s3_steady_put");
+        json.get("targets").forEach(t -> assertThat(t.get("measured").isNumber()).isTrue());
+
+        String report = Files.readString(out.resolve("README.md"));
+        assertThat(report).contains("Smoke run", "## Targets", "## Machine", "ZooKeeper fsync");
+        Matcher images = Pattern.compile("!\\[[^]]*]\\(([^)]+\\.png)\\)").matcher(report);
+        int plots = 0;
+        while (images.find()) {
+            Path png = out.resolve(images.group(1));
+            assertThat(png).exists();
+            assertThat(ImageIO.read(png.toFile())).as("%s is a readable PNG", png).isNotNull();
+            plots++;
+        }
+        assertThat(plots).isEqualTo(Harness.all().size());
+    }
+}
