@@ -291,24 +291,39 @@ final class Acquisition {
     }
 
     private void decide(int gen, List<String> kids) {
-        List<QueueNode> queue = kids.stream().map(QueueNode::parse).flatMap(Optional::stream)
-                .sorted(QueueNode.ORDER).toList();
-        int index = -1;
-        for (int i = 0; i < queue.size(); i++) {
-            if (queue.get(i).name().equals(own.name())) {
-                index = i;
-                break;
+        // One pass, no sort: only our place matters, i.e. whether anyone is ahead of us, who is
+        // right ahead (the predecessor) and whether that one is the head. Large queues make this
+        // the waiter's work on every re-read.
+        boolean found = false;
+        QueueNode predecessor = null;
+        QueueNode head = null;
+        for (String kid : kids) {
+            QueueNode n = QueueNode.parse(kid).orElse(null);
+            if (n == null) {
+                continue;
+            }
+            if (n.name().equals(own.name())) {
+                found = true;
+                continue;
+            }
+            if (QueueNode.ORDER.compare(n, own) < 0) {
+                if (predecessor == null || QueueNode.ORDER.compare(n, predecessor) > 0) {
+                    predecessor = n;
+                }
+                if (head == null || QueueNode.ORDER.compare(n, head) < 0) {
+                    head = n;
+                }
             }
         }
-        if (index < 0) {
+        if (!found) {
             // Our node is gone (session expired, or someone deleted it): queue again.
             restart();
-        } else if (index == 0) {
+        } else if (predecessor == null) {
             grant();
         } else if (tryOnly) {
             giveUpTry();
         } else {
-            watchPredecessor(gen, queue.get(index - 1), index == 1);
+            watchPredecessor(gen, predecessor, predecessor == head);
         }
     }
 
@@ -380,6 +395,7 @@ final class Acquisition {
             // A SUSPENDED event that came before the registry knew this grant did not reach it.
             g.suspend();
         }
+        // Before the caller sees the lease: its max-hold deadline must already run.
         g.activate();
         result.complete(g);
     }

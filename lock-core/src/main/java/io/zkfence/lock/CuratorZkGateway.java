@@ -100,6 +100,11 @@ final class CuratorZkGateway implements ZkGateway {
     }
 
     @Override
+    public void deleteSync(String path) throws Exception {
+        curator.getZookeeperClient().getZooKeeper().delete(abs(path), -1);
+    }
+
+    @Override
     public void removeWatch(String path, Watcher watcher) {
         ZooKeeper zk = handle(new CompletableFuture<>());
         if (zk != null) {

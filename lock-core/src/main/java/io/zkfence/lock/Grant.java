@@ -43,6 +43,8 @@ final class Grant {
     private final CopyOnWriteArrayList<Registration> listeners = new CopyOnWriteArrayList<>();
     private final CompletableFuture<LeaseState> ended = new CompletableFuture<>();
     private final Watcher ownNodeWatcher = this::onOwnNodeEvent;
+    private final long grantedAtNanos = System.nanoTime();
+    private volatile boolean ownNodeWatched;
     private volatile String endReason;
     private volatile ScheduledFuture<?> maxHoldTimer;
     private volatile Instant deadline;
@@ -63,11 +65,21 @@ final class Grant {
         this.ttl = Duration.ofMillis(rt.zk.sessionTimeoutMs());
     }
 
-    /** Starts watching the node and the max-hold clock. Called once, right after the grant. */
+    /** Starts the max-hold clock, if any. Called once, right after the grant. */
     void activate() {
-        armOwnNodeWatch();
         if (maxHold != null) {
             scheduleMaxHold();
+        }
+    }
+
+    /**
+     * Watches the grant's own node once the lease has been held for {@code minAge}, so that a
+     * delete by someone else (an operator) makes it LOST. Short holds, the usual critical
+     * section, finish before and cost no request for it; see {@link OwnNodeWatchSweeper}.
+     */
+    void watchOwnNodeIfHeldFor(long minAgeNanos) {
+        if (!ownNodeWatched && !state.get().isFinal() && System.nanoTime() - grantedAtNanos >= minAgeNanos) {
+            armOwnNodeWatch();
         }
     }
 
@@ -109,29 +121,49 @@ final class Grant {
     }
 
     /**
-     * Drops one hold; the last one releases the lock: state RELEASED (unless already LOST), then
-     * the node is deleted. The future tells when the node is confirmed gone.
+     * Drops one hold. True for the last one, which releases the lock: the state becomes RELEASED
+     * (unless already LOST) and the caller then deletes the node ({@link #deleteNode()}).
      */
-    CompletableFuture<Boolean> releaseHold() {
+    boolean dropHold() {
         int left = holds.decrementAndGet();
-        if (left > 0) {
-            return CompletableFuture.completedFuture(true);
-        }
-        if (left < 0) {
-            // A handle released after releaseAll() (client close): nothing left to do.
-            return CompletableFuture.completedFuture(true);
+        if (left != 0) {
+            // More holds remain, or (below 0) a handle released after releaseAll(): nothing to do.
+            return false;
         }
         // RELEASED before the delete, so the node-deleted event that follows is not taken as a loss.
         if (transition(LeaseState.RELEASED, "released by the holder")) {
             rt.stats.releases.increment();
         }
-        return rt.reaper.delete(nodePath());
+        return true;
     }
 
-    /** Releases the lock whatever the number of holds (client close). */
+    /**
+     * Deletes the node on the caller's thread with ZooKeeper's synchronous call: the answer wakes
+     * the caller directly, with no hop through ZooKeeper's event thread, and it cannot stall when
+     * called from that thread. If the connection fails meanwhile (the client gives a request up
+     * within its read timeout, two thirds of the session timeout), the delete goes on in the
+     * background.
+     */
+    void deleteNode() {
+        try {
+            rt.zk.deleteSync(nodePath());
+            return;
+        } catch (KeeperException.NoNodeException e) {
+            return; // gone already: the session expired, or max-hold or an operator removed it
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.warn("release of lock '{}' (token {}) not confirmed ({}); deleting {} in the background", lockName, token,
+                    e.toString(), nodePath());
+        }
+        rt.reaper.delete(nodePath());
+    }
+
+    /** Releases the lock whatever the number of holds, deleting in the background (client close, interrupts). */
     CompletableFuture<Boolean> releaseAll() {
         holds.set(1);
-        return releaseHold();
+        dropHold();
+        return rt.reaper.delete(nodePath());
     }
 
     /** The connection is suspended: the session may be expiring right now. */
@@ -151,6 +183,7 @@ final class Grant {
             lose("ZooKeeper session 0x" + Long.toHexString(sessionId) + " expired");
             return;
         }
+        ownNodeWatched = true;
         rt.zk.watchData(nodePath(), ownNodeWatcher).whenComplete((content, e) -> {
             if (e == null) {
                 transition(LeaseState.SUSPECT, LeaseState.HELD);
@@ -228,9 +261,15 @@ final class Grant {
             timer.cancel(false);
         }
         rt.registry.remove(this);
-        // On the event thread, after the listeners: a continuation the caller attached must not
-        // run on ZooKeeper's thread (a release() there would wait on that very thread).
-        execute(() -> ended.complete(to));
+        if (ended.getNumberOfDependents() == 0) {
+            // Nobody waits: complete here and spare the release path a thread hand-off. A
+            // continuation attached later runs on the thread that attaches it.
+            ended.complete(to);
+        } else {
+            // On the event thread, after the listeners: a continuation must not run on
+            // ZooKeeper's thread (a release() there would wait on that very thread).
+            execute(() -> ended.complete(to));
+        }
         return true;
     }
 
@@ -271,9 +310,15 @@ final class Grant {
     }
 
     private void armOwnNodeWatch() {
+        ownNodeWatched = true;
         rt.zk.watchData(nodePath(), ownNodeWatcher).whenComplete((content, e) -> {
-            if (e != null && (Failures.is(e, KeeperException.Code.NONODE) || Failures.isSessionGone(e))) {
-                lose("queue node " + nodePath() + " is gone");
+            if (e == null) {
+                return;
+            }
+            if (Failures.is(e, KeeperException.Code.NONODE)) {
+                lose("queue node " + nodePath() + " was deleted by someone else");
+            } else if (Failures.isSessionGone(e)) {
+                lose("ZooKeeper session 0x" + Long.toHexString(sessionId) + " expired");
             }
             // A connection problem here is picked up by resume() on reconnect.
         });

@@ -5,12 +5,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A granted lock: the handle {@link FencedLock#acquire()} returns. Close it to release.
@@ -70,15 +65,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class Lease implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(Lease.class);
-
     private final Grant grant;
-    private final Duration operationTimeout;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    Lease(Grant grant, Duration operationTimeout) {
+    Lease(Grant grant) {
         this.grant = grant;
-        this.operationTimeout = operationTimeout;
     }
 
     /** The application lock name. */
@@ -180,27 +171,14 @@ public final class Lease implements AutoCloseable {
 
     /**
      * Releases this handle; the last handle of a grant releases the lock and deletes its node,
-     * waiting up to the client's {@code operationTimeout} for ZooKeeper to confirm. If ZooKeeper is
-     * unreachable the delete goes on in the background (and the node goes with the session at
-     * the latest); release never throws for that. Idempotent.
+     * waiting for ZooKeeper to confirm. If the connection fails meanwhile (ZooKeeper's client
+     * gives a request up within two thirds of the session timeout) the delete goes on in the
+     * background, and the node goes with the session at the latest; release never throws for
+     * that. Idempotent.
      */
     public void release() {
-        if (!released.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            boolean confirmed = grant.releaseHold().get(operationTimeout.toNanos(), TimeUnit.NANOSECONDS);
-            if (!confirmed) {
-                log.warn("release of lock '{}' (token {}) not confirmed; the node goes with its session", grant.lockName,
-                        grant.token);
-            }
-        } catch (TimeoutException e) {
-            log.warn("release of lock '{}' (token {}) not confirmed within {}; still deleting in the background",
-                    grant.lockName, grant.token, operationTimeout);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException e) {
-            log.warn("release of lock '{}' (token {}) failed", grant.lockName, grant.token, e.getCause());
+        if (released.compareAndSet(false, true) && grant.dropHold()) {
+            grant.deleteNode();
         }
     }
 

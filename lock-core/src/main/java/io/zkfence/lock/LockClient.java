@@ -227,7 +227,7 @@ public final class LockClient implements AutoCloseable {
             Grant won = a.abandon();
             if (won != null) {
                 // Interrupted is the answer even if the grant raced in; do not keep a lock nobody holds.
-                won.releaseHold();
+                won.releaseAll();
             }
             Thread.currentThread().interrupt();
             throw new AcquireInterruptedException(lock.name(), e);
@@ -246,7 +246,7 @@ public final class LockClient implements AutoCloseable {
     }
 
     private Lease lease(Grant g) {
-        return new Lease(g, rt.config.operationTimeout());
+        return new Lease(g);
     }
 
     private <T> T await(String name, CompletableFuture<T> f, String what) {

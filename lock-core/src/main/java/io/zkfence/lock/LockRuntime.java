@@ -35,6 +35,7 @@ final class LockRuntime {
         this.events = Executors.newSingleThreadExecutor(daemon("zkfence-events"));
         this.io = Executors.newCachedThreadPool(daemon("zkfence-io"));
         this.reaper = new NodeReaper(zk, scheduler);
+        OwnNodeWatchSweeper.start(this);
     }
 
     void shutdown() {

@@ -1,11 +1,15 @@
 package io.zkfence.lock;
 
+import java.nio.ByteBuffer;
+import java.util.Base64;
 import java.util.Comparator;
 import java.util.Optional;
 import java.util.UUID;
 
 /**
- * One entry of a lock's queue: the child znode {@code q-<guid>-<sequence>}.
+ * One entry of a lock's queue: the child znode {@code q-<guid>-<sequence>}, where the GUID is
+ * 128 random bits in 22 URL-safe base64 characters (short names keep the queue reads of long
+ * queues small).
  *
  * <p>The GUID is chosen by the acquirer before the create is sent, so after a connection loss it
  * can find out whether its create was applied (the "protected" create). The 10-digit suffix is
@@ -18,13 +22,12 @@ import java.util.UUID;
  * the queue; the fencing token is the node's creation zxid (see {@link Lease#token()}).
  *
  * @param name     child name
- * @param guid     the acquirer's GUID
  * @param sequence ZooKeeper's sequence suffix
  */
-record QueueNode(String name, String guid, int sequence) {
+record QueueNode(String name, int sequence) {
 
     static final String PREFIX = "q-";
-    private static final int GUID_LENGTH = 36;
+    private static final int GUID_LENGTH = 22;
     private static final int SEQUENCE_START = PREFIX.length() + GUID_LENGTH + 1;
 
     /** Queue order; see the class comment. */
@@ -35,8 +38,16 @@ record QueueNode(String name, String guid, int sequence) {
         return PREFIX + guid + "-";
     }
 
+    /** 128 random bits (a random UUID's), URL-safe base64 without padding: 22 characters. */
     static String newGuid() {
-        return UUID.randomUUID().toString();
+        UUID u = UUID.randomUUID();
+        ByteBuffer bits = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bits.array());
+    }
+
+    /** The acquirer's GUID. */
+    String guid() {
+        return name.substring(PREFIX.length(), PREFIX.length() + GUID_LENGTH);
     }
 
     /** Parses a child name; foreign children (not created by zkfence) give empty. */
@@ -49,7 +60,7 @@ record QueueNode(String name, String guid, int sequence) {
         }
         try {
             int sequence = Integer.parseInt(name, SEQUENCE_START, name.length(), 10);
-            return Optional.of(new QueueNode(name, name.substring(PREFIX.length(), PREFIX.length() + GUID_LENGTH), sequence));
+            return Optional.of(new QueueNode(name, sequence));
         } catch (NumberFormatException e) {
             return Optional.empty();
         }

@@ -36,6 +36,9 @@ interface ZkGateway {
 
     CompletableFuture<Void> delete(String path);
 
+    /** Deletes {@code path} synchronously, on the caller's thread. */
+    void deleteSync(String path) throws Exception;
+
     /** Drops {@code watcher} from {@code path}, locally at once and on the server when connected. Fire and forget. */
     void removeWatch(String path, Watcher watcher);
 

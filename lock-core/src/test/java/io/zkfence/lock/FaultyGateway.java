@@ -80,6 +80,11 @@ final class FaultyGateway implements ZkGateway {
     }
 
     @Override
+    public void deleteSync(String path) throws Exception {
+        real.deleteSync(path);
+    }
+
+    @Override
     public void removeWatch(String path, Watcher watcher) {
         real.removeWatch(path, watcher);
     }

@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 class QueueNodeTest {
 
-    private static final String GUID = "0f8fad5b-d9cb-469f-a165-70867728950e";
+    private static final String GUID = QueueNode.newGuid();
 
     @Test
     void parsesGuidAndSequenceOfAQueueNode() {
@@ -27,9 +27,21 @@ class QueueNodeTest {
     }
 
     @Test
+    void guidsAreShortUniqueAndSafeInAZnodeName() {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (int i = 0; i < 10_000; i++) {
+            String guid = QueueNode.newGuid();
+            assertThat(guid).hasSize(22).matches("[A-Za-z0-9_-]+");
+            assertThat(seen.add(guid)).isTrue();
+        }
+        org.apache.zookeeper.common.PathUtils.validatePath("/l/" + QueueNode.createName(QueueNode.newGuid()) + "0000000001");
+    }
+
+    @Test
     void foreignChildrenAreIgnored() {
         assertThat(QueueNode.parse("lock-0000000001")).isEmpty();
         assertThat(QueueNode.parse("_c_" + GUID + "-lock-0000000001")).isEmpty();
+        assertThat(QueueNode.parse("q-0f8fad5b-d9cb-469f-a165-70867728950e-0000000001")).isEmpty();
         assertThat(QueueNode.parse("q-" + GUID + "-00000000x1")).isEmpty();
         assertThat(QueueNode.parse("q-" + GUID + "-000000001")).isEmpty();
     }
@@ -52,6 +64,6 @@ class QueueNodeTest {
     }
 
     private static QueueNode node(int sequence) {
-        return new QueueNode("q-" + GUID + "-" + sequence, GUID, sequence);
+        return new QueueNode("q-" + GUID + "-" + sequence, sequence);
     }
 }
