@@ -56,6 +56,7 @@ public final class JobRunner implements AutoCloseable {
     private final Clock clock;
     /** Releases waiting for their hold-at-least to pass, so close() can do them at once. */
     private final Set<Lease> holding = ConcurrentHashMap.newKeySet();
+    private final Set<JobSchedule> schedules = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     JobRunner(LockClient client, Clock clock) {
@@ -128,18 +129,24 @@ public final class JobRunner implements AutoCloseable {
         if (period.toMillis() < 1) {
             throw new IllegalArgumentException("period must be at least 1 ms, was " + period + " (job '" + job.name() + "')");
         }
+        if (closed) {
+            throw new IllegalStateException("JobRunner is closed (job '" + job.name() + "')");
+        }
         JobSchedule schedule = new JobSchedule(this, executor, job, period, task, clock);
+        schedules.add(schedule);
         schedule.start();
         return schedule;
     }
 
     /**
-     * Releases at once the occurrences still held for their hold-at-least (so a late replica
-     * may run them again), and refuses further runs. Does not close the lock client. Idempotent.
+     * Cancels this runner's schedules, releases at once the occurrences still held for their
+     * hold-at-least (so a late replica may run them again), and refuses further runs. Does not
+     * close the lock client or the executors. Idempotent.
      */
     @Override
     public void close() {
         closed = true;
+        schedules.forEach(JobSchedule::cancel);
         for (Lease lease : holding) {
             release(lease);
         }

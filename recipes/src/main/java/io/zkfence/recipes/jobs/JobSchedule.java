@@ -1,5 +1,7 @@
 package io.zkfence.recipes.jobs;
 
+import io.zkfence.lock.AcquireInterruptedException;
+import io.zkfence.lock.LockException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -101,9 +103,23 @@ public final class JobSchedule {
     }
 
     private void fire(Instant occurrence) {
+        boolean[] taskStarted = {false};
         try {
             if (!isCancelled()) {
-                runner.runOnce(job, occurrence, task);
+                runner.runOnce(job, occurrence, run -> {
+                    taskStarted[0] = true;
+                    task.run(run);
+                });
+            }
+        } catch (AcquireInterruptedException e) {
+            log.debug("job '{}' occurrence {} interrupted; the schedule ends", job.name(), occurrence);
+            cancel();
+        } catch (LockException e) {
+            if (taskStarted[0]) {
+                log.error("job '{}' occurrence {} failed", job.name(), occurrence, e);
+            } else {
+                // ZooKeeper unreachable or refusing: this replica skips the occurrence, others may run it.
+                log.warn("job '{}' occurrence {} skipped on this replica: {}", job.name(), occurrence, e.getMessage());
             }
         } catch (RuntimeException e) {
             log.error("job '{}' occurrence {} failed", job.name(), occurrence, e);

@@ -271,7 +271,8 @@ public final class LeaderElection implements AutoCloseable {
         if (cause == Leadership.EndCause.LOST) {
             log.warn("leader of '{}' lost term {}: {}", name(), term.term(), lease.endReason().orElse("lease ended"));
             current = null;
-            lease.release(); // drops our handle; the node is already gone or going
+            // Not released: the lease is over already (lock-core deleted what was left of its
+            // node), and an unreleased handle keeps reporting LOST rather than RELEASED.
             awaitListeners(term, "lost()", dispatch(l -> l.lost(term)));
             term.finish(LeaseState.LOST);
             return;
