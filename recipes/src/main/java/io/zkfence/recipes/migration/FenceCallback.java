@@ -16,13 +16,17 @@ import org.flywaydb.core.api.callback.Context;
 import org.flywaydb.core.api.callback.Event;
 
 /**
- * Fences each migration step of one runner, through Flyway's per-migration events, which run on
- * the migration's own connection:
+ * Fences each migration step of one runner, through Flyway's events:
  *
  * <ul>
- * <li>BEFORE_EACH_MIGRATE: the runner's lease must be HELD (a suspended connection is waited
- *     for, up to the lease's TTL). A non-transactional step cannot be fenced atomically, so the
- *     fence is claimed in a short transaction of its own right before it.</li>
+ * <li>BEFORE_MIGRATE: creates the fence table if asked to and missing, and claims the fence with
+ *     the runner's token, cutting off every older runner. This happens here, after Flyway has
+ *     created its schema history table, because Flyway refuses to start on a schema that holds
+ *     tables but no history table — and the fence table would be one.</li>
+ * <li>BEFORE_EACH_MIGRATE (on the migration's own connection): the runner's lease must be HELD
+ *     (a suspended connection is waited for, up to the lease's TTL). A non-transactional step
+ *     cannot be fenced atomically, so the fence is claimed again in a short transaction of its
+ *     own right before it.</li>
  * <li>AFTER_EACH_MIGRATE of a transactional step: the fence is advanced in the step's own
  *     transaction, after its statements and before Flyway commits it. A runner whose token is
  *     no longer the highest fails there and the step is rolled back with everything it did.
@@ -30,8 +34,8 @@ import org.flywaydb.core.api.callback.Event;
  *     runs, so a newer runner's claim is never stuck behind a paused older runner's step.</li>
  * </ul>
  *
- * The first failure is kept so the runner can report it as {@link MigrationFencedException}
- * (Flyway wraps whatever a callback throws).
+ * The first fencing failure is kept so the runner can report it as
+ * {@link MigrationFencedException} (Flyway wraps whatever a callback throws).
  */
 final class FenceCallback implements Callback {
 
@@ -39,13 +43,16 @@ final class FenceCallback implements Callback {
     private final String fenceKey;
     private final JdbcFence fence;
     private final Lease lease;
+    private final boolean createFenceTable;
+    private volatile boolean claimed;
     private volatile MigrationFencedException failure;
 
-    FenceCallback(String lockName, String fenceKey, JdbcFence fence, Lease lease) {
+    FenceCallback(String lockName, String fenceKey, JdbcFence fence, Lease lease, boolean createFenceTable) {
         this.lockName = lockName;
         this.fenceKey = fenceKey;
         this.fence = fence;
         this.lease = lease;
+        this.createFenceTable = createFenceTable;
     }
 
     MigrationFencedException failure() {
@@ -54,7 +61,7 @@ final class FenceCallback implements Callback {
 
     @Override
     public boolean supports(Event event, Context context) {
-        return event == Event.BEFORE_EACH_MIGRATE || event == Event.AFTER_EACH_MIGRATE;
+        return event == Event.BEFORE_MIGRATE || event == Event.BEFORE_EACH_MIGRATE || event == Event.AFTER_EACH_MIGRATE;
     }
 
     @Override
@@ -64,14 +71,18 @@ final class FenceCallback implements Callback {
 
     @Override
     public void handle(Event event, Context context) {
+        if (event == Event.BEFORE_MIGRATE) {
+            claim("the fence claim before the first step");
+            return;
+        }
         String step = describe(context.getMigrationInfo());
         boolean transactional = !autoCommit(context.getConnection(), step);
         try {
             if (event == Event.BEFORE_EACH_MIGRATE) {
                 awaitHeld();
                 lease.checkValid();
-                if (!transactional) {
-                    fence.claim(fenceKey, lease.token());
+                if (!claimed || !transactional) {
+                    claim(step);
                 }
             } else if (event == Event.AFTER_EACH_MIGRATE && transactional) {
                 fence.advance(context.getConnection(), fenceKey, lease.token());
@@ -91,6 +102,19 @@ final class FenceCallback implements Callback {
     @Override
     public String getCallbackName() {
         return "zkfence-migration-fence";
+    }
+
+    /** Advances the fence to our token in a transaction of its own (creating the table first if asked to). */
+    private void claim(String what) {
+        try {
+            if (createFenceTable && !claimed) {
+                fence.createIfMissing();
+            }
+            fence.claim(fenceKey, lease.token());
+            claimed = true;
+        } catch (StaleTokenException e) {
+            throw fenced(what, e.storedToken(), "the fence has accepted the newer token " + e.storedToken(), e);
+        }
     }
 
     /** While the connection to ZooKeeper is suspended, wait (up to the lease TTL) to know which way it goes. */

@@ -1,7 +1,6 @@
 package io.zkfence.recipes.migration;
 
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.lock.AcquireTimeoutException;
 import io.zkfence.lock.FencedLock;
 import io.zkfence.lock.Lease;
@@ -39,8 +38,9 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Fencing</h2>
  *
- * <p>Right after the grant, the runner claims a fencing-jdbc fence row ({@code fenceKey},
- * by default the lock name) with its token, which cuts off every older runner. Then each
+ * <p>Before the first step (once Flyway has its schema history table), the runner claims a
+ * fencing-jdbc fence row ({@code fenceKey}, by default the lock name) with its token, which cuts
+ * off every older runner. Then each
  * transactional migration step advances that fence inside its own transaction, just before
  * Flyway commits it: a runner that was paused past its session while a newer runner claimed the
  * fence fails there, and the step it was applying is rolled back. Non-transactional steps
@@ -124,9 +124,7 @@ public final class FencedFlyway {
         long token = lease.token();
         log.info("migration lock '{}' granted with token {} after {} ms", lockName, token, waited.toMillis());
         try (lease) {
-            JdbcFence f = fence(token);
-            prepareFence(f, token);
-            FenceCallback callback = new FenceCallback(lockName, fenceKey, f, lease);
+            FenceCallback callback = new FenceCallback(lockName, fenceKey, fence(token), lease, createFenceTable);
             MigrateResult result = run(flyway(callback), callback, token);
             String version = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
             log.info("migration runner with token {} on '{}' applied {} migrations; schema version {}", token, lockName,
@@ -138,20 +136,6 @@ public final class FencedFlyway {
     @Override
     public String toString() {
         return "FencedFlyway{lock=" + lockName + ", fenceKey=" + fenceKey + ", waitTimeout=" + waitTimeout + "}";
-    }
-
-    private void prepareFence(JdbcFence f, long token) {
-        try {
-            if (createFenceTable) {
-                f.createIfMissing();
-            }
-            f.claim(fenceKey, token);
-        } catch (StaleTokenException e) {
-            throw new MigrationFencedException(lockName, token, "the fence claim before the first step", e.storedToken(),
-                    "the fence has accepted the newer token " + e.storedToken(), e);
-        } catch (RuntimeException e) {
-            throw new MigrationFailedException(lockName, token, "preparing the fence '" + fenceKey + "' failed", e);
-        }
     }
 
     private MigrateResult run(Flyway flyway, FenceCallback callback, long token) {

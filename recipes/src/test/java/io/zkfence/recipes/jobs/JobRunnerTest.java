@@ -65,7 +65,7 @@ class JobRunnerTest extends ZooKeeperTestBase {
         CountDownLatch unblock = new CountDownLatch(1);
         AtomicReference<JobRun> ran = new AtomicReference<>();
         List<Throwable> seenByTask = new CopyOnWriteArrayList<>();
-        CompletableFuture<JobOutcome> outcome = CompletableFuture.supplyAsync(() -> runner.runOnce(job, "x", run -> {
+        CompletableFuture<JobOutcome> outcome = async(() -> runner.runOnce(job, "x", run -> {
             ran.set(run);
             assertThat(run.holdDeadline()).isPresent();
             await(unblock);

@@ -9,6 +9,11 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
@@ -28,9 +33,11 @@ public abstract class ZooKeeperTestBase {
     protected Ensemble ensemble;
     protected String root;
     private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
+    private ExecutorService threads;
 
     @BeforeEach
     void setUpEnsemble() {
+        threads = null;
         ensemble = Ensemble.shared();
         root = Ensemble.freshRoot(getClass().getSimpleName());
     }
@@ -50,6 +57,24 @@ public abstract class ZooKeeperTestBase {
         if (first != null) {
             throw first;
         }
+    }
+
+    /**
+     * Runs {@code task} on a thread of its own (not the common pool, which has a single thread
+     * on a 2-core machine, so two blocking tasks there would run one after the other).
+     */
+    protected <T> CompletableFuture<T> async(Supplier<T> task) {
+        if (threads == null) {
+            ExecutorService pool = Executors.newCachedThreadPool();
+            threads = pool;
+            closeLater(() -> {
+                pool.shutdownNow();
+                if (!pool.awaitTermination(60, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("test threads did not stop");
+                }
+            });
+        }
+        return CompletableFuture.supplyAsync(task, threads);
     }
 
     protected <T extends AutoCloseable> T closeLater(T closeable) {
