@@ -4,10 +4,12 @@ import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
+import io.zkfence.recipes.leader.Leader;
 import io.zkfence.recipes.leader.LeaderElection;
 import io.zkfence.recipes.leader.Leadership;
 import io.zkfence.recipes.leader.LeadershipListener;
 import java.sql.PreparedStatement;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -104,6 +106,13 @@ public final class LeaderElectionSample {
         }
     }
     // end:join
+
+    // snippet:who-leads
+    /** Which instance to send leader-only requests to; read from ZooKeeper, stale once returned. */
+    static Optional<String> leaderInstance(LockClient client) {
+        return LeaderElection.currentLeader(client, ELECTION).map(Leader::ownerId);
+    }
+    // end:who-leads
 
     // snippet:heartbeat
     /** A leader-only write, fenced by the term: a deposed leader's call throws StaleTokenException. */

@@ -2,12 +2,14 @@ package io.zkfence.samples.recipes;
 
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.lock.LockClient;
+import io.zkfence.recipes.jobs.JobOutcome;
 import io.zkfence.recipes.jobs.JobRun;
 import io.zkfence.recipes.jobs.JobRunner;
 import io.zkfence.recipes.jobs.JobSchedule;
 import io.zkfence.recipes.jobs.RunOnceJob;
 import java.sql.PreparedStatement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -57,18 +59,31 @@ public final class RunOnceJobSample {
                 + "job varchar(100) not null, occurrence varchar(64) not null, token bigint not null, deleted int not null)");
     }
 
-    // snippet:schedule
-    /** Every replica calls this at start-up; each occurrence runs on one of them. */
-    static JobSchedule scheduleCleanup(JobRunner jobs, ScheduledExecutorService executor, JdbcFence fence,
-            Duration period) {
-        RunOnceJob cleanup = RunOnceJob.builder("expired-sessions-cleanup")
+    // snippet:job
+    /** The cleanup job: one run per period, whichever replica gets there first. */
+    static RunOnceJob cleanupJob(Duration period) {
+        return RunOnceJob.builder("expired-sessions-cleanup")
                 .holdAtLeast(period.multipliedBy(3).dividedBy(4))  // keep the occurrence most of the period
                 .misfireThreshold(period.dividedBy(2))             // skip it if more than half a period late
                 .holdAtMost(period.multipliedBy(3))                // a hung run loses its lease
                 .build();
-        return jobs.scheduleAtFixedRate(executor, cleanup, period, run -> deleteExpiredSessions(fence, run));
+    }
+    // end:job
+
+    // snippet:schedule
+    /** Every replica calls this at start-up; each occurrence runs on one of them. */
+    static JobSchedule scheduleCleanup(JobRunner jobs, ScheduledExecutorService executor, JdbcFence fence,
+            Duration period) {
+        return jobs.scheduleAtFixedRate(executor, cleanupJob(period), period, run -> deleteExpiredSessions(fence, run));
     }
     // end:schedule
+
+    // snippet:plain
+    /** Without the adapter: whatever fires the job calls this with the occurrence's scheduled time. */
+    static JobOutcome cleanup(JobRunner jobs, JdbcFence fence, Duration period, Instant scheduledAt) {
+        return jobs.runOnce(cleanupJob(period), scheduledAt, run -> deleteExpiredSessions(fence, run));
+    }
+    // end:plain
 
     // snippet:task
     /** The job's work, fenced by the run's token and logged in the same transaction. */

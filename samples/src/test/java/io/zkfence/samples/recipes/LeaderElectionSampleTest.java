@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.lock.LockClient;
 import io.zkfence.recipes.leader.LeaderElection;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -22,8 +23,10 @@ class LeaderElectionSampleTest extends RecipeSampleTestBase {
         closeLater(a::shutdownNow);
         closeLater(b::shutdownNow);
 
+        LockClient observer = pod("observer");
         LeaderElection first = LeaderElectionSample.join(pod("pod-a"), fence, "pod-a", a);
         eventually().until(first::isLeader);
+        assertThat(LeaderElectionSample.leaderInstance(observer)).contains("pod-a");
         LeaderElection second = closeLater(LeaderElectionSample.join(pod("pod-b"), fence, "pod-b", b));
         eventually().until(() -> db.rows("select leader from leader_heartbeat").size() >= 2);
         assertThat(second.isLeader()).isFalse();
@@ -31,6 +34,7 @@ class LeaderElectionSampleTest extends RecipeSampleTestBase {
 
         first.close(); // pod-a shuts down: pod-b is elected at once
         eventually().until(second::isLeader);
+        assertThat(LeaderElectionSample.leaderInstance(observer)).contains("pod-b");
         long secondTerm = second.leadership().orElseThrow().term();
         eventually().until(() -> db.rows("select leader from leader_heartbeat where leader = 'pod-b'").size() >= 2);
 

@@ -3,6 +3,7 @@ package io.zkfence.samples.recipes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.recipes.jobs.JobOutcome;
 import io.zkfence.recipes.jobs.JobRunner;
 import io.zkfence.recipes.jobs.JobSchedule;
 import java.time.Duration;
@@ -41,5 +42,20 @@ class RunOnceJobSampleTest extends RecipeSampleTestBase {
         assertThat(tokens).isSorted().doesNotHaveDuplicates();
         assertThat(db.rows("select id from user_session")).containsExactly("2");
         assertThat(db.rows("select sum(deleted) from job_runs")).containsExactly("1");
+    }
+
+    @Test
+    void calledDirectlyOneReplicaRunsAnOccurrenceAndALateOneMisfires() {
+        RunOnceJobSample.createTables(db.dataSource);
+        JdbcFence fence = JdbcFence.create(db.dataSource);
+        JobRunner a = closeLater(JobRunner.create(pod("replica-a")));
+        JobRunner b = closeLater(JobRunner.create(pod("replica-b")));
+        Duration period = Duration.ofMinutes(15);
+        Instant now = Instant.now();
+
+        assertThat(RunOnceJobSample.cleanup(a, fence, period, now)).isEqualTo(JobOutcome.RAN);
+        assertThat(RunOnceJobSample.cleanup(b, fence, period, now)).isEqualTo(JobOutcome.TAKEN);
+        assertThat(RunOnceJobSample.cleanup(b, fence, period, now.minus(period))).isEqualTo(JobOutcome.MISFIRED);
+        assertThat(db.rows("select occurrence from job_runs")).containsExactly(now.toString());
     }
 }
