@@ -86,7 +86,7 @@ class ExactlyOncePerOccurrenceTest extends ZooKeeperTestBase {
         TreeMap<Instant, List<Start>> counted = new TreeMap<>(starts.entrySet().stream()
                 .filter(e -> !e.getKey().isBefore(firstCounted))
                 .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
-        assertThat(counted).hasSizeGreaterThanOrEqualTo(8);
+        assertThat(counted).hasSizeGreaterThanOrEqualTo(7);
         long previousToken = 0;
         for (Map.Entry<Instant, List<Start>> e : counted.entrySet()) {
             assertThat(e.getValue()).as("runs of occurrence %s", e.getKey()).hasSize(1);
@@ -104,8 +104,10 @@ class ExactlyOncePerOccurrenceTest extends ZooKeeperTestBase {
 
     @Test
     void aReplicaPausedPastItsSessionMidRunIsFencedAndNobodyRunsItsOccurrenceAgain() throws Exception {
-        RunOnceJob job = RunOnceJob.builder("ledger-close").holdAtLeast(Duration.ofSeconds(2))
-                .misfireThreshold(Duration.ofSeconds(2)).build();
+        // The servers take at least the 4 s session to expire the paused replica: by then its
+        // occurrence is past the 3 s misfire threshold for everyone.
+        RunOnceJob job = RunOnceJob.builder("ledger-close").holdAtLeast(Duration.ofSeconds(3))
+                .misfireThreshold(Duration.ofSeconds(3)).build();
         FreezableProxy proxy = proxy();
         List<JobRunner> runners = new ArrayList<>();
         runners.add(closeLater(JobRunner.create(clientThrough(proxy, "paused", SHORT_SESSION, Duration.ofSeconds(1)))));

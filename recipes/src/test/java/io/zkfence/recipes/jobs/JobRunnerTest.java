@@ -26,7 +26,7 @@ class JobRunnerTest extends ZooKeeperTestBase {
         LockClient b = client("b");
         JobRunner first = closeLater(JobRunner.create(a));
         JobRunner second = closeLater(JobRunner.create(b));
-        Duration hold = Duration.ofSeconds(3);
+        Duration hold = Duration.ofSeconds(5);
         RunOnceJob job = RunOnceJob.builder("fast").holdAtLeast(hold).build();
         AtomicReference<JobRun> ran = new AtomicReference<>();
 
