@@ -1,0 +1,150 @@
+package io.zkfence.recipes.leader;
+
+import io.zkfence.lock.Lease;
+import io.zkfence.lock.LeaseLostException;
+import io.zkfence.lock.LeaseState;
+import io.zkfence.lock.LeaseSuspendedException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One term of leadership: what {@link LeadershipListener#elected} receives and
+ * {@link LeaderElection#leadership()} returns while this candidate leads.
+ *
+ * <p>The {@link #term()} is the fencing token of the lease behind the term, so it follows the
+ * {@linkplain Lease#token() token contract}: every later term of the same election, whoever wins
+ * it, is strictly greater. Pass it to every write the leader
+ * makes and let the resource reject lower ones; that is what stops a deposed leader that has not
+ * noticed yet (paused, partitioned) from writing over its successor.
+ *
+ * <pre>{@code
+ * void elected(Leadership leadership) {
+ *     fence.claim("billing-leader", leadership.term());   // cut off every former leader
+ *     scheduler.start(leadership.term());
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. A term ends once; after that {@link #state()} is final and a new term (with a
+ * new object and a higher term number) is needed to lead again.
+ */
+public final class Leadership {
+
+    /** Why the election's worker stops serving a term. */
+    enum EndCause {
+        LOST, STEP_DOWN, CLOSE
+    }
+
+    private final String electionName;
+    private final Lease lease;
+    private final CompletableFuture<EndCause> endRequest = new CompletableFuture<>();
+    private final CompletableFuture<LeaseState> ended = new CompletableFuture<>();
+    /** The last connection state the listeners were told about; null once the term is over. */
+    private final AtomicReference<LeaseState> reported = new AtomicReference<>(LeaseState.HELD);
+
+    Leadership(String electionName, Lease lease) {
+        this.electionName = electionName;
+        this.lease = lease;
+    }
+
+    /** The election's name (the name of the lock behind it). */
+    public String electionName() {
+        return electionName;
+    }
+
+    /**
+     * The term number: the fencing token of this term's lease. Strictly greater than the term of
+     * every earlier leader of this election.
+     */
+    public long term() {
+        return lease.token();
+    }
+
+    /**
+     * The state of the lease behind the term: {@link LeaseState#HELD} while leading with the
+     * session known alive, {@link LeaseState#SUSPECT} while the connection is suspended (do not
+     * write), {@link LeaseState#LOST} or {@link LeaseState#RELEASED} once the term is over.
+     */
+    public LeaseState state() {
+        return lease.state();
+    }
+
+    /** True while {@link #state()} is {@link LeaseState#HELD}. */
+    public boolean isValid() {
+        return lease.isValid();
+    }
+
+    /**
+     * Throws unless the term is {@link LeaseState#HELD}; a local check with no round trip. Call it
+     * right before a leader-only write; it narrows the window for a stale write, and the
+     * resource's check of {@link #term()} closes it.
+     *
+     * @throws LeaseSuspendedException while the connection is suspended
+     * @throws LeaseLostException      once the term is over (lost, stepped down or closed)
+     */
+    public void checkValid() {
+        lease.checkValid();
+    }
+
+    /**
+     * Completes when the term is over, with {@link LeaseState#LOST} (taken away) or
+     * {@link LeaseState#RELEASED} (stepped down or closed), after the listeners were told and
+     * the lease was released. Already complete if the term has ended.
+     */
+    public CompletionStage<LeaseState> ended() {
+        return ended.minimalCompletionStage();
+    }
+
+    /**
+     * Gives up this term: the listeners' {@link LeadershipListener#revoked} runs while the term is
+     * still valid, then the lease is released and the next candidate in line is elected. The
+     * candidate stays in the election and joins the queue again at the back. Asynchronous: the
+     * returned stage completes like {@link #ended()}. Harmless on a term that is already over.
+     */
+    public CompletionStage<LeaseState> stepDown() {
+        endRequest.complete(EndCause.STEP_DOWN);
+        return ended();
+    }
+
+    @Override
+    public String toString() {
+        return "Leadership{election=" + electionName + ", term=" + term() + ", state=" + state() + "}";
+    }
+
+    // ---- used by LeaderElection ----
+
+    Lease lease() {
+        return lease;
+    }
+
+    void requestEnd(EndCause cause) {
+        endRequest.complete(cause);
+    }
+
+    EndCause awaitEndRequest() {
+        return endRequest.join();
+    }
+
+    /**
+     * Records a connection state to report; true if the listeners must be told (a real change
+     * between HELD and SUSPECT while the term is being served).
+     */
+    boolean report(LeaseState to) {
+        if (to == LeaseState.SUSPECT) {
+            return reported.compareAndSet(LeaseState.HELD, LeaseState.SUSPECT);
+        }
+        if (to == LeaseState.HELD) {
+            return reported.compareAndSet(LeaseState.SUSPECT, LeaseState.HELD);
+        }
+        return false;
+    }
+
+    /** No more suspended/resumed calls for this term: its end is being reported. */
+    void stopReporting() {
+        reported.set(null);
+    }
+
+    void finish(LeaseState finalState) {
+        ended.complete(finalState);
+    }
+}

@@ -1,0 +1,16 @@
+package io.zkfence.recipes.migration;
+
+/**
+ * Migrating failed while this runner held the migration lock, for a reason other than fencing:
+ * a failing migration, a validation error, an unreachable database. The cause is Flyway's (or
+ * fencing-jdbc's) exception. The lock was released, so the next runner in line tries again.
+ */
+public final class MigrationFailedException extends MigrationException {
+
+    private static final long serialVersionUID = 1L;
+
+    MigrationFailedException(String lockName, long token, String message, Throwable cause) {
+        super(lockName, token, message + " (migration lock '" + lockName + "', token " + token + "): "
+                + cause.getMessage(), cause);
+    }
+}

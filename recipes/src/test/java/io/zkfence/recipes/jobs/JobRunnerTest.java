@@ -1,0 +1,208 @@
+package io.zkfence.recipes.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.zkfence.lock.LeaseLostException;
+import io.zkfence.lock.LeaseState;
+import io.zkfence.lock.LockClient;
+import io.zkfence.recipes.testing.ZooKeeperTestBase;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+class JobRunnerTest extends ZooKeeperTestBase {
+
+    @Test
+    void holdAtLeastKeepsAFastRunsOccurrenceTakenWithoutKeepingTheCallersThread() {
+        LockClient a = client("a");
+        LockClient b = client("b");
+        JobRunner first = closeLater(JobRunner.create(a));
+        JobRunner second = closeLater(JobRunner.create(b));
+        Duration hold = Duration.ofSeconds(5);
+        RunOnceJob job = RunOnceJob.builder("fast").holdAtLeast(hold).build();
+        AtomicReference<JobRun> ran = new AtomicReference<>();
+
+        long started = System.nanoTime();
+        assertThat(first.runOnce(job, "occurrence-1", ran::set)).isEqualTo(JobOutcome.RAN);
+        // runOnce returned as soon as the task did; the hold goes on in the background.
+        JobRun run = ran.get();
+        assertThat(run.state()).isEqualTo(LeaseState.HELD);
+        AtomicInteger secondRuns = new AtomicInteger();
+        assertThat(second.runOnce(job, "occurrence-1", r -> secondRuns.incrementAndGet())).isEqualTo(JobOutcome.TAKEN);
+        assertThat(secondRuns).hasValue(0);
+        assertThat(b.inspect(job.lockName("occurrence-1")).holder()).get()
+                .satisfies(h -> assertThat(h.token()).isEqualTo(run.token()));
+
+        LeaseState end = run.ended().toCompletableFuture().join();
+        long heldFor = System.nanoTime() - started;
+        assertThat(end).isEqualTo(LeaseState.RELEASED);
+        assertThat(Duration.ofNanos(heldFor)).isGreaterThanOrEqualTo(hold);
+        eventually().until(() -> b.inspect(job.lockName("occurrence-1")).holder().isEmpty());
+    }
+
+    @Test
+    void withoutAHoldTheOccurrenceIsReleasedWhenTheTaskReturns() {
+        JobRunner runner = closeLater(JobRunner.create(client("a")));
+        RunOnceJob job = RunOnceJob.builder("no-hold").build();
+        AtomicReference<JobRun> ran = new AtomicReference<>();
+        assertThat(runner.runOnce(job, "x", ran::set)).isEqualTo(JobOutcome.RAN);
+        assertThat(ran.get().state()).isEqualTo(LeaseState.RELEASED);
+    }
+
+    @Test
+    void holdAtMostEndsTheLeaseOfAHungRunAndTellsTheTask() throws Exception {
+        JobRunner runner = closeLater(JobRunner.create(client("a")));
+        LockClient observer = client("observer");
+        RunOnceJob job = RunOnceJob.builder("hangs").holdAtMost(Duration.ofMillis(800)).build();
+        CountDownLatch unblock = new CountDownLatch(1);
+        AtomicReference<JobRun> ran = new AtomicReference<>();
+        List<Throwable> seenByTask = new CopyOnWriteArrayList<>();
+        CompletableFuture<JobOutcome> outcome = async(() -> runner.runOnce(job, "x", run -> {
+            ran.set(run);
+            assertThat(run.holdDeadline()).isPresent();
+            await(unblock);
+            seenByTask.add(assertThrows(LeaseLostException.class, run::checkValid));
+        }));
+        eventually().until(() -> ran.get() != null && ran.get().state() == LeaseState.LOST);
+        // The hung run no longer holds the occurrence.
+        eventually().until(() -> observer.inspect(job.lockName("x")).holder().isEmpty());
+        unblock.countDown();
+        assertThat(outcome.get(60, TimeUnit.SECONDS)).isEqualTo(JobOutcome.RAN);
+        assertThat(seenByTask).hasSize(1);
+    }
+
+    @Test
+    void extendingTheHoldKeepsALongRunsLeasePastItsFirstDeadline() {
+        JobRunner runner = closeLater(JobRunner.create(client("a")));
+        RunOnceJob job = RunOnceJob.builder("long").holdAtMost(Duration.ofSeconds(4)).build();
+        runner.runOnce(job, "x", run -> {
+            Instant firstDeadline = run.holdDeadline().orElseThrow();
+            eventually().until(() -> Instant.now().isAfter(firstDeadline.minusSeconds(2)));
+            run.extendHold();
+            assertThat(run.holdDeadline()).get().matches(d -> d.isAfter(firstDeadline));
+            eventually().until(() -> Instant.now().isAfter(firstDeadline.plusMillis(200)));
+            run.checkValid(); // past the first deadline, still held thanks to the extension
+        });
+    }
+
+    @Test
+    void extendingTheHoldOfAJobWithoutHoldAtMostIsAnError() {
+        JobRunner runner = closeLater(JobRunner.create(client("a")));
+        RunOnceJob job = RunOnceJob.builder("plain").build();
+        runner.runOnce(job, "x", run -> assertThrows(IllegalStateException.class, run::extendHold));
+    }
+
+    @Test
+    void anOccurrenceReachedAfterTheMisfireThresholdIsSkippedWithoutTouchingZooKeeper() {
+        LockClient a = client("a");
+        JobRunner runner = closeLater(JobRunner.create(a));
+        RunOnceJob job = RunOnceJob.builder("late").holdAtLeast(Duration.ofSeconds(2))
+                .misfireThreshold(Duration.ofSeconds(1)).build();
+        Instant longAgo = Instant.now().minusSeconds(30);
+        AtomicInteger runs = new AtomicInteger();
+        assertThat(runner.runOnce(job, longAgo, r -> runs.incrementAndGet())).isEqualTo(JobOutcome.MISFIRED);
+        assertThat(runs).hasValue(0);
+        assertThat(a.stats().creates()).isZero();
+        // In time, the same job runs.
+        assertThat(runner.runOnce(job, Instant.now(), r -> runs.incrementAndGet())).isEqualTo(JobOutcome.RAN);
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void aRunnerThatGetsTheLockOnlyAfterTheMisfireThresholdDoesNotRun() {
+        LockClient a = client("a");
+        // A clock that jumps past the threshold between the check before the acquire and the one after.
+        Instant scheduled = Instant.now();
+        AtomicInteger reads = new AtomicInteger();
+        java.time.Clock jumping = new java.time.Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return java.time.ZoneOffset.UTC;
+            }
+
+            @Override
+            public java.time.Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public Instant instant() {
+                return reads.getAndIncrement() == 0 ? scheduled : scheduled.plusSeconds(5);
+            }
+        };
+        JobRunner runner = closeLater(new JobRunner(a, jumping));
+        RunOnceJob job = RunOnceJob.builder("slow-acquire").holdAtLeast(Duration.ofSeconds(2))
+                .misfireThreshold(Duration.ofSeconds(1)).build();
+        AtomicInteger runs = new AtomicInteger();
+        assertThat(runner.runOnce(job, scheduled, r -> runs.incrementAndGet())).isEqualTo(JobOutcome.MISFIRED);
+        assertThat(runs).hasValue(0);
+        eventually().until(() -> a.inspect(job.lockName(scheduled)).holder().isEmpty());
+    }
+
+    @Test
+    void aReplicaThatStillHoldsAnOccurrenceDoesNotRunItAgainOnAnyThread() {
+        JobRunner runner = closeLater(JobRunner.create(client("a")));
+        JobRunner sameClient = closeLater(JobRunner.create(client("b")));
+        RunOnceJob job = RunOnceJob.builder("twice").holdAtLeast(Duration.ofSeconds(30)).build();
+        AtomicInteger runs = new AtomicInteger();
+        assertThat(runner.runOnce(job, "x", r -> runs.incrementAndGet())).isEqualTo(JobOutcome.RAN);
+        // Same thread, same client: lock-core would hand this thread the same grant again.
+        assertThat(runner.runOnce(job, "x", r -> runs.incrementAndGet())).isEqualTo(JobOutcome.TAKEN);
+        // And nested inside the run itself.
+        assertThat(runner.runOnce(job, "y", r -> runner.runOnce(job, "y", inner -> runs.incrementAndGet())))
+                .isEqualTo(JobOutcome.RAN);
+        assertThat(sameClient.runOnce(job, "x", r -> runs.incrementAndGet())).isEqualTo(JobOutcome.TAKEN);
+        assertThat(runs).hasValue(1);
+    }
+
+    @Test
+    void aFailingTaskIsRethrownAndItsOccurrenceStaysHeldForTheHold() {
+        LockClient a = client("a");
+        JobRunner runner = closeLater(JobRunner.create(a));
+        RunOnceJob job = RunOnceJob.builder("fails").holdAtLeast(Duration.ofSeconds(30)).build();
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> runner.runOnce(job, "x", r -> {
+            throw new IllegalStateException("report generator broke");
+        }));
+        assertThat(e).hasMessage("report generator broke");
+        assertThat(runner.runOnce(job, "x", r -> { })).isEqualTo(JobOutcome.TAKEN);
+    }
+
+    @Test
+    void closingTheRunnerReleasesHeldOccurrencesAndRefusesNewRuns() {
+        LockClient a = client("a");
+        JobRunner runner = JobRunner.create(a);
+        RunOnceJob job = RunOnceJob.builder("closing").holdAtLeast(Duration.ofMinutes(5)).build();
+        AtomicReference<JobRun> ran = new AtomicReference<>();
+        runner.runOnce(job, "x", ran::set);
+        assertThat(ran.get().state()).isEqualTo(LeaseState.HELD);
+        runner.close();
+        assertThat(ran.get().state()).isEqualTo(LeaseState.RELEASED);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> runner.runOnce(job, "y", r -> { }));
+        assertThat(e).hasMessageContaining("closed").hasMessageContaining("closing");
+    }
+
+    @Test
+    void aBlankOccurrenceIsRejected() {
+        JobRunner runner = closeLater(JobRunner.create(client("a")));
+        RunOnceJob job = RunOnceJob.builder("j").build();
+        assertThat(assertThrows(IllegalArgumentException.class, () -> runner.runOnce(job, " ", r -> { })))
+                .hasMessageContaining("occurrence").hasMessageContaining("'j'");
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(60, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+}

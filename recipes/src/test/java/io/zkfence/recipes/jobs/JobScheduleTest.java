@@ -1,0 +1,79 @@
+package io.zkfence.recipes.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.zkfence.recipes.testing.ZooKeeperTestBase;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class JobScheduleTest extends ZooKeeperTestBase {
+
+    private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
+
+    @AfterEach
+    void stopExecutor() throws InterruptedException {
+        executor.shutdownNow();
+        assertThat(executor.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
+    void occurrencesAreTheMultiplesOfThePeriodAndAFailingTaskDoesNotStopTheSchedule() {
+        JobRunner runner = closeLater(JobRunner.create(client("a")));
+        RunOnceJob job = RunOnceJob.builder("ticks").build();
+        List<String> occurrences = new CopyOnWriteArrayList<>();
+        JobSchedule schedule = runner.scheduleAtFixedRate(executor, job, Duration.ofMillis(300), run -> {
+            occurrences.add(run.occurrence());
+            if (occurrences.size() == 1) {
+                throw new IllegalStateException("first tick fails");
+            }
+        });
+        eventually().until(() -> occurrences.size() >= 3);
+        schedule.cancel();
+        assertThat(schedule.isCancelled()).isTrue();
+        assertThat(schedule.nextOccurrence()).isNull();
+        for (String o : occurrences) {
+            assertThat(Instant.parse(o).toEpochMilli() % 300).as(o).isZero();
+        }
+        assertThat(occurrences).doesNotHaveDuplicates();
+    }
+
+    @Test
+    void cancellingStopsFurtherOccurrences() {
+        JobRunner runner = closeLater(JobRunner.create(client("a")));
+        List<String> occurrences = new CopyOnWriteArrayList<>();
+        JobSchedule schedule = runner.scheduleAtFixedRate(executor, RunOnceJob.builder("stops").build(),
+                Duration.ofMillis(200), run -> occurrences.add(run.occurrence()));
+        eventually().until(() -> occurrences.size() >= 2);
+        schedule.cancel();
+        int fired = occurrences.size();
+        // For more than two periods nothing new runs (one may have been firing as we cancelled).
+        eventually().during(Duration.ofMillis(600)).until(() -> occurrences.size() <= fired + 1);
+    }
+
+    @Test
+    void closingTheRunnerCancelsItsSchedules() {
+        JobRunner runner = JobRunner.create(client("a"));
+        JobSchedule schedule = runner.scheduleAtFixedRate(executor, RunOnceJob.builder("closes").build(),
+                Duration.ofSeconds(1), run -> { });
+        runner.close();
+        assertThat(schedule.isCancelled()).isTrue();
+        assertThrows(IllegalStateException.class, () -> runner.scheduleAtFixedRate(executor,
+                RunOnceJob.builder("after").build(), Duration.ofSeconds(1), run -> { }));
+    }
+
+    @Test
+    void aPeriodUnderOneMillisecondIsRejected() {
+        JobRunner runner = closeLater(JobRunner.create(client("a")));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> runner.scheduleAtFixedRate(executor,
+                RunOnceJob.builder("fast").build(), Duration.ofNanos(10), run -> { }));
+        assertThat(e).hasMessageContaining("period").hasMessageContaining("'fast'");
+    }
+}

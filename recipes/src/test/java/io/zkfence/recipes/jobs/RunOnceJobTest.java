@@ -1,0 +1,67 @@
+package io.zkfence.recipes.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+class RunOnceJobTest {
+
+    @Test
+    void defaultsHoldNothingAndNeverMisfire() {
+        RunOnceJob job = RunOnceJob.builder("nightly-report").build();
+        assertThat(job.holdAtLeast()).isZero();
+        assertThat(job.holdAtMost()).isEmpty();
+        assertThat(job.misfireThreshold()).isEmpty();
+    }
+
+    @Test
+    void anOccurrenceIsHeldUnderTheJobNameAtTheOccurrence() {
+        RunOnceJob job = RunOnceJob.builder("nightly-report").build();
+        assertThat(job.lockName("2025-06-01")).isEqualTo("nightly-report@2025-06-01");
+        assertThat(job.lockName(Instant.parse("2025-06-01T02:00:00Z"))).isEqualTo("nightly-report@2025-06-01T02:00:00Z");
+    }
+
+    @Test
+    void aBlankOrControlCharacterNameIsRejected() {
+        assertThat(assertThrows(IllegalArgumentException.class, () -> RunOnceJob.builder(" ").build()))
+                .hasMessageContaining("blank");
+        assertThrows(IllegalArgumentException.class, () -> RunOnceJob.builder(null).build());
+        assertThat(assertThrows(IllegalArgumentException.class, () -> RunOnceJob.builder("a\nb").build()))
+                .hasMessageContaining("control");
+    }
+
+    @Test
+    void holdsOutOfRangeAreRejectedNamingTheSettingAndJob() {
+        assertThat(assertThrows(IllegalArgumentException.class,
+                () -> RunOnceJob.builder("j").holdAtLeast(Duration.ofSeconds(-1)).build()))
+                .hasMessageContaining("holdAtLeast").hasMessageContaining("'j'");
+        assertThat(assertThrows(IllegalArgumentException.class,
+                () -> RunOnceJob.builder("j").holdAtMost(Duration.ZERO).build()))
+                .hasMessageContaining("holdAtMost");
+        assertThat(assertThrows(IllegalArgumentException.class,
+                () -> RunOnceJob.builder("j").holdAtLeast(Duration.ofDays(2)).build()))
+                .hasMessageContaining("1 day");
+    }
+
+    @Test
+    void holdAtMostShorterThanHoldAtLeastIsRejected() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RunOnceJob.builder("j")
+                .holdAtLeast(Duration.ofMinutes(5)).holdAtMost(Duration.ofMinutes(1)).build());
+        assertThat(e).hasMessageContaining("holdAtMost").hasMessageContaining("holdAtLeast");
+    }
+
+    @Test
+    void aMisfireThresholdLongerThanTheHoldIsRejectedBecauseItWouldAllowASecondRun() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RunOnceJob.builder("j")
+                .holdAtLeast(Duration.ofSeconds(10)).misfireThreshold(Duration.ofSeconds(30)).build());
+        assertThat(e).hasMessageContaining("misfireThreshold").hasMessageContaining("run it again");
+        assertThrows(IllegalArgumentException.class,
+                () -> RunOnceJob.builder("j").holdAtLeast(Duration.ofSeconds(10)).misfireThreshold(Duration.ZERO).build());
+        RunOnceJob ok = RunOnceJob.builder("j").holdAtLeast(Duration.ofSeconds(10)).misfireThreshold(Duration.ofSeconds(10))
+                .build();
+        assertThat(ok.misfireThreshold()).contains(Duration.ofSeconds(10));
+    }
+}

@@ -1,0 +1,5 @@
+create table orders (
+    id         bigint primary key,
+    customer   varchar(100) not null,
+    total_cents bigint not null
+);
