@@ -38,7 +38,11 @@ final class Narrator implements Consumer<PodEvent> {
                     + (e.get("reason").isEmpty() ? "" : " (" + e.get("reason") + ")"));
             case "released" -> timeline.add(e.at(), pod, "released the lock");
             case "error" -> timeline.add(e.at(), pod, "ERROR: " + e.get("message"));
-            case "exited" -> timeline.add(e.at(), pod, "JVM exited (code " + e.get("code") + ")");
+            case "exited" -> timeline.add(e.at(), pod, "JVM exited (code " + e.get("code") + switch (e.get("code")) {
+                case "143" -> ": ended by the demo with SIGTERM)";
+                case "137" -> ": killed by the demo with SIGKILL)";
+                default -> ")";
+            });
             default -> {
                 // "order-done" and "bye" only pace the demo.
             }

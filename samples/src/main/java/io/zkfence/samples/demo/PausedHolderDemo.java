@@ -77,8 +77,7 @@ final class PausedHolderDemo {
             try {
                 story.play();
             } catch (StoryFailedException e) {
-                story.record().failure = e.getMessage();
-                timeline.add(Instant.now(), "demo", "STORY STOPPED: " + e.getMessage());
+                story.record().failure = e.getMessage(); // told on the timeline already
             }
             Optional<FinalState> state = Optional.empty();
             try {

@@ -80,8 +80,8 @@ final class PodProcess implements AutoCloseable {
             commands.write(command + "\n");
             commands.flush();
         } catch (IOException e) {
-            throw new StoryFailedException(name + " does not take commands any more (" + e.getMessage() + ")"
-                    + logTail(), e);
+            throw new StoryFailedException(name + " does not take commands any more (" + e.getMessage() + ")",
+                    logTail(), e);
         }
     }
 
@@ -111,17 +111,17 @@ final class PodProcess implements AutoCloseable {
                     }
                     if (e.kind().equals("error")) {
                         consumed.set(i, true);
-                        throw new StoryFailedException(name + " failed: " + e.get("message") + logTail());
+                        throw new StoryFailedException(name + " failed: " + e.get("message"), logTail(), null);
                     }
                     if (e.kind().equals("exited")) {
                         throw new StoryFailedException(name + " exited (code " + e.get("code") + ") while the demo"
-                                + " waited for '" + kind + "'" + logTail());
+                                + " waited for '" + kind + "'", logTail(), null);
                     }
                 }
                 long left = Duration.between(Instant.now(), deadline).toNanos();
                 if (left <= 0) {
                     throw new StoryFailedException(name + " did not report '" + kind + "' within " + patience.toSeconds()
-                            + " s" + logTail());
+                            + " s");
                 }
                 arrived.awaitNanos(left);
             }
@@ -189,6 +189,11 @@ final class PodProcess implements AutoCloseable {
                 awaitExit(Duration.ofSeconds(5));
             }
         }
+        try {
+            reader.join(Duration.ofSeconds(5)); // its last event, the exit, is on the timeline before we go on
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     private void read(Consumer<PodEvent> onEvent) {
@@ -227,7 +232,7 @@ final class PodProcess implements AutoCloseable {
         try {
             List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
             List<String> tail = lines.subList(Math.max(0, lines.size() - 25), lines.size());
-            return tail.isEmpty() ? "" : "\n  last lines of " + name + "'s log:\n    " + String.join("\n    ", tail);
+            return tail.isEmpty() ? "" : "last lines of " + name + "'s log:\n    " + String.join("\n    ", tail);
         } catch (IOException e) {
             return "";
         }

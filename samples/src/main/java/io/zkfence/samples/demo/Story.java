@@ -56,10 +56,28 @@ final class Story {
         return record;
     }
 
-    /** Plays the story; what happened is in {@link #record()}, also when this throws. */
+    /**
+     * Plays the story; what happened is in {@link #record()}, also when this throws. The pods
+     * have ended when this returns (if one had to be ended, it was continued first).
+     */
     void play() {
         PodProcess a = start("pod-A");
         PodProcess b = start("pod-B");
+        try {
+            play(a, b);
+        } catch (StoryFailedException e) {
+            timeline.add(Instant.now(), "demo", "STORY STOPPED: " + e.getMessage());
+            if (!e.details().isEmpty()) {
+                timeline.text(e.details());
+            }
+            throw e;
+        } finally {
+            a.close();
+            b.close();
+        }
+    }
+
+    private void play(PodProcess a, PodProcess b) {
         a.await("ready", STARTUP);
         b.await("ready", STARTUP);
 
@@ -93,7 +111,7 @@ final class Story {
         } catch (StoryFailedException e) {
             throw new StoryFailedException("pod-B was not granted the lock while pod-A was frozen for "
                     + maxFreeze.toSeconds() + " s: the servers did not expire pod-A's session (its session timeout is "
-                    + record.ttlA.toMillis() + " ms). " + e.getMessage(), e);
+                    + record.ttlA.toMillis() + " ms)", e.details(), e);
         }
         record.grantedToBAt = grantB.at();
         record.tokenB = grantB.getLong("token");

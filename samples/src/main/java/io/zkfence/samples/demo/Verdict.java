@@ -10,9 +10,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Did the story happen as told, and did fencing hold? Each check passes or fails with a reason.
- * A failed safety check (a stale write accepted by a fenced store) exits with
- * {@link #STALE_WRITE_ACCEPTED}; any other failure with {@link #STORY_NOT_AS_TOLD}.
+ * Did the story happen as told, and did fencing hold? Each check passes, fails, or was not
+ * reached because the story stopped before it. A failed safety check (a fenced store accepted a
+ * stale write) exits with {@link #STALE_WRITE_ACCEPTED}; any other failure, or a check not
+ * reached, with {@link #STORY_NOT_AS_TOLD}.
  */
 final class Verdict {
 
@@ -20,8 +21,13 @@ final class Verdict {
     static final int STALE_WRITE_ACCEPTED = 1;
     static final int STORY_NOT_AS_TOLD = 3;
 
-    /** One check; {@code safety} marks the ones about fencing itself. */
-    record Check(boolean safety, boolean passed, String text) {
+    enum Status { OK, FAIL, NOT_REACHED }
+
+    /** One check; {@code safety} marks a failure of fencing itself. */
+    record Check(boolean safety, Status status, String text) {
+        boolean passed() {
+            return status == Status.OK;
+        }
     }
 
     private final List<Check> checks = new ArrayList<>();
@@ -37,49 +43,60 @@ final class Verdict {
         Verdict v = new Verdict();
         v.story(r.failure == null, r.failure == null ? "every step of the story happened"
                 : "the story stopped early: " + r.failure);
-        v.story(r.tokenA != null && r.tokenB != null && r.tokenB > r.tokenA,
-                "tokens increase: pod-B's " + r.tokenB + " > pod-A's " + r.tokenA);
-        v.story(allAccepted(r.firstWritesOfA), "pod-A's first order was accepted by all four paths");
-        v.story(expiredOnTheServers(r), "the servers expired pod-A's session while it was stopped (pod-B was granted"
-                + " the lock " + (r.grantedToBAt == null || r.frozenAt == null ? "-"
-                        : Story.seconds(Duration.between(r.frozenAt, r.grantedToBAt))) + " after the freeze,"
-                + " pod-A's node was gone, pod-A's process state " + (r.procStateAtGrant == null || r.procStateAtGrant.isEmpty()
-                        ? "not readable" : r.procStateAtGrant) + ")");
-        v.story(r.resumedAt != null && Duration.between(r.frozenAt, r.resumedAt).compareTo(r.ttlA) > 0,
+        v.story(r.tokenA != null && r.tokenB != null, r.tokenA != null && r.tokenB != null && r.tokenB > r.tokenA,
+                r.tokenB == null ? "tokens increase from pod-A's grant to pod-B's"
+                        : "tokens increase: pod-B's " + r.tokenB + " > pod-A's " + r.tokenA);
+        v.story(!r.firstWritesOfA.isEmpty(), allAccepted(r.firstWritesOfA), "pod-A's first order was accepted by all four paths");
+        v.story(r.grantedToBAt != null, expiredOnTheServers(r), "the servers expired pod-A's session while it was stopped"
+                + (r.grantedToBAt == null ? "" : " (pod-B was granted the lock "
+                        + Story.seconds(Duration.between(r.frozenAt, r.grantedToBAt)) + " after the freeze, pod-A's node was"
+                        + " gone, pod-A's process state " + (r.procStateAtGrant == null || r.procStateAtGrant.isEmpty()
+                                ? "not readable" : r.procStateAtGrant) + ")"));
+        v.story(r.resumedAt != null, r.resumedAt != null && Duration.between(r.frozenAt, r.resumedAt).compareTo(r.ttlA) > 0,
                 "pod-A was frozen for longer than its session timeout");
-        v.story(allAccepted(r.writesOfB), "pod-B's order was accepted by all four paths");
-        v.story(!r.staleWritesOfA.isEmpty(), "pod-A, resumed, attempted its write with its old token");
+        v.story(!r.writesOfB.isEmpty(), allAccepted(r.writesOfB), "pod-B's order was accepted by all four paths");
+        v.story(!r.staleWritesOfA.isEmpty(), !r.staleWritesOfA.isEmpty(), "pod-A, resumed, wrote with its old token");
 
         for (String store : List.of("postgres", "s3")) {
-            r.staleWritesOfA.stream().filter(w -> w.is(FENCED, store)).findFirst().ifPresent(w -> v.fenced(w.outcome(),
-                    "pod-A's stale write to " + label(store) + " through the fence was rejected (outcome: " + w.outcome() + ")"));
+            Optional<StoryRecord.Write> w = r.staleWritesOfA.stream().filter(x -> x.is(FENCED, store)).findFirst();
+            String text = "pod-A's stale write to " + label(store) + " through the fence was rejected"
+                    + w.map(x -> " (outcome: " + x.outcome() + ")").orElse("");
+            if (w.isEmpty()) {
+                v.add(false, Status.NOT_REACHED, text);
+            } else {
+                String outcome = w.get().outcome();
+                v.add(outcome.equals("accepted"), outcome.equals("rejected") ? Status.OK : Status.FAIL, text);
+            }
         }
-        r.staleWritesOfA.stream().filter(w -> w.copy().equals(UNFENCED.label())).forEach(w ->
-                v.story(w.outcome().equals("accepted"), "for contrast, the same write to " + label(w.store())
-                        + " without the fence went through (outcome: " + w.outcome() + ")"));
+        for (String store : List.of("postgres", "s3")) {
+            Optional<StoryRecord.Write> w = r.staleWritesOfA.stream().filter(x -> x.is(UNFENCED, store)).findFirst();
+            v.story(w.isPresent(), w.filter(x -> x.outcome().equals("accepted")).isPresent(), "for contrast, the same write"
+                    + " to " + label(store) + " without the fence went through" + w.map(x -> " (outcome: " + x.outcome()
+                            + ")").orElse(""));
+        }
 
-        state.filter(s -> r.tokenB != null && allAccepted(r.writesOfB)).ifPresent(s -> {
-            Inventory.Stock row = s.rows().get(FENCED);
-            v.holdsB(r, row.writtenBy(), row.token(), s.consistent(FENCED), "fenced PostgreSQL holds pod-B's write"
-                    + " and adds up (stock " + row.quantity() + ", written by " + row.writtenBy() + ", token " + row.token() + ")");
-            Optional<StockDocument> doc = s.objects().get(FENCED);
-            Long objectToken = s.fencedObjectToken().isPresent() ? s.fencedObjectToken().getAsLong() : null;
-            v.holdsB(r, doc.map(StockDocument::writtenBy).orElse(null), objectToken, true,
-                    "fenced S3 object holds pod-B's write (written by " + doc.map(StockDocument::writtenBy).orElse("nobody")
-                            + ", token metadata " + objectToken + ")");
-            Inventory.Stock plain = s.rows().get(UNFENCED);
-            v.story("pod-A".equals(plain.writtenBy()) && !s.consistent(UNFENCED),
-                    "the unfenced copy shows the lost update: pod-A's stale stock " + plain.quantity()
-                            + " overwrote pod-B's");
-        });
-        if (state.isEmpty()) {
-            v.story(false, "the stores' final state could be read");
-        }
+        boolean bWrote = r.tokenB != null && allAccepted(r.writesOfB);
+        Optional<FinalState> s = state.filter(x -> bWrote);
+        Inventory.Stock row = s.map(x -> x.rows().get(FENCED)).orElse(null);
+        v.holdsB(r, s.isPresent(), row == null ? null : row.writtenBy(), row == null ? null : row.token(),
+                s.map(x -> x.consistent(FENCED)).orElse(false), "fenced PostgreSQL holds pod-B's write and adds up"
+                        + (row == null ? "" : " (stock " + row.quantity() + ", written by " + row.writtenBy() + ", token "
+                                + row.token() + ")"));
+        Optional<StockDocument> doc = s.flatMap(x -> x.objects().get(FENCED));
+        Long objectToken = s.filter(x -> x.fencedObjectToken().isPresent()).map(x -> x.fencedObjectToken().getAsLong())
+                .orElse(null);
+        v.holdsB(r, s.isPresent(), doc.map(StockDocument::writtenBy).orElse(null), objectToken, true,
+                "fenced S3 object holds pod-B's write" + (s.isEmpty() ? "" : " (written by "
+                        + doc.map(StockDocument::writtenBy).orElse("nobody") + ", token metadata " + objectToken + ")"));
+        Inventory.Stock plain = s.map(x -> x.rows().get(UNFENCED)).orElse(null);
+        v.story(s.isPresent() && !r.staleWritesOfA.isEmpty(), plain != null && "pod-A".equals(plain.writtenBy())
+                && !s.get().consistent(UNFENCED), "the unfenced copy shows the lost update"
+                        + (plain == null ? "" : ": pod-A's stale stock " + plain.quantity() + " overwrote pod-B's"));
         return v;
     }
 
     int exitCode() {
-        if (checks.stream().anyMatch(c -> c.safety() && !c.passed())) {
+        if (checks.stream().anyMatch(c -> c.safety() && c.status() == Status.FAIL)) {
             return STALE_WRITE_ACCEPTED;
         }
         return checks.stream().allMatch(Check::passed) ? OK : STORY_NOT_AS_TOLD;
@@ -89,7 +106,11 @@ final class Verdict {
         out.text("");
         out.text("Checks");
         for (Check c : checks) {
-            out.text("  " + (c.passed() ? "[ok]  " : "[FAIL]") + " " + c.text());
+            out.text("  " + switch (c.status()) {
+                case OK -> "[ok]  ";
+                case FAIL -> "[FAIL]";
+                case NOT_REACHED -> "[--]  ";
+            } + " " + c.text() + (c.status() == Status.NOT_REACHED ? ": not reached" : ""));
         }
         out.text("");
         out.text(switch (exitCode()) {
@@ -99,20 +120,27 @@ final class Verdict {
         });
     }
 
-    /** A fenced store's answer to a stale write: accepted breaks safety, anything but "rejected" breaks the story. */
-    private void fenced(String outcome, String text) {
-        checks.add(new Check(outcome.equals("accepted"), outcome.equals("rejected"), text));
-    }
-
-    /** The fenced copy must be pod-B's; a stale token there breaks safety, anything else the story. */
-    private void holdsB(StoryRecord r, String writtenBy, Long token, boolean addsUp, String text) {
+    /** The fenced copy must be pod-B's; a lower (stale) token there is a safety failure. */
+    private void holdsB(StoryRecord r, boolean reached, String writtenBy, Long token, boolean addsUp, String text) {
+        if (!reached) {
+            add(false, Status.NOT_REACHED, text);
+            return;
+        }
         boolean isB = "pod-B".equals(writtenBy) && r.tokenB.equals(token) && addsUp;
         boolean stale = token != null && token < r.tokenB;
-        checks.add(new Check(stale, isB, text));
+        add(stale, isB ? Status.OK : Status.FAIL, text);
     }
 
     private void story(boolean passed, String text) {
-        checks.add(new Check(false, passed, text));
+        story(true, passed, text);
+    }
+
+    private void story(boolean reached, boolean passed, String text) {
+        add(false, !reached ? Status.NOT_REACHED : passed ? Status.OK : Status.FAIL, text);
+    }
+
+    private void add(boolean safety, Status status, String text) {
+        checks.add(new Check(safety, status, text));
     }
 
     private static boolean allAccepted(List<StoryRecord.Write> writes) {
