@@ -40,6 +40,7 @@ final class EmbeddedServers implements AutoCloseable {
     private volatile TestingCluster zookeeper;
     private volatile EmbeddedPostgres postgres;
     private volatile S3MockApplication s3;
+    private volatile URI s3Endpoint;
     private volatile Path s3Root;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -81,7 +82,7 @@ final class EmbeddedServers implements AutoCloseable {
     }
 
     URI s3Endpoint() {
-        return URI.create("http://127.0.0.1:" + s3.getHttpPort());
+        return s3Endpoint;
     }
 
     private void startZookeeper() {
@@ -145,6 +146,7 @@ final class EmbeddedServers implements AutoCloseable {
         properties.put(S3MockApplication.PROP_SILENT, true);
         properties.put("spring.main.banner-mode", "off");
         s3 = S3MockApplication.start(properties);
+        s3Endpoint = URI.create("http://127.0.0.1:" + s3.getHttpPort());
     }
 
     @Override

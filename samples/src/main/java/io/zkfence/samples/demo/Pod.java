@@ -91,7 +91,7 @@ public final class Pod implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() throws IOException {
+    public Integer call() {
         BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try {
             open();
@@ -117,6 +117,10 @@ public final class Pod implements Callable<Integer> {
                 }
             }
             return 0;
+        } catch (IOException e) {
+            // Standard input broke: the demo is gone, nobody is left to tell.
+            e.printStackTrace();
+            return 1;
         } catch (RuntimeException e) {
             e.printStackTrace();
             emit("error", "message", "pod " + name + " could not start: " + e);
