@@ -1,0 +1,25 @@
+package io.zkfence.samples.demo;
+
+import java.net.URI;
+import java.time.Duration;
+
+/**
+ * The command line, checked. A {@code null} service setting means "run that service embedded".
+ */
+record DemoOptions(String zookeeper, String zkRoot, Duration sessionTimeout, Duration maxFreeze, String jdbcUrl,
+        String jdbcUser, String jdbcPassword, String s3Bucket, URI s3Endpoint, String s3Region, boolean s3PathStyle) {
+
+    static final String EMBEDDED_BUCKET = "zkfence-demo";
+
+    boolean embeddedZookeeper() {
+        return zookeeper == null;
+    }
+
+    boolean embeddedPostgres() {
+        return jdbcUrl == null;
+    }
+
+    boolean embeddedS3() {
+        return s3Bucket == null;
+    }
+}

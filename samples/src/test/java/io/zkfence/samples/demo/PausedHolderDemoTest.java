@@ -1,0 +1,232 @@
+package io.zkfence.samples.demo;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Runs the demo for real: embedded servers, two pod JVMs, SIGSTOP and SIGCONT. The first test is
+ * what {@code ./demo} does; the others point the demo's flags at servers this test started, as a
+ * user points them at real infrastructure.
+ */
+class PausedHolderDemoTest {
+
+    private static final Pattern POD_PID = Pattern.compile("started (pod-[AB]) as a separate JVM, pid (\\d+)");
+    private static final String GIVEN_BUCKET = "given-bucket";
+
+    private static EmbeddedServers given;
+
+    @BeforeAll
+    static void startGivenServers() {
+        given = EmbeddedServers.start(true, true, true);
+        try (S3Client s3 = Clients.s3(given.s3Endpoint(), "us-east-1", true,
+                StaticCredentialsProvider.create(AwsBasicCredentials.create("given", "given")))) {
+            s3.createBucket(b -> b.bucket(GIVEN_BUCKET));
+        }
+        // The demo takes S3 credentials from the AWS SDK's default chain when pointed at a store.
+        System.setProperty("aws.accessKeyId", "given");
+        System.setProperty("aws.secretAccessKey", "given");
+    }
+
+    @AfterAll
+    static void stopGivenServers() {
+        given.close();
+    }
+
+    @Test
+    void demoOnEmbeddedServersRejectsBothStaleWritesAndExitsZero() throws IOException {
+        Set<Path> tempBefore = demoTempDirs();
+
+        Run run = run();
+
+        assertThat(run.exitCode).as(run.output).isZero();
+        assertStoryTold(run.output);
+        assertThat(run.output).contains("starting in this process: a 3-server ZooKeeper ensemble, PostgreSQL, S3Mock");
+        assertPodsGone(run.output);
+        assertThat(demoTempDirs()).as("temporary folders left behind").isEqualTo(tempBefore);
+    }
+
+    @Test
+    void demoRunsAgainstTheServersNamedByItsFlags() {
+        Run run = run(givenServerFlags());
+
+        assertThat(run.exitCode).as(run.output).isZero();
+        assertStoryTold(run.output);
+        assertThat(run.output).doesNotContain("starting in this process")
+                .contains("ZooKeeper   " + given.zookeeperConnectString())
+                .contains("S3          " + given.s3Endpoint() + ", bucket " + GIVEN_BUCKET);
+        assertPodsGone(run.output);
+    }
+
+    @Test
+    void demoFailsWithExitThreeWhenTheSessionDoesNotExpireDuringTheFreeze() {
+        List<String> args = new ArrayList<>(List.of(givenServerFlags()));
+        args.addAll(List.of("--session-timeout=20s", "--max-freeze=3s")); // the servers cannot expire it in time
+
+        Run run = run(args.toArray(String[]::new));
+
+        assertThat(run.exitCode).as(run.output).isEqualTo(Verdict.STORY_NOT_AS_TOLD);
+        assertThat(run.output)
+                .contains("pod-B was not granted the lock while pod-A was frozen for 3 s: the servers did not expire"
+                        + " pod-A's session")
+                .contains("[FAIL] the story stopped early")
+                .contains("RESULT: the story did not happen as told (exit 3)")
+                .doesNotContain("STALE WRITE WAS ACCEPTED");
+        assertPodsGone(run.output); // pod-A was stopped when the demo gave up: continued, then ended
+    }
+
+    @Test
+    void interruptedDemoEndsItsPodsEvenAFrozenOneAndDeletesItsTemporaryFolder(@TempDir Path tmp) throws Exception {
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "-Djava.io.tmpdir=" + tmp,
+                "-Daws.accessKeyId=given", "-Daws.secretAccessKey=given", DemoCommand.class.getName()));
+        command.addAll(List.of(givenServerFlags()));
+        command.add("--session-timeout=20s"); // pod-A stays frozen until the interrupt
+        Process demo = new ProcessBuilder(command).redirectErrorStream(true).start();
+        StringBuilder output = new StringBuilder();
+        CompletableFuture<Void> frozen = new CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader lines = demo.inputReader(StandardCharsets.UTF_8)) {
+                String line;
+                while ((line = lines.readLine()) != null) {
+                    synchronized (output) {
+                        output.append(line).append('\n');
+                    }
+                    if (line.contains("kill -STOP")) {
+                        frozen.complete(null);
+                    }
+                }
+            } catch (IOException e) {
+                frozen.completeExceptionally(e);
+            }
+            frozen.completeExceptionally(new IllegalStateException("the demo ended before freezing pod-A"));
+        });
+        reader.start();
+        try {
+            frozen.get(3, TimeUnit.MINUTES);
+        } finally {
+            demo.destroy(); // SIGTERM: like Ctrl-C (SIGINT), the JVM runs its shutdown hooks
+        }
+
+        assertThat(demo.waitFor(2, TimeUnit.MINUTES)).as("the demo exits").isTrue();
+        reader.join(TimeUnit.MINUTES.toMillis(1));
+        String text;
+        synchronized (output) {
+            text = output.toString();
+        }
+        assertPodsGone(text);
+        try (Stream<Path> left = Files.list(tmp)) {
+            assertThat(left.map(Path::getFileName).map(Path::toString)).as("left in the demo's tmpdir").isEmpty();
+        }
+    }
+
+    @Test
+    void badFlagsExitWithTwoAndSayWhy() {
+        Run run = run("--s3-endpoint=http://localhost:9000");
+
+        assertThat(run.exitCode).isEqualTo(2);
+        assertThat(run.errors).contains("--s3-endpoint needs --s3-bucket");
+    }
+
+    private static String[] givenServerFlags() {
+        return new String[] {"--zookeeper=" + given.zookeeperConnectString(), "--jdbc-url=" + given.jdbcUrl(),
+            "--jdbc-user=postgres", "--s3-endpoint=" + given.s3Endpoint(), "--s3-bucket=" + GIVEN_BUCKET,
+            "--s3-path-style"};
+    }
+
+    private static void assertStoryTold(String output) {
+        assertThat(output).contains("kill -STOP", "kill -CONT");
+        assertThat(output.lines().filter(l -> l.contains("pod-A    fenced") && l.contains("REJECTED: StaleTokenException")))
+                .as("pod-A's rejected fenced writes").hasSize(2);
+        assertThat(output.lines().filter(l -> l.contains("pod-A    unfenced")
+                && l.contains("a stale write went through"))).as("pod-A's unfenced writes").hasSize(2);
+        assertThat(output).contains("an update was lost")
+                .contains("RESULT: the paused holder's stale writes were rejected by PostgreSQL and S3 (exit 0)")
+                .doesNotContain("[FAIL]");
+        Matcher fenced = Pattern.compile("PostgreSQL  fenced\\s+7  B-1\\s+pod-B").matcher(output);
+        assertThat(fenced.find()).as("fenced PostgreSQL row in the final table").isTrue();
+        Matcher unfenced = Pattern.compile("PostgreSQL  unfenced\\s+6  A-2\\s+pod-A").matcher(output);
+        assertThat(unfenced.find()).as("unfenced PostgreSQL row in the final table").isTrue();
+    }
+
+    private static void assertPodsGone(String output) {
+        Matcher m = POD_PID.matcher(output);
+        int pods = 0;
+        while (m.find()) {
+            long pid = Long.parseLong(m.group(2));
+            assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).as(m.group(1) + " (pid " + pid + ")")
+                    .isEmpty();
+            pods++;
+        }
+        assertThat(pods).as("pods started").isEqualTo(2);
+    }
+
+    private static Set<Path> demoTempDirs() throws IOException {
+        try (Stream<Path> tmp = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
+            return tmp.filter(p -> p.getFileName().toString().startsWith("zkfence-demo")).collect(Collectors.toSet());
+        }
+    }
+
+    private record Run(int exitCode, String output, String errors) {
+    }
+
+    /** Runs the demo in this JVM (its pods are JVMs of their own), echoing its output to the test log. */
+    private static Run run(String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream tee = new PrintStream(new Tee(out, System.out), true, StandardCharsets.UTF_8);
+        PrintStream originalErr = System.err;
+        System.setErr(new PrintStream(new Tee(err, originalErr), true, StandardCharsets.UTF_8));
+        try {
+            int code = DemoCommand.run(tee, args);
+            return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setErr(originalErr);
+        }
+    }
+
+    private static final class Tee extends OutputStream {
+        private final OutputStream a;
+        private final OutputStream b;
+
+        Tee(OutputStream a, OutputStream b) {
+            this.a = a;
+            this.b = b;
+        }
+
+        @Override
+        public void write(int c) throws IOException {
+            a.write(c);
+            b.write(c);
+        }
+
+        @Override
+        public void write(byte[] buf, int off, int len) throws IOException {
+            a.write(buf, off, len);
+            b.write(buf, off, len);
+        }
+    }
+}
