@@ -115,7 +115,15 @@ final class CuratorZkGateway implements ZkGateway {
 
     @Override
     public void createContainers(String path) throws Exception {
-        curator.createContainers(path);
+        try {
+            // The configured ACL on the root and the lock znode too, not Curator's default
+            // provider: deleting a queue node needs DELETE on its parent, so an open lock znode
+            // would let anyone remove a holder's node and take its lock.
+            curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER).withACL(acl, true)
+                    .forPath(path);
+        } catch (KeeperException.NodeExistsException e) {
+            // Another client created it first: what we wanted.
+        }
     }
 
     @Override

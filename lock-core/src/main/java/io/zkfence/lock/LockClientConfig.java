@@ -21,10 +21,13 @@ import org.apache.zookeeper.data.ACL;
  *   lives (one child per lock name); a valid absolute ZooKeeper path outside {@code /zookeeper}</td></tr>
  * <tr><td>{@code ownerId}</td><td>{@code <pid>@<host>}</td><td>written into each queue node and
  *   shown by {@link LockClient#inspect}; 1–256 characters, no control characters</td></tr>
- * <tr><td>{@code acl}</td><td>open ({@code world:anyone}, all)</td><td>ACL of the znodes the
- *   client creates</td></tr>
- * <tr><td>{@code operationTimeout}</td><td>10 s</td><td>how long bounded calls (release,
- *   inspect, try-acquire) wait for ZooKeeper before giving up; 1 ms to 10 min</td></tr>
+ * <tr><td>{@code acl}</td><td>open ({@code world:anyone}, all)</td><td>ACL of every znode the
+ *   client creates: the root path's missing parts, the lock znodes and the queue nodes. With
+ *   {@code ZooDefs.Ids.CREATOR_ALL_ACL} and an authenticated Curator client, only clients
+ *   authenticated the same way can queue for, delete from or inspect the locks.</td></tr>
+ * <tr><td>{@code operationTimeout}</td><td>10 s</td><td>how long bounded calls (inspect,
+ *   try-acquire, the releases {@link LockClient#close()} waits for) wait for ZooKeeper before
+ *   giving up; 1 ms to 10 min</td></tr>
  * <tr><td>{@code sessionTimeout}</td><td>15 s</td><td>only for {@link LockClient#connect}: the
  *   requested session timeout, i.e. the lease TTL; the servers clamp it to
  *   [2, 20] × tickTime. With your own {@code CuratorFramework} its setting applies.</td></tr>

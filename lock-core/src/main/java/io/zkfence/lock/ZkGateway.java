@@ -42,7 +42,7 @@ interface ZkGateway {
     /** Drops {@code watcher} from {@code path}, locally at once and on the server when connected. Fire and forget. */
     void removeWatch(String path, Watcher watcher);
 
-    /** Creates {@code path} and its missing ancestors as container nodes. Blocking. */
+    /** Creates {@code path} and its missing ancestors as container nodes with the client's ACL. Blocking. */
     void createContainers(String path) throws Exception;
 
     /** True while the client has a live connection to a server. */

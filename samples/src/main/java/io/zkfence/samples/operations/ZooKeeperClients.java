@@ -6,15 +6,12 @@ import io.zkfence.lock.LockStats;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.client.ZKClientConfig;
-import org.apache.zookeeper.data.ACL;
 
 /**
  * Production set-ups of the ZooKeeper connection behind a {@link LockClient}: authentication
@@ -32,7 +29,6 @@ public final class ZooKeeperClients {
                 .connectString(connectString)
                 .sessionTimeoutMs(15_000) // the lease TTL; see "Choosing the session timeout"
                 .authorization("digest", (user + ":" + password).getBytes(StandardCharsets.UTF_8))
-                .aclProvider(CREATOR_ONLY) // for the root and lock znodes, which Curator creates
                 .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
                 .build();
         curator.start();
@@ -43,22 +39,9 @@ public final class ZooKeeperClients {
     public static LockClient lockClient(CuratorFramework authenticated) {
         return LockClient.create(authenticated, LockClientConfig.builder()
                 .rootPath("/orders/locks")
-                .acl(ZooDefs.Ids.CREATOR_ALL_ACL) // for the queue nodes, which the lock creates
+                .acl(ZooDefs.Ids.CREATOR_ALL_ACL) // root path, lock znodes and queue nodes
                 .build());
     }
-
-    /** "auth" scheme: every identity the creating session authenticated with, all permissions. */
-    private static final ACLProvider CREATOR_ONLY = new ACLProvider() {
-        @Override
-        public List<ACL> getDefaultAcl() {
-            return ZooDefs.Ids.CREATOR_ALL_ACL;
-        }
-
-        @Override
-        public List<ACL> getAclForPath(String path) {
-            return ZooDefs.Ids.CREATOR_ALL_ACL;
-        }
-    };
     // end:acl
 
     // snippet:tls
