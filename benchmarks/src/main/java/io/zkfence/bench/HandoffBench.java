@@ -41,7 +41,7 @@ final class HandoffBench implements Workload {
         /** Session of the member that released last (it is queueing again), or -1. */
         volatile int lastReleaser = -1;
         /** Watched paths under the lock in that session just before it released. */
-        volatile long watchesBeforeRelease;
+        volatile long watchesAfterRequeue;
         final Histogram histogram = Latency.newHistogram();
         final AtomicLong grants = new AtomicLong();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -210,7 +210,12 @@ final class HandoffBench implements Workload {
                     awaitQueue(monitor, lockPath, ring.waiters + 1, ring);
                     awaitWatch(ring, lockPath);
                     ring.lastReleaser = session;
-                    ring.watchesBeforeRelease = watches(ring.sessions.get(session), lockPath);
+                    // After the release and the re-queue this session watches what it watches now,
+                    // less the grant's own-node watch if it had one (lock-core arms it only for
+                    // holds over half a second), plus the re-queued member's predecessor watch.
+                    CuratorFramework releaser = ring.sessions.get(session);
+                    ring.watchesAfterRequeue = watches(releaser, lockPath)
+                            - (watchesPath(releaser, lease.nodePath()) ? 1 : 0) + 1;
                     ring.releaseStartedAt = System.nanoTime();
                 }
                 lease.release();
@@ -226,8 +231,8 @@ final class HandoffBench implements Workload {
 
     /**
      * Waits until the member that released last, now queued at the tail, has its watch set: its
-     * session watches as many paths under the lock as just before it released (the release
-     * dropped the grant's own-node watch, the re-queue adds a predecessor watch). With one waiter
+     * session watches the paths under the lock it watched just before it released, less the
+     * grant's own-node watch if there was one, plus the re-queue's predecessor watch. With one waiter
      * that member is the next to be granted, and releasing before its watch is set would time a
      * waiter that finds its predecessor already gone; with many, its enqueue (reading and sorting
      * the whole queue) would overlap the timed hand-off. Read from the client's own watch table
@@ -240,7 +245,7 @@ final class HandoffBench implements Workload {
         }
         long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
         try {
-            long expected = ring.watchesBeforeRelease;
+            long expected = ring.watchesAfterRequeue;
             while (watches(ring.sessions.get(last), lockPath) < expected) {
                 if (System.nanoTime() > deadline || ring.failure.get() != null) {
                     throw new IllegalStateException("the re-queued waiter of " + lockPath + " set no watch in 2 min");
@@ -251,6 +256,14 @@ final class HandoffBench implements Workload {
             throw e;
         } catch (Exception e) {
             throw new IllegalStateException("reading the watches of a client on " + lockPath, e);
+        }
+    }
+
+    private static boolean watchesPath(CuratorFramework session, String path) {
+        try {
+            return WatchersDebug.getDataWatches(session.getZookeeperClient().getZooKeeper()).contains(path);
+        } catch (Exception e) {
+            throw new IllegalStateException("reading the watches of a client on " + path, e);
         }
     }
 

@@ -1,11 +1,7 @@
 package io.zkfence.bench;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
+import io.zkfence.testkit.EmbeddedEnsemble;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -13,9 +9,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingCluster;
-import org.apache.zookeeper.client.FourLetterWordMain;
-import org.apache.zookeeper.common.X509Exception;
 
 /**
  * Three real ZooKeeper servers in this JVM (curator-test's TestingCluster, each with its own data
@@ -34,12 +27,12 @@ final class ZkCluster implements AutoCloseable {
 
     private static final Pattern RECEIVED = Pattern.compile("Received: (\\d+)");
 
-    private final TestingCluster cluster;
+    private final EmbeddedEnsemble ensemble;
     private final InstanceSpec pinned;
     private final boolean fsync;
 
-    private ZkCluster(TestingCluster cluster, InstanceSpec pinned, boolean fsync) {
-        this.cluster = cluster;
+    private ZkCluster(EmbeddedEnsemble ensemble, InstanceSpec pinned, boolean fsync) {
+        this.ensemble = ensemble;
         this.pinned = pinned;
         this.fsync = fsync;
     }
@@ -47,50 +40,31 @@ final class ZkCluster implements AutoCloseable {
     /**
      * Starts the ensemble. {@code fsync} sets ZooKeeper's {@code zookeeper.forceSync} (read by each
      * server's transaction log when it opens; ZooKeeper's default, and TestingCluster's, is "yes").
+     * No per-host connection limit: hundreds of sessions come from 127.0.0.1.
      */
     static ZkCluster start(boolean fsync) {
         System.setProperty("zookeeper.forceSync", fsync ? "yes" : "no");
-        IllegalStateException failure = new IllegalStateException("could not start the ZooKeeper ensemble");
-        for (int attempt = 0; attempt < 3; attempt++) {
-            TestingCluster cluster = new TestingCluster(distinctSpecs());
-            try {
-                cluster.start();
-                return new ZkCluster(cluster, awaitFollower(cluster), fsync);
-            } catch (Exception e) {
-                // A port picked as free was taken before the server bound it: try other ports.
-                failure.addSuppressed(e);
-                try {
-                    cluster.close();
-                } catch (IOException closeFailure) {
-                    failure.addSuppressed(closeFailure);
-                }
-            }
+        EmbeddedEnsemble ensemble = EmbeddedEnsemble.builder().servers(SIZE).tickTime(Duration.ofMillis(TICK_MS))
+                .maxClientConnections(0).start();
+        try {
+            return new ZkCluster(ensemble, awaitFollower(ensemble), fsync);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            ensemble.close();
+            throw new IllegalStateException("interrupted while waiting for the ensemble's election", e);
+        } catch (RuntimeException e) {
+            ensemble.close();
+            throw e;
         }
-        throw failure;
     }
 
-    /** Three specs with all ports distinct and no per-host connection limit (hundreds of sessions come from 127.0.0.1). */
-    private static List<InstanceSpec> distinctSpecs() {
-        Set<Integer> used = new HashSet<>();
-        List<InstanceSpec> specs = new ArrayList<>();
-        int serverId = 1;
-        while (specs.size() < SIZE) {
-            InstanceSpec s = InstanceSpec.newInstanceSpec();
-            if (used.add(s.getPort()) & used.add(s.getElectionPort()) & used.add(s.getQuorumPort())) {
-                specs.add(new InstanceSpec(null, s.getPort(), s.getElectionPort(), s.getQuorumPort(), true, serverId++,
-                        TICK_MS, 0));
-            }
-        }
-        return specs;
-    }
-
-    private static InstanceSpec awaitFollower(TestingCluster cluster) throws InterruptedException {
+    private static InstanceSpec awaitFollower(EmbeddedEnsemble ensemble) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() < deadline) {
             boolean leaderSeen = false;
             InstanceSpec follower = null;
-            for (InstanceSpec spec : cluster.getInstances()) {
-                String mode = mode(spec);
+            for (InstanceSpec spec : ensemble.servers()) {
+                String mode = ensemble.mode(spec);
                 leaderSeen |= "leader".equals(mode);
                 if ("follower".equals(mode) && follower == null) {
                     follower = spec;
@@ -104,20 +78,6 @@ final class ZkCluster implements AutoCloseable {
         throw new IllegalStateException("the ensemble elected no leader within 60 s");
     }
 
-    private static String mode(InstanceSpec spec) {
-        String srvr = srvr(spec);
-        Matcher m = Pattern.compile("Mode: (\\w+)").matcher(srvr);
-        return m.find() ? m.group(1) : "down";
-    }
-
-    private static String srvr(InstanceSpec spec) {
-        try {
-            return FourLetterWordMain.send4LetterWord("127.0.0.1", spec.getPort(), "srvr");
-        } catch (IOException | X509Exception.SSLContextException e) {
-            return "";
-        }
-    }
-
     boolean fsync() {
         return fsync;
     }
@@ -128,7 +88,8 @@ final class ZkCluster implements AutoCloseable {
     }
 
     String pinnedRole() {
-        return mode(pinned);
+        String mode = ensemble.mode(pinned);
+        return mode.isEmpty() ? "down" : mode;
     }
 
     String dataDirectory() {
@@ -137,7 +98,7 @@ final class ZkCluster implements AutoCloseable {
 
     /** Requests the pinned server has received from clients so far (its 'srvr' counter). */
     long received() {
-        Matcher m = RECEIVED.matcher(srvr(pinned));
+        Matcher m = RECEIVED.matcher(ensemble.srvr(pinned));
         if (!m.find()) {
             throw new IllegalStateException("'srvr' on " + connectString() + " gave no Received count");
         }
@@ -173,10 +134,6 @@ final class ZkCluster implements AutoCloseable {
 
     @Override
     public void close() {
-        try {
-            cluster.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException("stopping the ZooKeeper ensemble", e);
-        }
+        ensemble.close();
     }
 }

@@ -1,7 +1,7 @@
 package io.zkfence.lock;
 
 import io.zkfence.testing.Ensemble;
-import io.zkfence.testing.FreezableProxy;
+import io.zkfence.testkit.FreezableProxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 

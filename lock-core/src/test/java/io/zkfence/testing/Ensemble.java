@@ -2,14 +2,8 @@ package io.zkfence.testing;
 
 import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
-
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.zkfence.testkit.EmbeddedEnsemble;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
@@ -17,12 +11,12 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
-import org.apache.zookeeper.client.FourLetterWordMain;
 
 /**
- * Three real ZooKeeper servers in this JVM (curator-test's TestingCluster), plus helpers to make
- * clients on them. {@link #shared()} is started once per test JVM; tests that kill servers make
- * their own with {@link #start()}. Shared with other modules through lock-core's test-jar.
+ * Three real ZooKeeper servers in this JVM (zkfence-testkit's EmbeddedEnsemble), plus helpers to
+ * make lock clients on them. {@link #shared()} is started once per test JVM; tests that kill
+ * servers make their own with {@link #start()}. Shared with other modules through lock-core's
+ * test-jar.
  */
 public final class Ensemble implements AutoCloseable {
 
@@ -31,10 +25,10 @@ public final class Ensemble implements AutoCloseable {
 
     private static Ensemble shared;
 
-    private final TestingCluster cluster;
+    private final EmbeddedEnsemble servers;
 
-    private Ensemble(TestingCluster cluster) {
-        this.cluster = cluster;
+    private Ensemble(EmbeddedEnsemble servers) {
+        this.servers = servers;
     }
 
     public static synchronized Ensemble shared() {
@@ -46,55 +40,21 @@ public final class Ensemble implements AutoCloseable {
         return shared;
     }
 
+    /** Three servers, tickTime 1000 ms: sessions may be 2 s to 20 s. */
     public static Ensemble start() {
         // Containers are checked every second (a JVM-wide server setting, read when the servers
         // start) so tests about re-created lock znodes need not wait a minute.
         System.setProperty("znode.container.checkIntervalMs", "1000");
-        IllegalStateException failure = new IllegalStateException("could not start the ZooKeeper test ensemble");
-        for (int attempt = 0; attempt < 3; attempt++) {
-            TestingCluster cluster = new TestingCluster(distinctSpecs());
-            try {
-                cluster.start();
-                return new Ensemble(cluster);
-            } catch (Exception e) {
-                // A port picked as free was taken before the server bound it: try other ports.
-                failure.addSuppressed(e);
-                try {
-                    cluster.close();
-                } catch (IOException closeFailure) {
-                    failure.addSuppressed(closeFailure);
-                }
-            }
-        }
-        throw failure;
-    }
-
-    /**
-     * Three server specs (tickTime 1000 ms: sessions may be 2 s to 20 s) whose ports are all
-     * different. curator-test picks each port by opening and closing a socket, which can hand
-     * out the same port twice.
-     */
-    private static List<InstanceSpec> distinctSpecs() {
-        Set<Integer> used = new HashSet<>();
-        List<InstanceSpec> specs = new ArrayList<>();
-        int serverId = 1;
-        while (specs.size() < 3) {
-            InstanceSpec s = InstanceSpec.newInstanceSpec();
-            if (used.add(s.getPort()) & used.add(s.getElectionPort()) & used.add(s.getQuorumPort())) {
-                specs.add(new InstanceSpec(null, s.getPort(), s.getElectionPort(), s.getQuorumPort(), true, serverId++,
-                        1000, -1));
-            }
-        }
-        return specs;
+        return new Ensemble(EmbeddedEnsemble.builder().servers(3).tickTime(Duration.ofSeconds(1)).start());
     }
 
     /** The underlying cluster, for killing and restarting servers. */
     public TestingCluster cluster() {
-        return cluster;
+        return servers.cluster();
     }
 
     public String connectString() {
-        return cluster.getConnectString();
+        return servers.connectString();
     }
 
     /** A started Curator client on the whole ensemble. */
@@ -135,27 +95,13 @@ public final class Ensemble implements AutoCloseable {
         return "/zkfence-test/" + testName + "-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
-    /** The server that currently leads, found with the 'srvr' four-letter word. */
+    /** The server that currently leads. */
     public InstanceSpec leader() {
-        for (InstanceSpec spec : cluster.getInstances()) {
-            try {
-                String srvr = FourLetterWordMain.send4LetterWord("127.0.0.1", spec.getPort(), "srvr");
-                if (srvr.contains("Mode: leader")) {
-                    return spec;
-                }
-            } catch (IOException | org.apache.zookeeper.common.X509Exception.SSLContextException e) {
-                // A server that is down or electing answers nothing: not the leader.
-            }
-        }
-        throw new IllegalStateException("no leader in the ensemble");
+        return servers.leader();
     }
 
     @Override
     public void close() {
-        try {
-            cluster.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        servers.close();
     }
 }

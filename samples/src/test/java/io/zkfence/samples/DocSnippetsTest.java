@@ -13,25 +13,25 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every code block in README.md and docs/ that is marked {@code <!-- snippet: path -->} or
- * {@code <!-- snippet: path#region -->} must be, character for character, the named file or the
- * region of it between {@code // snippet:region} and {@code // end:region} (indentation
- * removed). The files are compiled and tested code, so the docs' code compiles and runs.
+ * The code in the docs is compiled, tested code. In README.md, docs/ and every module's
+ * README.md, each {@code ```java} block must be marked {@code <!-- snippet: path -->} or
+ * {@code <!-- snippet: path#region -->} and be, character for character, the named file or the
+ * region of it between {@code // snippet:region} and {@code // end:region} (indentation removed);
+ * or be marked {@code <!-- not-compiled: reason -->}, saying why it cannot be (e.g. it needs a
+ * framework zkfence does not depend on).
  */
 class DocSnippetsTest {
 
     private static final Path REPO = Path.of("..").toAbsolutePath().normalize();
     private static final Pattern SNIPPET =
             Pattern.compile("<!-- snippet: ([^#\\s]+)(?:#(\\S+))? -->\\s*```\\w*\\n(.*?)```", Pattern.DOTALL);
+    private static final Pattern JAVA_BLOCK = Pattern.compile("^```java$", Pattern.MULTILINE);
+    private static final Pattern NOT_COMPILED = Pattern.compile("<!-- not-compiled: \\S.* -->");
 
     @Test
     void everyMarkedSnippetInTheDocsMatchesItsSourceFile() throws IOException {
-        List<Path> docs = new ArrayList<>(List.of(REPO.resolve("README.md")));
-        try (Stream<Path> files = Files.walk(REPO.resolve("docs"))) {
-            files.filter(p -> p.toString().endsWith(".md")).forEach(docs::add);
-        }
         int checked = 0;
-        for (Path doc : docs) {
+        for (Path doc : docs()) {
             Matcher m = SNIPPET.matcher(Files.readString(doc));
             while (m.find()) {
                 Path source = REPO.resolve(m.group(1));
@@ -42,7 +42,35 @@ class DocSnippetsTest {
                 checked++;
             }
         }
-        assertThat(checked).as("snippets found").isPositive();
+        assertThat(checked).as("snippets found").isGreaterThan(20);
+    }
+
+    @Test
+    void everyJavaBlockInTheDocsIsASnippetOrSaysWhyNot() throws IOException {
+        List<String> unmarked = new ArrayList<>();
+        for (Path doc : docs()) {
+            String text = Files.readString(doc);
+            Matcher m = JAVA_BLOCK.matcher(text);
+            while (m.find()) {
+                String before = text.substring(0, m.start()).stripTrailing();
+                String marker = before.substring(before.lastIndexOf('\n') + 1);
+                if (!marker.startsWith("<!-- snippet: ") && !NOT_COMPILED.matcher(marker).matches()) {
+                    unmarked.add(REPO.relativize(doc) + ":" + (text.substring(0, m.start()).lines().count() + 1));
+                }
+            }
+        }
+        assertThat(unmarked).as("java blocks with neither a snippet nor a not-compiled marker").isEmpty();
+    }
+
+    private static List<Path> docs() throws IOException {
+        List<Path> docs = new ArrayList<>(List.of(REPO.resolve("README.md")));
+        try (Stream<Path> files = Files.walk(REPO.resolve("docs"))) {
+            files.filter(p -> p.toString().endsWith(".md")).sorted().forEach(docs::add);
+        }
+        try (Stream<Path> modules = Files.list(REPO)) {
+            modules.map(m -> m.resolve("README.md")).filter(Files::isRegularFile).sorted().forEach(docs::add);
+        }
+        return docs;
     }
 
     static String region(Path source, String name) throws IOException {

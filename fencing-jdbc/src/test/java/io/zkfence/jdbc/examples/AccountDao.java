@@ -24,7 +24,7 @@ public final class AccountDao {
         this.dsl = dsl;
     }
 
-    // tag::token-column[]
+    // snippet:token-column
     private static final TokenColumn FENCE = TokenColumn.named("fence_token");
 
     /** Throws StaleTokenException if a newer holder wrote the row, RowNotFoundException if none. */
@@ -45,5 +45,5 @@ public final class AccountDao {
             }
         });
     }
-    // end::token-column[]
+    // end:token-column
 }

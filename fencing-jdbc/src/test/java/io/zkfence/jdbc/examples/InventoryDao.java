@@ -5,7 +5,7 @@ import java.sql.PreparedStatement;
 import javax.sql.DataSource;
 
 /** The plain-JDBC DAO pattern quoted in docs/fencing-jdbc.md. */
-// tag::jdbc-dao[]
+// snippet:jdbc-dao
 public final class InventoryDao {
 
     private final JdbcFence fence;
@@ -26,4 +26,4 @@ public final class InventoryDao {
         });
     }
 }
-// end::jdbc-dao[]
+// end:jdbc-dao

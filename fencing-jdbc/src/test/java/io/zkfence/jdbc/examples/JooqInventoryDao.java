@@ -11,7 +11,7 @@ import org.jooq.Record;
 import org.jooq.Table;
 
 /** The jOOQ DAO pattern quoted in docs/fencing-jdbc.md. */
-// tag::jooq-dao[]
+// snippet:jooq-dao
 public final class JooqInventoryDao {
 
     private static final Table<Record> STOCK = table(unquotedName("zk_stock"));
@@ -34,4 +34,4 @@ public final class JooqInventoryDao {
         });
     }
 }
-// end::jooq-dao[]
+// end:jooq-dao

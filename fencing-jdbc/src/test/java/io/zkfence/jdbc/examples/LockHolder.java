@@ -11,16 +11,16 @@ public final class LockHolder {
     private LockHolder() {
     }
 
-    // tag::claim[]
+    // snippet:claim
     /** Right after the lock is granted: cut off any paused former holder before writing. */
     static long acquired(JdbcFence fence, String key, LongSupplier acquireLock) {
         long token = acquireLock.getAsLong(); // e.g. lock-core's grant token
         fence.claim(key, token);
         return token;
     }
-    // end::claim[]
+    // end:claim
 
-    // tag::retry[]
+    // snippet:retry
     /** Runs a fenced unit of work again while the database reports a serialization conflict. */
     static <T> T withRetries(int attempts, Supplier<T> unitOfWork) {
         for (int attempt = 1; ; attempt++) {
@@ -33,5 +33,5 @@ public final class LockHolder {
             }
         }
     }
-    // end::retry[]
+    // end:retry
 }

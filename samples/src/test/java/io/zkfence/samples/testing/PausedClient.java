@@ -3,7 +3,7 @@ package io.zkfence.samples.testing;
 import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
 import io.zkfence.testing.Ensemble;
-import io.zkfence.testing.FreezableProxy;
+import io.zkfence.testkit.FreezableProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package io.zkfence.testing;
+package io.zkfence.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;

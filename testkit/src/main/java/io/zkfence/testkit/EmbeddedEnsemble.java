@@ -1,0 +1,238 @@
+package io.zkfence.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.common.X509Exception;
+
+/**
+ * Real ZooKeeper servers in this JVM, as a quorum (curator-test's {@code TestingCluster}), for
+ * tests, demos and benchmarks: sessions, expiry, leader election and ephemeral nodes behave as
+ * on a production ensemble.
+ *
+ * <pre>{@code
+ * try (EmbeddedEnsemble zk = EmbeddedEnsemble.builder().servers(3).tickTime(Duration.ofSeconds(1)).start()) {
+ *     LockClient client = LockClient.connect(zk.connectString());
+ *     ...
+ * }
+ * }</pre>
+ *
+ * <p>Sessions may last from 2 to 20 tick times (ZooKeeper's defaults). Servers fsync their
+ * transaction logs unless the JVM-wide {@code zookeeper.forceSync} is {@code no} when they start.
+ */
+public final class EmbeddedEnsemble implements AutoCloseable {
+
+    private static final int START_ATTEMPTS = 3;
+    private static final Duration QUORUM_WAIT = Duration.ofSeconds(60);
+
+    private final TestingCluster cluster;
+    private final Duration tickTime;
+
+    private EmbeddedEnsemble(TestingCluster cluster, Duration tickTime) {
+        this.cluster = cluster;
+        this.tickTime = tickTime;
+    }
+
+    /** Three servers with a one-second tick. */
+    public static EmbeddedEnsemble start() {
+        return builder().start();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** {@code host:port,...} of every server. */
+    public String connectString() {
+        return cluster.getConnectString();
+    }
+
+    /** The servers' tick time: sessions may last 2 to 20 ticks. */
+    public Duration tickTime() {
+        return tickTime;
+    }
+
+    /** The servers, for {@link #kill}, {@link #restart} and {@link #mode}. */
+    public List<InstanceSpec> servers() {
+        return List.copyOf(cluster.getInstances());
+    }
+
+    /** The underlying curator-test cluster. */
+    public TestingCluster cluster() {
+        return cluster;
+    }
+
+    /** Stops {@code server} abruptly (its clients see the connection drop). */
+    public void kill(InstanceSpec server) {
+        try {
+            cluster.killServer(server);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not kill ZooKeeper server " + server.getConnectString(), e);
+        }
+    }
+
+    /** Starts a killed {@code server} again, with its data. */
+    public void restart(InstanceSpec server) {
+        try {
+            cluster.restartServer(server);
+        } catch (Exception e) {
+            throw new IllegalStateException("could not restart ZooKeeper server " + server.getConnectString(), e);
+        }
+    }
+
+    /**
+     * The output of ZooKeeper's {@code srvr} command on {@code server} (mode, counters), or empty if
+     * it does not answer (down, or not serving while it elects a leader).
+     */
+    public String srvr(InstanceSpec server) {
+        try {
+            return FourLetterWordMain.send4LetterWord("127.0.0.1", server.getPort(), "srvr");
+        } catch (IOException | X509Exception.SSLContextException e) {
+            return "";
+        }
+    }
+
+    /** {@code "leader"}, {@code "follower"}, or empty if the server does not answer. */
+    public String mode(InstanceSpec server) {
+        for (String line : srvr(server).split("\n")) {
+            if (line.startsWith("Mode: ")) {
+                return line.substring("Mode: ".length()).strip();
+            }
+        }
+        return "";
+    }
+
+    /** The server that currently leads. */
+    public InstanceSpec leader() {
+        return servers().stream().filter(s -> mode(s).equals("leader")).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no leader in the ensemble " + connectString()));
+    }
+
+    /** Waits until every server serves: one leader and the rest followers (or one standalone server). */
+    private void awaitQuorum() throws InterruptedException {
+        long deadline = System.nanoTime() + QUORUM_WAIT.toNanos();
+        while (true) {
+            List<String> modes = servers().stream().map(this::mode).toList();
+            long leaders = modes.stream().filter(m -> m.equals("leader") || m.equals("standalone")).count();
+            long followers = modes.stream().filter(m -> m.equals("follower")).count();
+            if (leaders == 1 && leaders + followers == modes.size()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("ZooKeeper servers " + connectString() + " formed no quorum within "
+                        + QUORUM_WAIT.toSeconds() + " s (modes " + modes + ")");
+            }
+            Thread.sleep(50); // polling an election, not synchronising threads
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            cluster.close();
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not stop the ZooKeeper ensemble " + connectString(), e);
+        }
+    }
+
+    /** Settings of an {@link EmbeddedEnsemble}. */
+    public static final class Builder {
+        private int servers = 3;
+        private Duration tickTime = Duration.ofSeconds(1);
+        private int maxClientConnections = -1;
+
+        private Builder() {}
+
+        /** How many servers (default 3; 1 is a standalone-like quorum of one). */
+        public Builder servers(int servers) {
+            if (servers < 1 || servers > 9) {
+                throw new IllegalArgumentException("servers must be between 1 and 9, was " + servers);
+            }
+            this.servers = servers;
+            return this;
+        }
+
+        /** ZooKeeper's tickTime (default 1 s): sessions may last 2 to 20 ticks. */
+        public Builder tickTime(Duration tickTime) {
+            Objects.requireNonNull(tickTime, "tickTime");
+            if (tickTime.toMillis() < 1 || tickTime.toMillis() > Integer.MAX_VALUE) {
+                throw new IllegalArgumentException("tickTime must be at least 1 ms, was " + tickTime);
+            }
+            this.tickTime = tickTime;
+            return this;
+        }
+
+        /** Connections one host may open to one server; 0 for no limit (default: ZooKeeper's, 60). */
+        public Builder maxClientConnections(int maxClientConnections) {
+            if (maxClientConnections < 0) {
+                throw new IllegalArgumentException("maxClientConnections must be 0 (no limit) or more, was "
+                        + maxClientConnections);
+            }
+            this.maxClientConnections = maxClientConnections;
+            return this;
+        }
+
+        /**
+         * Starts the servers and waits until they serve (a leader elected, the others following).
+         * Ports are picked free; a port taken between
+         * the pick and the bind makes it try again with other ports (up to three times).
+         *
+         * @throws IllegalStateException if the servers do not start
+         */
+        public EmbeddedEnsemble start() {
+            IllegalStateException failure = new IllegalStateException("could not start " + servers
+                    + " ZooKeeper servers");
+            for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
+                TestingCluster cluster = new TestingCluster(distinctSpecs());
+                try {
+                    cluster.start();
+                    EmbeddedEnsemble ensemble = new EmbeddedEnsemble(cluster, tickTime);
+                    ensemble.awaitQuorum();
+                    return ensemble;
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    closeAfterFailure(cluster, failure);
+                    throw new IllegalStateException("interrupted while starting ZooKeeper", e);
+                } catch (Exception e) {
+                    failure.addSuppressed(e);
+                    closeAfterFailure(cluster, failure);
+                }
+            }
+            throw failure;
+        }
+
+        private static void closeAfterFailure(TestingCluster cluster, IllegalStateException failure) {
+            try {
+                cluster.close();
+            } catch (IOException closeFailure) {
+                failure.addSuppressed(closeFailure);
+            }
+        }
+
+        /**
+         * Specs whose ports are all different: curator-test picks each port by opening and closing
+         * a socket, which can hand out the same port twice.
+         */
+        private List<InstanceSpec> distinctSpecs() {
+            Set<Integer> used = new HashSet<>();
+            List<InstanceSpec> specs = new ArrayList<>();
+            int serverId = 1;
+            while (specs.size() < servers) {
+                InstanceSpec s = InstanceSpec.newInstanceSpec();
+                if (used.add(s.getPort()) & used.add(s.getElectionPort()) & used.add(s.getQuorumPort())) {
+                    specs.add(new InstanceSpec(null, s.getPort(), s.getElectionPort(), s.getQuorumPort(), true,
+                            serverId++, (int) tickTime.toMillis(), maxClientConnections));
+                }
+            }
+            return specs;
+        }
+    }
+}

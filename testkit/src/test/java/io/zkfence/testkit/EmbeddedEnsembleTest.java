@@ -1,0 +1,74 @@
+package io.zkfence.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.InstanceSpec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class EmbeddedEnsembleTest {
+
+    private static EmbeddedEnsemble zk;
+
+    @BeforeAll
+    static void start() {
+        zk = EmbeddedEnsemble.builder().servers(3).tickTime(Duration.ofSeconds(1)).start();
+    }
+
+    @AfterAll
+    static void stop() {
+        zk.close();
+    }
+
+    @Test
+    void threeServersElectExactlyOneLeaderOnDistinctPorts() {
+        List<InstanceSpec> servers = zk.servers();
+        assertThat(servers).hasSize(3);
+        assertThat(servers.stream().map(zk::mode)).containsExactlyInAnyOrder("leader", "follower", "follower");
+        Set<Integer> ports = new HashSet<>();
+        for (InstanceSpec s : servers) {
+            ports.add(s.getPort());
+            ports.add(s.getElectionPort());
+            ports.add(s.getQuorumPort());
+        }
+        assertThat(ports).hasSize(9);
+        assertThat(zk.connectString().split(",")).hasSize(3);
+        assertThat(zk.tickTime()).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void theQuorumKeepsServingWithOneServerKilledAndTheServerComesBack() throws Exception {
+        try (CuratorFramework client = CuratorFrameworkFactory.newClient(zk.connectString(), 10_000, 10_000,
+                new ExponentialBackoffRetry(50, 20, 500))) {
+            client.start();
+            InstanceSpec follower = zk.servers().stream().filter(s -> zk.mode(s).equals("follower")).findFirst()
+                    .orElseThrow();
+            zk.kill(follower);
+            assertThat(zk.mode(follower)).isEmpty();
+            client.create().creatingParentsIfNeeded().forPath("/testkit/with-one-down", new byte[] {1});
+            zk.restart(follower);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
+                    .until(() -> zk.mode(follower).equals("follower"));
+            assertThat(client.getData().forPath("/testkit/with-one-down")).containsExactly(1);
+        }
+    }
+
+    @Test
+    void badSettingsAreRejectedNamingTheSetting() {
+        assertThat(assertThrows(IllegalArgumentException.class, () -> EmbeddedEnsemble.builder().servers(0)))
+                .hasMessageContaining("servers");
+        assertThat(assertThrows(IllegalArgumentException.class,
+                () -> EmbeddedEnsemble.builder().tickTime(Duration.ZERO))).hasMessageContaining("tickTime");
+        assertThat(assertThrows(IllegalArgumentException.class,
+                () -> EmbeddedEnsemble.builder().maxClientConnections(-1))).hasMessageContaining("maxClientConnections");
+    }
+}
