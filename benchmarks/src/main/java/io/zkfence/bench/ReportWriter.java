@@ -81,7 +81,11 @@ final class ReportWriter {
         double share = ((Number) m.get("cpu_share_other_processes")).doubleValue();
         int cores = ((Number) m.get("cores")).intValue();
         double loadBefore = firstLoad(m.get("load_average_before"));
-        if (share > SHARED_CPU_SHARE || loadBefore > 0.5 * cores) {
+        // The CPU other processes used during the run says whether it was shared; the load average
+        // before it lags by a minute (a build that just ended still shows), so it decides only when
+        // the share could not be measured.
+        boolean shared = share >= 0 ? share > SHARED_CPU_SHARE : loadBefore > 0.5 * cores;
+        if (shared) {
             md.append("> **Shared machine.** Other processes used ").append(share < 0 ? "an unknown share" : pct(share))
                     .append(" of the CPU during this run (load average before it: ").append(m.get("load_average_before"))
                     .append(" on ").append(cores).append(" cores). Ratios measured in the same run, interleaved, hold "

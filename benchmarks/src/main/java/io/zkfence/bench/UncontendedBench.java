@@ -99,10 +99,12 @@ final class UncontendedBench implements Workload {
                     .append(Fmt.ratio(l.p50() / floor.p50()))
                     .append(" | ").append(Fmt.ratio(l.p50() / curator.p50())).append(" | ")
                     .append(Fmt.num(requests.get(n))).append(" |\n"));
-            md.append("\nThe two diagnostic variants split zkfence's distance from the floor: floor → floor-async is the "
-                    + "cost of waiting on ZooKeeper's asynchronous API (a callback on ZooKeeper's event thread, then "
-                    + "a wake-up of the caller) instead of its synchronous one; floor-async → zkfence-wire is the "
-                    + "cost of zkfence's extra requests; zkfence-wire → zkfence is the cost of the lock's own code.\n");
+            md.append("\nThe two diagnostic variants split zkfence's distance from the floor: floor → floor-async is what "
+                    + "waiting on ZooKeeper's asynchronous API costs for both requests (a callback on ZooKeeper's event "
+                    + "thread, then a wake-up of the caller) instead of the synchronous one; floor → zkfence-wire is "
+                    + "zkfence's request pattern (the create on the asynchronous API with the child-list read "
+                    + "pipelined behind it, the delete on the synchronous API); zkfence-wire → zkfence is the cost of "
+                    + "the lock's own code.\n");
             md.append("\n![uncontended latency](").append(plot).append(")\n");
             return new Section("1. Uncontended acquire + release", md.toString());
         }
@@ -113,7 +115,7 @@ final class UncontendedBench implements Workload {
             "zkfence", "`lock.acquire()` + `lease.release()`",
             "curator", "`InterProcessMutex.acquire()` + `release()`",
             "floor-async", "diagnostic: the floor's two requests on the async API, caller waits on futures",
-            "zkfence-wire", "diagnostic: zkfence's requests (create ∥ getChildren, own-node getData watch, delete), async API, no lock code");
+            "zkfence-wire", "diagnostic: zkfence's requests as zkfence sends them (create ∥ getChildren on the async API, delete on the sync API), no lock code");
 
     static Map<String, List<Double>> series(Map<String, Latency> lat) {
         Map<String, List<Double>> series = new LinkedHashMap<>();

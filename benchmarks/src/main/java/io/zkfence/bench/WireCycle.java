@@ -15,7 +15,9 @@ import org.apache.zookeeper.ZooKeeper;
  * split the uncontended cost: {@code floor-async} sends exactly the floor's requests (create,
  * delete) the way zkfence sends requests (callbacks on ZooKeeper's event thread complete futures
  * the caller waits on); {@code zkfence-wire} sends exactly zkfence's requests for one uncontended
- * cycle (create and getChildren pipelined, the own-node data watch, delete) without any lock logic.
+ * cycle the way zkfence sends them (create and getChildren pipelined on the asynchronous API, then
+ * the delete with the synchronous one, as {@code Lease.release()} does; a hold this short arms no
+ * own-node watch) without any lock logic.
  */
 final class WireCycle implements Op {
 
@@ -72,8 +74,15 @@ final class WireCycle implements Op {
         String path = created.join();
         if (zkfenceRequests) {
             kids.join();
-            // Like a grant's watch on its own node: sent, not awaited.
-            zk.getData(path, event -> { }, (AsyncCallback.DataCallback) (rc, p, ctx, data, stat) -> { }, null);
+            try {
+                zk.delete(path, -1);
+            } catch (KeeperException e) {
+                throw new IllegalStateException("delete of " + path + " failed", e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted deleting " + path, e);
+            }
+            return;
         }
         CompletableFuture<Void> deleted = new CompletableFuture<>();
         zk.delete(path, -1, (rc, p, ctx) -> complete(deleted, rc, null), null);

@@ -58,7 +58,8 @@ class SmokeRunTest {
             expected.add("many_locks.held_" + held + ".acquire.p50_us");
             expected.add("many_locks.held_" + held + ".heap_bytes_per_held_lock");
         }
-        for (String v : List.of("plain_update", "token_column_update", "unit_without_fence", "unit_with_fence_row")) {
+        for (String v : List.of("plain_update", "token_column_update", "token_column_helper", "unit_without_fence",
+                "unit_with_fence_row")) {
             expected.add("fencing_jdbc.durable." + v + ".p999_us");
         }
         expected.add("fencing_s3.plain_put.max_us");

@@ -65,7 +65,7 @@ final class Acquisition {
         this.tryOnly = tryOnly;
         this.maxHold = maxHold;
         this.owner = owner;
-        this.data = new NodeData(rt.config.ownerId(), rt.clock.instant()).encode();
+        this.data = NodeData.encode(rt.config.ownerId(), rt.clock.millis());
     }
 
     CompletableFuture<Grant> result() {
@@ -141,7 +141,7 @@ final class Acquisition {
 
     private void enqueue() {
         generation++;
-        guid = QueueNode.newGuid();
+        guid = rt.guids.next();
         own = null;
         sendCreate(generation);
     }

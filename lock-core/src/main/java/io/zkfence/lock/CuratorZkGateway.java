@@ -171,6 +171,8 @@ final class CuratorZkGateway implements ZkGateway {
     }
 
     private String abs(String path) {
-        return ZKPaths.fixForNamespace(namespace, path);
+        // Without a namespace the path is used as it is (ZooKeeper validates it); Curator's helper
+        // would validate and copy it on every request.
+        return namespace == null || namespace.isEmpty() ? path : ZKPaths.fixForNamespace(namespace, path);
     }
 }

@@ -30,6 +30,7 @@ final class Grant {
     final String lockName;
     final String lockPath;
     final String nodeName;
+    private final String nodePath;
     final long token;
     final int sequence;
     final long sessionId;
@@ -57,6 +58,7 @@ final class Grant {
         this.lockName = lockName;
         this.lockPath = lockPath;
         this.nodeName = node.name();
+        this.nodePath = lockPath + "/" + nodeName;
         this.sequence = node.sequence();
         this.token = token;
         this.sessionId = sessionId;
@@ -84,7 +86,7 @@ final class Grant {
     }
 
     String nodePath() {
-        return lockPath + "/" + nodeName;
+        return nodePath;
     }
 
     LeaseState state() {
@@ -274,10 +276,10 @@ final class Grant {
     }
 
     private void notifyListeners(LeaseState from, LeaseState to) {
-        List<Registration> snapshot = List.copyOf(listeners);
-        if (snapshot.isEmpty()) {
+        if (listeners.isEmpty()) {
             return;
         }
+        List<Registration> snapshot = List.copyOf(listeners);
         execute(() -> {
             for (Registration r : snapshot) {
                 try {

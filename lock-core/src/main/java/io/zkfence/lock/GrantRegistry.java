@@ -11,7 +11,31 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class GrantRegistry {
 
-    private record Key(String lockPath, Thread owner) {}
+    /**
+     * (lock, thread). Written out rather than a record: the map calls equals and hashCode on the
+     * acquire and release paths, and a record's generated ones are slower there.
+     */
+    private static final class Key {
+        private final String lockPath;
+        private final Thread owner;
+        private final int hash;
+
+        Key(String lockPath, Thread owner) {
+            this.lockPath = lockPath;
+            this.owner = owner;
+            this.hash = 31 * System.identityHashCode(owner) + lockPath.hashCode();
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.owner == owner && k.lockPath.equals(lockPath);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
 
     private final ConcurrentHashMap<Key, Grant> grants = new ConcurrentHashMap<>();
     private final Set<Acquisition> acquisitions = ConcurrentHashMap.newKeySet();

@@ -24,6 +24,7 @@ final class LockRuntime {
     /** Blocking calls (creating the lock's container znodes), kept off ZooKeeper's event thread. */
     final ExecutorService io;
     final NodeReaper reaper;
+    final GuidSource guids = new GuidSource();
 
     LockRuntime(ZkGateway zk, LockClientConfig config, Clock clock) {
         this.zk = zk;

@@ -18,7 +18,11 @@ record NodeData(String ownerId, Instant requestedAt) {
     private static final String MAGIC = "zkfence1";
 
     byte[] encode() {
-        return (MAGIC + "|" + requestedAt.toEpochMilli() + "|" + ownerId).getBytes(StandardCharsets.UTF_8);
+        return encode(ownerId, requestedAt.toEpochMilli());
+    }
+
+    static byte[] encode(String ownerId, long requestedAtMillis) {
+        return (MAGIC + "|" + requestedAtMillis + "|" + ownerId).getBytes(StandardCharsets.UTF_8);
     }
 
     /** Decodes data written by {@link #encode}; anything else gives empty. */

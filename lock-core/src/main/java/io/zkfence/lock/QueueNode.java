@@ -1,14 +1,11 @@
 package io.zkfence.lock;
 
-import java.nio.ByteBuffer;
-import java.util.Base64;
 import java.util.Comparator;
 import java.util.Optional;
-import java.util.UUID;
 
 /**
- * One entry of a lock's queue: the child znode {@code q-<guid>-<sequence>}, where the GUID is
- * 128 random bits in 22 URL-safe base64 characters (short names keep the queue reads of long
+ * One entry of a lock's queue: the child znode {@code q-<guid>-<sequence>}, where the GUID is 22
+ * URL-safe base64 characters from {@link GuidSource} (short names keep the queue reads of long
  * queues small).
  *
  * <p>The GUID is chosen by the acquirer before the create is sent, so after a connection loss it
@@ -27,7 +24,7 @@ import java.util.UUID;
 record QueueNode(String name, int sequence) {
 
     static final String PREFIX = "q-";
-    private static final int GUID_LENGTH = 22;
+    static final int GUID_LENGTH = 22;
     private static final int SEQUENCE_START = PREFIX.length() + GUID_LENGTH + 1;
 
     /** Queue order; see the class comment. */
@@ -36,13 +33,6 @@ record QueueNode(String name, int sequence) {
     /** The name to pass to an EPHEMERAL_SEQUENTIAL create (ZooKeeper appends the sequence). */
     static String createName(String guid) {
         return PREFIX + guid + "-";
-    }
-
-    /** 128 random bits (a random UUID's), URL-safe base64 without padding: 22 characters. */
-    static String newGuid() {
-        UUID u = UUID.randomUUID();
-        ByteBuffer bits = ByteBuffer.allocate(16).putLong(u.getMostSignificantBits()).putLong(u.getLeastSignificantBits());
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bits.array());
     }
 
     /** The acquirer's GUID. */

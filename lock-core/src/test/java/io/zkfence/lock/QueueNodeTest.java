@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 
 class QueueNodeTest {
 
-    private static final String GUID = QueueNode.newGuid();
+    private static final String GUID = new GuidSource().next();
 
     @Test
     void parsesGuidAndSequenceOfAQueueNode() {
@@ -28,13 +28,18 @@ class QueueNodeTest {
 
     @Test
     void guidsAreShortUniqueAndSafeInAZnodeName() {
+        GuidSource one = new GuidSource();
+        GuidSource other = new GuidSource();
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (int i = 0; i < 10_000; i++) {
-            String guid = QueueNode.newGuid();
-            assertThat(guid).hasSize(22).matches("[A-Za-z0-9_-]+");
-            assertThat(seen.add(guid)).isTrue();
+            for (String guid : new String[] {one.next(), other.next()}) {
+                assertThat(guid).hasSize(QueueNode.GUID_LENGTH).matches("[A-Za-z0-9_-]+");
+                assertThat(seen.add(guid)).as("unique: %s", guid).isTrue();
+            }
         }
-        org.apache.zookeeper.common.PathUtils.validatePath("/l/" + QueueNode.createName(QueueNode.newGuid()) + "0000000001");
+        String name = QueueNode.createName(one.next()) + "0000000001";
+        org.apache.zookeeper.common.PathUtils.validatePath("/l/" + name);
+        assertThat(QueueNode.parse(name)).isPresent();
     }
 
     @Test
