@@ -3,12 +3,18 @@ package io.zkfence.lock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiConsumer;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.data.Stat;
 import org.apache.zookeeper.Watcher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One acquire call's way through the queue, as a state machine driven by ZooKeeper callbacks.
@@ -33,6 +39,8 @@ import org.apache.zookeeper.Watcher;
  * generation (before a restart, after the caller gave up) only cleans up.
  */
 final class Acquisition {
+
+    private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
     private static final long FIRST_BACKOFF_MS = 20;
     private static final long MAX_BACKOFF_MS = 1_000;
@@ -93,13 +101,18 @@ final class Acquisition {
         return null;
     }
 
-    /** The client is closing: wakes the caller with an error. */
-    synchronized void cancel() {
-        if (!finished) {
-            finish();
-            result.completeExceptionally(new CoordinationException(lockName, "lock client closed while acquiring '"
-                    + lockName + "'", null));
+    /**
+     * The client is closing: wakes the caller with an error. The future tells when the queue node
+     * is confirmed gone (true), or that the reaper gave up on it (false).
+     */
+    synchronized CompletableFuture<Boolean> cancel() {
+        if (finished) {
+            return CompletableFuture.completedFuture(true);
         }
+        CompletableFuture<Boolean> cleaned = finish();
+        result.completeExceptionally(new CoordinationException(lockName, "lock client closed while acquiring '"
+                + lockName + "'", null));
+        return cleaned;
     }
 
     /** Curator gave the session up (LOST): our node is gone or going, so queue again. */
@@ -122,7 +135,7 @@ final class Acquisition {
     private void precheck() {
         int gen = generation;
         rt.stats.childrenReads.increment();
-        rt.zk.children(lockPath).whenComplete((kids, e) -> {
+        rt.zk.children(lockPath).whenComplete(guarded((kids, e) -> {
             synchronized (this) {
                 if (stale(gen)) {
                     return;
@@ -136,7 +149,7 @@ final class Acquisition {
                     onFailure(gen, e, this::precheck);
                 }
             }
-        });
+        }));
     }
 
     private void enqueue() {
@@ -154,7 +167,7 @@ final class Acquisition {
                 rt.zk.create(lockPath + "/" + QueueNode.createName(createGuid), data, CreateMode.EPHEMERAL_SEQUENTIAL);
         // Sent before the create is answered: see the class comment.
         CompletableFuture<List<String>> kids = rt.zk.children(lockPath);
-        created.whenComplete((c, e) -> onCreated(gen, createGuid, c, e, kids));
+        created.whenComplete(guarded((c, e) -> onCreated(gen, createGuid, c, e, kids)));
     }
 
     private synchronized void onCreated(int gen, String createGuid, ZkGateway.Created c, Throwable e,
@@ -180,8 +193,8 @@ final class Acquisition {
         }
         QueueNode node = QueueNode.parse(c.nodeName()).orElseThrow(
                 () -> new IllegalStateException("unexpected queue node name " + c.nodeName()));
-        enqueued(node, c.stat().getCzxid());
-        kids.whenComplete((list, e2) -> {
+        enqueued(node, c.stat());
+        kids.whenComplete(guarded((list, e2) -> {
             synchronized (this) {
                 if (stale(gen)) {
                     return;
@@ -193,18 +206,19 @@ final class Acquisition {
                     readChildren(gen);
                 }
             }
-        });
+        }));
     }
 
-    private void enqueued(QueueNode node, long czxid) {
+    /** Our node is known: its creation zxid is the token, its owner the session the lease lives on. */
+    private void enqueued(QueueNode node, Stat stat) {
         own = node;
-        token = czxid;
-        session = rt.zk.sessionId();
+        token = stat.getCzxid();
+        session = stat.getEphemeralOwner();
         backoffMs = FIRST_BACKOFF_MS;
     }
 
     private void createLockNodeThenEnqueue(int gen) {
-        rt.io.execute(() -> {
+        submit(rt.io, () -> {
             Exception failure = null;
             try {
                 rt.zk.createContainers(lockPath);
@@ -227,7 +241,7 @@ final class Acquisition {
     /** After a create whose answer was lost: adopt our node if it exists, else create again (same GUID). */
     private void findOwnNode(int gen) {
         rt.stats.childrenReads.increment();
-        rt.zk.children(lockPath).whenComplete((kids, e) -> {
+        rt.zk.children(lockPath).whenComplete(guarded((kids, e) -> {
             synchronized (this) {
                 if (stale(gen)) {
                     return;
@@ -251,30 +265,32 @@ final class Acquisition {
                 mine.stream().skip(1).forEach(n -> rt.reaper.delete(lockPath + "/" + n.name()));
                 QueueNode node = mine.get(0);
                 own = node;
-                rt.zk.getData(lockPath + "/" + node.name()).whenComplete((content, e2) -> {
+                rt.zk.getData(lockPath + "/" + node.name()).whenComplete(guarded((content, e2) -> {
                     synchronized (this) {
                         if (stale(gen)) {
                             return;
                         }
-                        if (e2 == null) {
-                            enqueued(node, content.stat().getCzxid());
+                        if (e2 == null && content.stat().getEphemeralOwner() == rt.zk.sessionId()) {
+                            enqueued(node, content.stat());
                             decide(gen, kids);
-                        } else if (Failures.is(e2, KeeperException.Code.NONODE)) {
+                        } else if (e2 == null || Failures.is(e2, KeeperException.Code.NONODE)) {
+                            // Gone, or made by a session that is no longer ours (it goes with that
+                            // session, and restart() deletes it now): queue again.
                             restart();
                         } else {
                             onFailure(gen, e2, () -> findOwnNode(gen));
                         }
                     }
-                });
+                }));
             }
-        });
+        }));
     }
 
     // ---- wait ----
 
     private void readChildren(int gen) {
         rt.stats.childrenReads.increment();
-        rt.zk.children(lockPath).whenComplete((kids, e) -> {
+        rt.zk.children(lockPath).whenComplete(guarded((kids, e) -> {
             synchronized (this) {
                 if (stale(gen)) {
                     return;
@@ -287,7 +303,7 @@ final class Acquisition {
                     onFailure(gen, e, () -> readChildren(gen));
                 }
             }
-        });
+        }));
     }
 
     private void decide(int gen, List<String> kids) {
@@ -329,10 +345,10 @@ final class Acquisition {
 
     private void watchPredecessor(int gen, QueueNode predecessor, boolean predecessorIsHead) {
         String path = lockPath + "/" + predecessor.name();
-        Watcher w = event -> onPredecessorEvent(gen, predecessor, predecessorIsHead, event);
+        Watcher w = event -> guard(() -> onPredecessorEvent(gen, predecessor, predecessorIsHead, event));
         watchedPath = path;
         watcher = w;
-        rt.zk.watchData(path, w).whenComplete((content, e) -> {
+        rt.zk.watchData(path, w).whenComplete(guarded((content, e) -> {
             synchronized (this) {
                 if (stale(gen)) {
                     return;
@@ -346,7 +362,7 @@ final class Acquisition {
                     onFailure(gen, e, () -> readChildren(gen));
                 }
             }
-        });
+        }));
     }
 
     private void onPredecessorEvent(int gen, QueueNode predecessor, boolean predecessorIsHead, WatchedEvent event) {
@@ -377,7 +393,9 @@ final class Acquisition {
 
     private void predecessorGone(int gen, boolean predecessorWasHead) {
         if (predecessorWasHead) {
-            grant();
+            // Granted without reading the queue, so nothing has shown our own node is still
+            // there (an operator may have deleted it while we waited): watch it right away.
+            grant().watchOwnNodeNow();
         } else {
             readChildren(gen);
         }
@@ -385,7 +403,7 @@ final class Acquisition {
 
     // ---- outcomes ----
 
-    private void grant() {
+    private Grant grant() {
         finished = true;
         generation++;
         Grant g = new Grant(rt, lockName, lockPath, own, token, session, owner, maxHold);
@@ -398,6 +416,7 @@ final class Acquisition {
         // Before the caller sees the lease: its max-hold deadline must already run.
         g.activate();
         result.complete(g);
+        return g;
     }
 
     /** try-acquire that was not the head: leave no node behind, then report "not acquired". */
@@ -406,7 +425,7 @@ final class Acquisition {
         generation++;
         String path = lockPath + "/" + own.name();
         own = null;
-        rt.reaper.delete(path).whenComplete((ok, e) -> result.complete(null));
+        rt.reaper.delete(path).whenComplete((ok, e) -> result.complete(null)); // never throws
     }
 
     private void onFailure(int gen, Throwable e, Runnable retry) {
@@ -427,7 +446,7 @@ final class Acquisition {
     /** Runs {@code task} after a back-off, unless the acquisition moved on or the session changed. */
     private void retryLater(int gen, Runnable task) {
         long delay = nextBackoff();
-        rt.scheduler.schedule(() -> {
+        schedule(delay, () -> {
             synchronized (this) {
                 if (stale(gen)) {
                     return;
@@ -438,34 +457,35 @@ final class Acquisition {
                     task.run();
                 }
             }
-        }, delay, TimeUnit.MILLISECONDS);
+        });
     }
 
     /** Our session is gone, or our node is: drop what we had and queue again with a new GUID. */
     private void restart() {
         cleanUp();
         int gen = ++generation;
-        rt.scheduler.schedule(() -> {
+        schedule(nextBackoff(), () -> {
             synchronized (this) {
                 if (!stale(gen)) {
                     enqueue();
                 }
             }
-        }, nextBackoff(), TimeUnit.MILLISECONDS);
+        });
     }
 
-    private void finish() {
+    private CompletableFuture<Boolean> finish() {
         finished = true;
         generation++;
-        cleanUp();
+        return cleanUp();
     }
 
     /** Removes our node (or whatever our in-flight create made) and our watch. */
-    private void cleanUp() {
+    private CompletableFuture<Boolean> cleanUp() {
+        CompletableFuture<Boolean> cleaned = CompletableFuture.completedFuture(true);
         if (own != null) {
-            rt.reaper.delete(lockPath + "/" + own.name());
+            cleaned = rt.reaper.delete(lockPath + "/" + own.name());
         } else if (guid != null) {
-            rt.reaper.deleteCreatedBy(lockPath, guid);
+            cleaned = rt.reaper.deleteCreatedBy(lockPath, guid);
         }
         own = null;
         guid = null;
@@ -473,6 +493,56 @@ final class Acquisition {
             rt.zk.removeWatch(watchedPath, watcher);
             watchedPath = null;
             watcher = null;
+        }
+        return cleaned;
+    }
+
+    String lockPath() {
+        return lockPath;
+    }
+
+    /**
+     * A ZooKeeper callback's body: whatever it throws fails this acquisition instead of vanishing
+     * on ZooKeeper's event thread, which would leave the caller waiting for ever.
+     */
+    private <T> BiConsumer<T, Throwable> guarded(BiConsumer<T, Throwable> body) {
+        return (value, failure) -> guard(() -> body.accept(value, failure));
+    }
+
+    private void guard(Runnable body) {
+        try {
+            body.run();
+        } catch (RuntimeException | Error e) {
+            failUnexpectedly(e);
+        }
+    }
+
+    private void failUnexpectedly(Throwable e) {
+        synchronized (this) {
+            if (finished) {
+                return;
+            }
+            finish();
+        }
+        log.error("acquiring lock '{}' failed unexpectedly", lockName, e);
+        result.completeExceptionally(new CoordinationException(lockName, "acquiring lock '" + lockName
+                + "' failed: " + e, e));
+    }
+
+    /** Runs {@code task} after {@code delayMs} on the timer, guarded; the client closing fails the acquisition. */
+    private void schedule(long delayMs, Runnable task) {
+        try {
+            rt.scheduler.schedule(() -> guard(task), delayMs, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            failUnexpectedly(new IllegalStateException("the lock client is closed", closing));
+        }
+    }
+
+    private void submit(Executor executor, Runnable task) {
+        try {
+            executor.execute(() -> guard(task));
+        } catch (RejectedExecutionException closing) {
+            failUnexpectedly(new IllegalStateException("the lock client is closed", closing));
         }
     }
 

@@ -3,6 +3,7 @@ package io.zkfence.lock;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
@@ -101,6 +102,9 @@ final class CuratorZkGateway implements ZkGateway {
 
     @Override
     public void deleteSync(String path) throws Exception {
+        if (curator.getState() == CuratorFrameworkState.STOPPED) {
+            throw new IllegalStateException("the CuratorFramework was closed before the LockClient using it");
+        }
         curator.getZookeeperClient().getZooKeeper().delete(abs(path), -1);
     }
 
@@ -160,6 +164,11 @@ final class CuratorZkGateway implements ZkGateway {
     }
 
     private ZooKeeper handle(CompletableFuture<?> f) {
+        if (curator.getState() == CuratorFrameworkState.STOPPED) {
+            f.completeExceptionally(new IllegalStateException(
+                    "the CuratorFramework was closed before the LockClient using it; close the LockClient first"));
+            return null;
+        }
         try {
             return curator.getZookeeperClient().getZooKeeper();
         } catch (Exception e) {

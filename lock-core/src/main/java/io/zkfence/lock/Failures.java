@@ -35,8 +35,10 @@ final class Failures {
         KeeperException.Code c = code(t);
         if (c == null) {
             // Curator throws plain exceptions while it has no usable handle (e.g. replacing an
-            // expired one); an argument error is ours and retrying will not fix it.
-            return !(unwrap(t) instanceof IllegalArgumentException);
+            // expired one). An argument error is ours, and an IllegalStateException means the
+            // CuratorFramework was closed: retrying fixes neither.
+            Throwable u = unwrap(t);
+            return !(u instanceof IllegalArgumentException || u instanceof IllegalStateException);
         }
         return c == KeeperException.Code.CONNECTIONLOSS || c == KeeperException.Code.OPERATIONTIMEOUT;
     }

@@ -96,7 +96,8 @@ public final class FencedLock {
     /**
      * Takes the lock only if nobody holds it or waits for it, without waiting for anyone; when it
      * is taken, returns empty and leaves no queue node behind. Costs one read when the lock is
-     * taken, one read and one write when it is free.
+     * taken; when it is free, that read, then the create with a read pipelined behind it (two
+     * round trips, one write).
      *
      * @throws CoordinationException if ZooKeeper cannot be reached within the client's
      *                               {@code operationTimeout}, or refuses the operation

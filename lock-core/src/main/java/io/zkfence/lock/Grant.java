@@ -81,8 +81,13 @@ final class Grant {
      */
     void watchOwnNodeIfHeldFor(long minAgeNanos) {
         if (!ownNodeWatched && !state.get().isFinal() && System.nanoTime() - grantedAtNanos >= minAgeNanos) {
-            armOwnNodeWatch();
+            armOwnNodeWatch(false);
         }
+    }
+
+    /** Watches the grant's own node now, whatever the lease's age. */
+    void watchOwnNodeNow() {
+        armOwnNodeWatch(false);
     }
 
     String nodePath() {
@@ -163,8 +168,12 @@ final class Grant {
 
     /** Releases the lock whatever the number of holds, deleting in the background (client close, interrupts). */
     CompletableFuture<Boolean> releaseAll() {
-        holds.set(1);
-        dropHold();
+        // Holds to 0 first, so a re-entrant holdAgain() racing this fails and acquires anew,
+        // and RELEASED whatever that race did: the node is deleted next.
+        holds.set(0);
+        if (transition(LeaseState.RELEASED, "released by the holder")) {
+            rt.stats.releases.increment();
+        }
         return rt.reaper.delete(nodePath());
     }
 
@@ -185,15 +194,7 @@ final class Grant {
             lose("ZooKeeper session 0x" + Long.toHexString(sessionId) + " expired");
             return;
         }
-        ownNodeWatched = true;
-        rt.zk.watchData(nodePath(), ownNodeWatcher).whenComplete((content, e) -> {
-            if (e == null) {
-                transition(LeaseState.SUSPECT, LeaseState.HELD);
-            } else if (Failures.is(e, KeeperException.Code.NONODE) || Failures.isSessionGone(e)) {
-                lose("queue node " + nodePath() + " is gone");
-            }
-            // Otherwise the connection dropped again: SUSPENDED/RECONNECTED come round again.
-        });
+        armOwnNodeWatch(true);
     }
 
     /** The lease is over without a release; also deletes our node so the next waiter goes sooner. */
@@ -300,7 +301,8 @@ final class Grant {
         }
     }
 
-    private void scheduleMaxHold() {
+    /** Synchronized: two threads renewing at once must not leave a timer nobody cancels. */
+    private synchronized void scheduleMaxHold() {
         ScheduledFuture<?> previous = maxHoldTimer;
         if (previous != null) {
             previous.cancel(false);
@@ -311,18 +313,23 @@ final class Grant {
                 maxHold.toNanos(), TimeUnit.NANOSECONDS);
     }
 
-    private void armOwnNodeWatch() {
+    /**
+     * Reads the grant's own node with a watch on it: gone means LOST. With {@code resume}, the node
+     * found there turns a SUSPECT lease HELD again. A connection problem leaves things as they
+     * are: SUSPENDED/RECONNECTED come round again and call {@link #resume}.
+     */
+    private void armOwnNodeWatch(boolean resume) {
         ownNodeWatched = true;
         rt.zk.watchData(nodePath(), ownNodeWatcher).whenComplete((content, e) -> {
             if (e == null) {
-                return;
-            }
-            if (Failures.is(e, KeeperException.Code.NONODE)) {
+                if (resume) {
+                    transition(LeaseState.SUSPECT, LeaseState.HELD);
+                }
+            } else if (Failures.is(e, KeeperException.Code.NONODE)) {
                 lose("queue node " + nodePath() + " was deleted by someone else");
             } else if (Failures.isSessionGone(e)) {
                 lose("ZooKeeper session 0x" + Long.toHexString(sessionId) + " expired");
             }
-            // A connection problem here is picked up by resume() on reconnect.
         });
     }
 
@@ -336,7 +343,7 @@ final class Grant {
             }
             default -> {
                 if (!state.get().isFinal()) {
-                    armOwnNodeWatch();
+                    armOwnNodeWatch(false);
                 }
             }
         }

@@ -71,8 +71,11 @@ public final class LockClient implements AutoCloseable {
 
     /**
      * A client on a started {@code CuratorFramework} you own: its connect string, session timeout
-     * (the lease TTL), retry policy, namespace, authentication and TLS apply. Close this client
-     * before the Curator client.
+     * (the lease TTL), namespace, authentication and TLS apply, and its retry policy when the
+     * lock's znodes are created. (Queue operations do not use the retry policy: a waiter keeps
+     * trying through connection loss with its own back-off, 20 ms doubling to 1 s, until its
+     * acquire times out.) Close this client before the Curator client: a closed Curator client
+     * makes every call here fail with a {@link CoordinationException}.
      */
     public static LockClient create(CuratorFramework curator, LockClientConfig config) {
         return new LockClient(curator, config, false, UnaryOperator.identity(), Clock.systemUTC());
@@ -149,32 +152,38 @@ public final class LockClient implements AutoCloseable {
 
     /**
      * Releases every lease this client holds, wakes its waiters with a
-     * {@link CoordinationException}, and closes the ZooKeeper connection if the client opened it.
-     * Idempotent.
+     * {@link CoordinationException}, removes their queue nodes, and closes the ZooKeeper
+     * connection if the client opened it. Waits up to {@code operationTimeout} for ZooKeeper to
+     * confirm the deletes; a node it cannot confirm (ZooKeeper unreachable) stays until its
+     * session ends, which with your own {@code CuratorFramework} means until you close it: the
+     * log names every such node. Idempotent.
      */
     @Override
     public void close() {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        rt.registry.acquisitions().forEach(Acquisition::cancel);
-        Map<String, CompletableFuture<Boolean>> releases = new LinkedHashMap<>();
+        Map<String, CompletableFuture<Boolean>> cleanUps = new LinkedHashMap<>();
+        for (Acquisition a : rt.registry.acquisitions()) {
+            cleanUps.put("a waiter's node under " + a.lockPath(), a.cancel());
+        }
         for (Grant g : rt.registry.grants()) {
-            releases.put(g.nodePath(), g.releaseAll());
+            cleanUps.put(g.nodePath(), g.releaseAll());
         }
         try {
-            CompletableFuture.allOf(releases.values().toArray(CompletableFuture[]::new))
+            CompletableFuture.allOf(cleanUps.values().toArray(CompletableFuture[]::new))
                     .get(rt.config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
             // Reported below, node by node.
         }
-        List<String> left = releases.entrySet().stream().filter(r -> !Boolean.TRUE.equals(r.getValue().getNow(false)))
+        List<String> left = cleanUps.entrySet().stream().filter(r -> !Boolean.TRUE.equals(r.getValue().getNow(false)))
                 .map(Map.Entry::getKey).toList();
         if (!left.isEmpty()) {
-            log.error("closing the lock client without confirming the release of {}: these queue nodes stay until the"
-                    + " ZooKeeper session ends{}", left, ownsCurator ? " (now: the client closes it)" : "");
+            log.error("closing the lock client without confirming the deletion of {}: these queue nodes stay until the"
+                    + " ZooKeeper session ends{}", left, ownsCurator ? " (now: the client closes it)"
+                    : " (the CuratorFramework's session: close it, or they block these locks)");
         }
         curator.getConnectionStateListenable().removeListener(monitor);
         rt.shutdown();
@@ -210,12 +219,19 @@ public final class LockClient implements AutoCloseable {
      * that raced in before a timeout is kept, one that raced in before an interrupt is released.
      */
     private Lease awaitGrant(FencedLock lock, boolean tryOnly, Duration timeout, Supplier<LockException> onTimeout) {
+        // Before anything is queued: a timeout too long for nanoseconds (ChronoUnit.FOREVER) means no timeout.
+        long timeoutNanos = timeout == null ? -1 : saturatedNanos(timeout);
         Acquisition a = new Acquisition(rt, lock.name(), lock.path(), tryOnly, lock.maxHold().orElse(null),
                 Thread.currentThread());
         rt.registry.add(a);
+        if (closed.get()) {
+            // close() may have swept the registry before this acquisition was in it.
+            rt.registry.remove(a);
+            throw new IllegalStateException("LockClient is closed (lock '" + lock.name() + "')");
+        }
         a.start();
         try {
-            Grant g = timeout == null ? a.result().get() : a.result().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            Grant g = timeoutNanos < 0 ? a.result().get() : a.result().get(timeoutNanos, TimeUnit.NANOSECONDS);
             return g == null ? null : lease(g);
         } catch (TimeoutException e) {
             Grant won = a.abandon();
@@ -234,8 +250,23 @@ public final class LockClient implements AutoCloseable {
         } catch (ExecutionException e) {
             a.abandon();
             throw failure(lock.name(), e);
+        } catch (RuntimeException | Error e) {
+            // Whatever went wrong on this thread, the caller gets no lease: leave no lock behind.
+            Grant won = a.abandon();
+            if (won != null) {
+                won.releaseAll();
+            }
+            throw e;
         } finally {
             rt.registry.remove(a);
+        }
+    }
+
+    private static long saturatedNanos(Duration d) {
+        try {
+            return d.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return -1;
         }
     }
 

@@ -17,10 +17,6 @@ record NodeData(String ownerId, Instant requestedAt) {
 
     private static final String MAGIC = "zkfence1";
 
-    byte[] encode() {
-        return encode(ownerId, requestedAt.toEpochMilli());
-    }
-
     static byte[] encode(String ownerId, long requestedAtMillis) {
         return (MAGIC + "|" + requestedAtMillis + "|" + ownerId).getBytes(StandardCharsets.UTF_8);
     }

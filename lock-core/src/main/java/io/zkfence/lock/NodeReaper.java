@@ -1,6 +1,7 @@
 package io.zkfence.lock;
 
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -44,8 +45,10 @@ final class NodeReaper {
      * Deletes whatever node {@code guid} created under {@code lockPath}, for a create whose outcome
      * is unknown (its answer was lost, or the waiter gave up while it was in flight).
      */
-    void deleteCreatedBy(String lockPath, String guid) {
-        attemptFind(lockPath, guid, FIRST_BACKOFF_MS, giveUpAt());
+    CompletableFuture<Boolean> deleteCreatedBy(String lockPath, String guid) {
+        CompletableFuture<Boolean> done = new CompletableFuture<>();
+        attemptFind(lockPath, guid, done, FIRST_BACKOFF_MS, giveUpAt());
+        return done;
     }
 
     private void attemptDelete(String path, CompletableFuture<Boolean> done, long backoffMs, long giveUpAt) {
@@ -61,24 +64,23 @@ final class NodeReaper {
         });
     }
 
-    private void attemptFind(String lockPath, String guid, long backoffMs, long giveUpAt) {
+    private void attemptFind(String lockPath, String guid, CompletableFuture<Boolean> done, long backoffMs,
+            long giveUpAt) {
         zk.children(lockPath).whenComplete((kids, e) -> {
             if (e == null) {
-                deleteMatching(lockPath, guid, kids);
-            } else if (!Failures.is(e, KeeperException.Code.NONODE)) {
-                if (retryable(e) && System.nanoTime() < giveUpAt) {
-                    schedule(() -> attemptFind(lockPath, guid, next(backoffMs), giveUpAt), backoffMs);
-                } else {
-                    log.warn("gave up looking for the queue node of {} under {}", guid, lockPath, Failures.unwrap(e));
-                }
+                List<CompletableFuture<Boolean>> deletes = kids.stream().map(QueueNode::parse).flatMap(Optional::stream)
+                        .filter(n -> n.guid().equals(guid)).map(n -> delete(lockPath + "/" + n.name())).toList();
+                CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new))
+                        .thenRun(() -> done.complete(deletes.stream().allMatch(CompletableFuture::join)));
+            } else if (Failures.is(e, KeeperException.Code.NONODE)) {
+                done.complete(true);
+            } else if (retryable(e) && System.nanoTime() < giveUpAt) {
+                schedule(() -> attemptFind(lockPath, guid, done, next(backoffMs), giveUpAt), backoffMs);
+            } else {
+                log.warn("gave up looking for the queue node of {} under {}", guid, lockPath, Failures.unwrap(e));
+                done.complete(false);
             }
         });
-    }
-
-    private void deleteMatching(String lockPath, String guid, List<String> kids) {
-        for (String kid : kids) {
-            QueueNode.parse(kid).filter(n -> n.guid().equals(guid)).ifPresent(n -> delete(lockPath + "/" + n.name()));
-        }
     }
 
     private static boolean retryable(Throwable e) {

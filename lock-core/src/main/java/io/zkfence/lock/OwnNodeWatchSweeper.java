@@ -1,6 +1,8 @@
 package io.zkfence.lock;
 
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Arms the watch on a grant's own node once the lease has been held for half a second, sweeping
@@ -12,9 +14,12 @@ import java.util.concurrent.TimeUnit;
  * through Curator in any case. A delete within the first half second of a hold is not a human
  * acting, and is still found within about three quarters of a second. So short holds, the usual
  * case, cost two writes and a pipelined read, and long holds learn of a deletion within about a
- * second at worst.
+ * second at worst. (A grant made on the fast path, without reading the queue, arms the watch at
+ * once: nothing else has shown that its node is still there.)
  */
 final class OwnNodeWatchSweeper {
+
+    private static final Logger log = LoggerFactory.getLogger(OwnNodeWatchSweeper.class);
 
     static final long MIN_HOLD_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
     static final long PERIOD_MILLIS = 250;
@@ -22,8 +27,13 @@ final class OwnNodeWatchSweeper {
     private OwnNodeWatchSweeper() {}
 
     static void start(LockRuntime rt) {
-        rt.scheduler.scheduleWithFixedDelay(
-                () -> rt.registry.grants().forEach(g -> g.watchOwnNodeIfHeldFor(MIN_HOLD_NANOS)),
-                PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+        rt.scheduler.scheduleWithFixedDelay(() -> {
+            try {
+                rt.registry.grants().forEach(g -> g.watchOwnNodeIfHeldFor(MIN_HOLD_NANOS));
+            } catch (RuntimeException e) {
+                // A throw would cancel the sweep for good: log it and sweep again next time.
+                log.error("arming own-node watches failed", e);
+            }
+        }, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
     }
 }

@@ -2,6 +2,7 @@ package io.zkfence.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zkfence.testing.Ensemble;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
@@ -48,17 +49,19 @@ class FastPathTest extends EnsembleTestBase {
         LockClient c = newClient("c");
         FencedLock lock = a.lock("middle-leaves");
         Lease held = lock.acquire();
-        CompletableFuture<Void> middle = CompletableFuture.runAsync(() -> {
+        Thread middle = new Thread(() -> {
             try {
-                b.lock("middle-leaves").acquire(java.time.Duration.ofMillis(1500));
-            } catch (AcquireTimeoutException expected) {
-                // the middle waiter gives up
+                b.lock("middle-leaves").acquire();
+            } catch (AcquireInterruptedException expected) {
+                // the middle waiter gives up when interrupted
             }
         });
+        middle.start();
         eventually().until(() -> queueOf(lock).size() == 2);
         CompletableFuture<Lease> last = CompletableFuture.supplyAsync(() -> c.lock("middle-leaves").acquire());
         eventually().until(() -> queueOf(lock).size() == 3);
-        middle.get();
+        middle.interrupt(); // gives up only once the last waiter is queued behind it
+        middle.join(Ensemble.PATIENCE.toMillis());
         eventually().until(() -> queueOf(lock).size() == 2);
         assertThat(last).isNotDone(); // the holder still holds
         held.release();

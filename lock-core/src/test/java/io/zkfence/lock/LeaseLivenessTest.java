@@ -59,7 +59,8 @@ class LeaseLivenessTest extends EnsembleTestBase {
     @Test
     void leaseIsSuspectWhileTheConnectionStallsAndHeldAgainWhenItReturns() throws Exception {
         FreezableProxy proxy = closeLater(new FreezableProxy(firstServerPort()));
-        CuratorFramework curator = closeLater(Ensemble.curator(proxy.connectString(), Duration.ofSeconds(12)));
+        // 20 s (the servers' maximum): SUSPECT comes after two thirds of it, leaving time to reconnect.
+        CuratorFramework curator = closeLater(Ensemble.curator(proxy.connectString(), Duration.ofSeconds(20)));
         LockClient client = newClient(curator, "blip", UnaryOperator.identity());
         try (Lease lease = client.lock("blip").acquire()) {
             List<String> transitions = new CopyOnWriteArrayList<>();

@@ -11,7 +11,7 @@ class NodeDataTest {
     @Test
     void roundTripsOwnerAndRequestTime() {
         NodeData d = new NodeData("4242@host|with|pipes", Instant.ofEpochMilli(1_700_000_000_123L));
-        assertThat(NodeData.decode(d.encode())).contains(d);
+        assertThat(NodeData.decode(NodeData.encode(d.ownerId(), d.requestedAt().toEpochMilli()))).contains(d);
     }
 
     @Test

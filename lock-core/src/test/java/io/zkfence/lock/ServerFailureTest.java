@@ -61,8 +61,11 @@ class ServerFailureTest extends EnsembleTestBase {
 
     @Test
     void killingTheConnectedServerDuringContendedAcquiresKeepsExclusionAndLeavesNoOrphans() throws Exception {
-        LockClient a = newClient("a");
-        LockClient b = newClient("b");
+        // Lock clients on Curator clients of their own, so the server one of them uses can be killed.
+        org.apache.curator.framework.CuratorFramework curatorA = closeLater(ensemble.curator(java.time.Duration.ofSeconds(10)));
+        LockClient a = newClient(curatorA, "a", java.util.function.UnaryOperator.identity());
+        LockClient b = newClient(closeLater(ensemble.curator(java.time.Duration.ofSeconds(10))), "b",
+                java.util.function.UnaryOperator.identity());
         FencedLock lock = a.lock("under-fire");
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger maxInside = new AtomicInteger();
@@ -88,8 +91,7 @@ class ServerFailureTest extends EnsembleTestBase {
             }
         }
         eventually().until(() -> grants.get() >= 50);
-        InstanceSpec victim = ensemble.cluster().findConnectionInstance(
-                ((org.apache.curator.framework.CuratorFramework) raw).getZookeeperClient().getZooKeeper());
+        InstanceSpec victim = ensemble.cluster().findConnectionInstance(curatorA.getZookeeperClient().getZooKeeper());
         ensemble.cluster().killServer(victim);
         int atKill = grants.get();
         eventually().until(() -> grants.get() >= atKill + 50);

@@ -226,10 +226,13 @@ public final class EmbeddedEnsemble implements AutoCloseable {
             List<InstanceSpec> specs = new ArrayList<>();
             int serverId = 1;
             while (specs.size() < servers) {
-                InstanceSpec s = InstanceSpec.newInstanceSpec();
-                if (used.add(s.getPort()) & used.add(s.getElectionPort()) & used.add(s.getQuorumPort())) {
-                    specs.add(new InstanceSpec(null, s.getPort(), s.getElectionPort(), s.getQuorumPort(), true,
-                            serverId++, (int) tickTime.toMillis(), maxClientConnections));
+                int port = InstanceSpec.getRandomPort();
+                int electionPort = InstanceSpec.getRandomPort();
+                int quorumPort = InstanceSpec.getRandomPort();
+                if (used.add(port) & used.add(electionPort) & used.add(quorumPort)) {
+                    // A null directory: the spec makes a temporary one and deletes it on close.
+                    specs.add(new InstanceSpec(null, port, electionPort, quorumPort, true, serverId++,
+                            (int) tickTime.toMillis(), maxClientConnections));
                 }
             }
             return specs;

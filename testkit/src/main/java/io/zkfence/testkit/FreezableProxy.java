@@ -20,6 +20,7 @@ public final class FreezableProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final int targetPort;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private final Set<Socket> frozenDuring = ConcurrentHashMap.newKeySet();
     private volatile boolean frozen;
     private volatile boolean closed;
 
@@ -35,33 +36,46 @@ public final class FreezableProxy implements AutoCloseable {
         return "127.0.0.1:" + listener.getLocalPort();
     }
 
+    /** From now on no byte passes, and new connections are closed at once. */
     public void freeze() {
         frozen = true;
+        frozenDuring.addAll(sockets);
     }
 
+    /**
+     * Lets traffic through again. Connections that were open during the freeze are closed: bytes
+     * were swallowed mid-stream, so they could only resume in the middle of a frame. Their clients
+     * reconnect.
+     */
     public void thaw() {
         frozen = false;
+        frozenDuring.forEach(this::closeQuietly);
+        frozenDuring.clear();
     }
 
     private void acceptLoop() {
         while (!closed) {
+            Socket client;
             try {
-                Socket client = listener.accept();
-                if (frozen) {
-                    // Cut off: new connections fail at once, so the client keeps retrying and
-                    // reconnects promptly after thaw().
-                    client.close();
-                    continue;
-                }
+                client = listener.accept();
+            } catch (IOException e) {
+                continue; // closed, or a failed accept: the loop condition decides
+            }
+            if (frozen) {
+                // Cut off: new connections fail at once, so the client keeps retrying and
+                // reconnects promptly after thaw().
+                closeQuietly(client);
+                continue;
+            }
+            try {
                 Socket server = new Socket(InetAddress.getLoopbackAddress(), targetPort);
                 sockets.add(client);
                 sockets.add(server);
                 pump(client, server);
                 pump(server, client);
             } catch (IOException e) {
-                if (!closed) {
-                    continue; // the target is down: drop this connection, keep accepting
-                }
+                // The target is down: fail this client's connection now rather than leave it hanging.
+                closeQuietly(client);
             }
         }
     }

@@ -30,7 +30,7 @@ public final class LockCoreGuide {
     }
 
     /**
-     * On a CuratorFramework you already run: its session timeout, retry policy, namespace,
+     * On a CuratorFramework you already run: its session timeout, namespace,
      * authentication and TLS apply. Close the LockClient before the Curator client.
      */
     public static LockClient onCurator(CuratorFramework curator, String hostname) {
