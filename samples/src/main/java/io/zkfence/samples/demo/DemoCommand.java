@@ -2,6 +2,8 @@ package io.zkfence.samples.demo;
 
 import java.io.PrintStream;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -84,6 +86,12 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--s3-path-style", description = "Address the bucket in the path, not the host name (MinIO).")
     private boolean s3PathStyle;
 
+    @Option(names = "--work-dir", paramLabel = "<dir>",
+            description = "An existing folder in which the demo makes its temporary folder (the pods' logs and temporary"
+                    + " files, S3Mock's objects), deleted when the demo ends. Default: the system's temporary folder"
+                    + " (java.io.tmpdir).")
+    private Path workDir;
+
     private final PrintStream out;
 
     DemoCommand(PrintStream out) {
@@ -115,10 +123,13 @@ public final class DemoCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--session-timeout must be between 1s and 60s, was "
                     + sessionTimeout.toMillis() + "ms");
         }
+        if (workDir != null && !Files.isDirectory(workDir)) {
+            throw new ParameterException(spec.commandLine(), "--work-dir must be an existing folder, was " + workDir);
+        }
         Duration freeze = maxFreeze != null ? maxFreeze : sessionTimeout.multipliedBy(3).plusSeconds(15);
         DemoOptions options = new DemoOptions(zookeeper, zkRoot, sessionTimeout, freeze, jdbcUrl, jdbcUser,
                 jdbcPassword == null || jdbcPassword.isEmpty() ? null : jdbcPassword, s3Bucket, s3Endpoint, s3Region,
-                s3PathStyle);
+                s3PathStyle, workDir != null ? workDir : Path.of(System.getProperty("java.io.tmpdir")));
         return new PausedHolderDemo(options, out).run();
     }
 

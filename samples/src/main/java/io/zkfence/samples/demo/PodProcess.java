@@ -57,6 +57,8 @@ final class PodProcess implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JVM_OPTIONS);
+        // Whatever a pod's libraries write to the temporary folder lands in the demo's, deleted with it.
+        command.add("-Djava.io.tmpdir=" + workDir.toAbsolutePath());
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), Pod.class.getName()));
         command.addAll(endpoints.podArguments(name));
         Path log = workDir.resolve(name + ".log");

@@ -12,12 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,9 +26,11 @@ import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
- * Runs the demo for real: embedded servers, two pod JVMs, SIGSTOP and SIGCONT. The first test is
- * what {@code ./demo} does; the others point the demo's flags at servers this test started, as a
- * user points them at real infrastructure.
+ * Runs the demo for real: embedded servers, two pod JVMs, SIGSTOP and SIGCONT. The first test runs
+ * {@link DemoCommand} on embedded servers, as {@code ./demo} does once it has built the classes
+ * (the script itself, its JDK choice and its build are not run here); the others point the demo's
+ * flags at servers this test started, as a user points them at real infrastructure. Temporary
+ * folders are checked in folders of this test's own, never in the shared system temporary folder.
  */
 class PausedHolderDemoTest {
 
@@ -39,9 +39,12 @@ class PausedHolderDemoTest {
 
     private static EmbeddedServers given;
 
+    @TempDir
+    static Path givenServersFolder;
+
     @BeforeAll
     static void startGivenServers() {
-        given = EmbeddedServers.start(true, true, true);
+        given = EmbeddedServers.start(true, true, true, givenServersFolder);
         try (S3Client s3 = Clients.s3(given.s3Endpoint(), "us-east-1", true,
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("given", "given")))) {
             s3.createBucket(b -> b.bucket(GIVEN_BUCKET));
@@ -57,16 +60,16 @@ class PausedHolderDemoTest {
     }
 
     @Test
-    void demoOnEmbeddedServersRejectsBothStaleWritesAndExitsZero() throws IOException {
-        Set<Path> tempBefore = demoTempDirs();
-
-        Run run = run();
+    void demoOnEmbeddedServersRejectsBothStaleWritesAndExitsZero(@TempDir Path work) throws IOException {
+        Run run = run("--work-dir=" + work);
 
         assertThat(run.exitCode).as(run.output).isZero();
         assertStoryTold(run.output);
-        assertThat(run.output).contains("starting in this process: a 3-server ZooKeeper ensemble, PostgreSQL, S3Mock");
+        assertThat(run.output).contains("starting in this process: a 3-server ZooKeeper ensemble, PostgreSQL, S3Mock")
+                .containsPattern("work folder " + Pattern.quote(work.toString()) + "/zkfence-demo\\d+ \\(pods' logs,"
+                        + " S3Mock's objects\\), deleted at the end");
         assertPodsGone(run.output);
-        assertThat(demoTempDirs()).as("temporary folders left behind").isEqualTo(tempBefore);
+        assertFolderEmpty(work);
     }
 
     @Test
@@ -137,10 +140,9 @@ class PausedHolderDemoTest {
         synchronized (output) {
             text = output.toString();
         }
+        assertThat(text).contains("work folder " + tmp + "/zkfence-demo"); // the default: java.io.tmpdir
         assertPodsGone(text);
-        try (Stream<Path> left = Files.list(tmp)) {
-            assertThat(left.map(Path::getFileName).map(Path::toString)).as("left in the demo's tmpdir").isEmpty();
-        }
+        assertFolderEmpty(tmp);
     }
 
     @Test
@@ -149,6 +151,17 @@ class PausedHolderDemoTest {
 
         assertThat(run.exitCode).isEqualTo(2);
         assertThat(run.errors).contains("--s3-endpoint needs --s3-bucket");
+    }
+
+    @Test
+    void aWorkDirThatDoesNotExistExitsWithTwoAndSaysWhich(@TempDir Path tmp) {
+        Path missing = tmp.resolve("missing");
+
+        Run run = run("--work-dir=" + missing);
+
+        assertThat(run.exitCode).isEqualTo(2);
+        assertThat(run.errors).contains("--work-dir must be an existing folder, was " + missing);
+        assertThat(missing).doesNotExist();
     }
 
     private static String[] givenServerFlags() {
@@ -184,9 +197,9 @@ class PausedHolderDemoTest {
         assertThat(pods).as("pods started").isEqualTo(2);
     }
 
-    private static Set<Path> demoTempDirs() throws IOException {
-        try (Stream<Path> tmp = Files.list(Path.of(System.getProperty("java.io.tmpdir")))) {
-            return tmp.filter(p -> p.getFileName().toString().startsWith("zkfence-demo")).collect(Collectors.toSet());
+    private static void assertFolderEmpty(Path folder) throws IOException {
+        try (Stream<Path> left = Files.list(folder)) {
+            assertThat(left.map(Path::getFileName).map(Path::toString)).as("left behind in " + folder).isEmpty();
         }
     }
 
