@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * <p>Each occurrence is its own lock, {@code <job>@<occurrence>}, taken with
  * {@link FencedLock#tryAcquire()}: the first replica gets it and runs the task on the calling
  * thread, the others return {@link JobOutcome#TAKEN} at once, without waiting. After the task
- * the winner keeps the lock until {@code holdAtLeast} has passed since it started — on a
+ * the winner keeps the lock until {@code holdAtLeast} has passed since it started trying — on a
  * background timer, not on the caller's thread — then releases it. Occurrences are independent,
  * so a long run does not block the next occurrence.
  *
@@ -167,13 +167,15 @@ public final class JobRunner implements AutoCloseable {
         if (misfired(job, scheduledAt)) {
             return misfire(job, occurrence, scheduledAt);
         }
+        // Hold-at-least counts from here, never later than the grant, where hold-at-most's clock
+        // starts: so with holdAtMost > holdAtLeast the release is due before the max-hold deadline.
+        long started = System.nanoTime();
         Optional<Lease> acquired = lock.tryAcquire();
         if (acquired.isEmpty()) {
             log.debug("job '{}' occurrence {} is taken by another replica", job.name(), occurrence);
             return JobOutcome.TAKEN;
         }
         Lease lease = acquired.get();
-        long started = System.nanoTime();
         if (!LIVE_RUNS.add(lease.nodePath())) {
             lease.release(); // a re-entrant handle on our own earlier run: drops one hold only
             log.debug("job '{}' occurrence {} is already held by this process", job.name(), occurrence);

@@ -164,6 +164,24 @@ class JobRunnerTest extends ZooKeeperTestBase {
     }
 
     @Test
+    void aQuickRunWhoseHoldAtMostEndsJustAfterItsHoldAtLeastIsReleasedNotLost() {
+        LockClient a = client("a");
+        JobRunner runner = closeLater(JobRunner.create(a));
+        Duration hold = Duration.ofSeconds(2);
+        RunOnceJob job = RunOnceJob.builder("tight").holdAtLeast(hold).holdAtMost(hold.plus(RunOnceJob.MIN_HOLD_MARGIN))
+                .build();
+        AtomicReference<JobRun> ran = new AtomicReference<>();
+        long started = System.nanoTime();
+        assertThat(runner.runOnce(job, "x", ran::set)).isEqualTo(JobOutcome.RAN);
+
+        LeaseState end = ran.get().ended().toCompletableFuture().join();
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(hold);
+        assertThat(end).isEqualTo(LeaseState.RELEASED);
+        assertThat(ran.get().state()).isEqualTo(LeaseState.RELEASED);
+        assertThat(a.stats().leasesLost()).isZero();
+    }
+
+    @Test
     void aFailingTaskIsRethrownAndItsOccurrenceStaysHeldForTheHold() {
         LockClient a = client("a");
         JobRunner runner = closeLater(JobRunner.create(a));
