@@ -128,9 +128,15 @@ public final class JobRunner implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("JobRunner is closed (job '" + job.name() + "')");
         }
+        // A schedule whose executor was shut down with shutdownNow() never hears of it (its next
+        // firing is dropped), so it cannot leave the set itself; forget such schedules here.
+        schedules.removeIf(JobSchedule::executorTerminated);
         JobSchedule schedule = new JobSchedule(this, executor, job, period, task, clock);
         schedules.add(schedule);
         schedule.start();
+        if (closed) {
+            schedule.cancel(); // close() ran between the check and the add
+        }
         return schedule;
     }
 
@@ -146,6 +152,16 @@ public final class JobRunner implements AutoCloseable {
         for (Lease lease : holding) {
             release(lease);
         }
+    }
+
+    /** A cancelled or ended schedule leaves the runner, so a runner does not keep every schedule it ever made. */
+    void forget(JobSchedule schedule) {
+        schedules.remove(schedule);
+    }
+
+    /** The schedules still firing, for tests. */
+    Set<JobSchedule> liveSchedules() {
+        return Set.copyOf(schedules);
     }
 
     // ---- one occurrence ----
