@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -33,24 +34,19 @@ import org.slf4j.LoggerFactory;
  * <p>Each occurrence is its own lock, {@code <job>@<occurrence>}, taken with
  * {@link FencedLock#tryAcquire()}: the first replica gets it and runs the task on the calling
  * thread, the others return {@link JobOutcome#TAKEN} at once, without waiting. After the task
- * the winner keeps the lock until {@code holdAtLeast} has passed since it started — on a
+ * the winner keeps the lock until {@code holdAtLeast} has passed since it started trying — on a
  * background timer, not on the caller's thread — then releases it. Occurrences are independent,
  * so a long run does not block the next occurrence.
  *
  * <p>Thread-safe; one runner per {@link LockClient} is enough. A replica that already holds an
- * occurrence (from an earlier call still inside its hold) gets {@link JobOutcome#TAKEN} for it
- * too, on any thread.
+ * occurrence (from an earlier call still inside its hold, through this runner or another one on
+ * the same client) gets {@link JobOutcome#TAKEN} for it too, on any thread: the lock is tried
+ * on a fresh thread, so lock-core's per-thread re-entrancy never hands out the earlier run's
+ * grant again.
  */
 public final class JobRunner implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JobRunner.class);
-
-    /**
-     * Queue nodes of the runs in this JVM that have not been released yet. lock-core hands a
-     * thread that already holds a lock the same grant again (re-entrancy); for a run-once job
-     * that would be a second run, so such a handle is dropped and reported as TAKEN.
-     */
-    private static final Set<String> LIVE_RUNS = ConcurrentHashMap.newKeySet();
 
     private final LockClient client;
     private final Clock clock;
@@ -132,9 +128,15 @@ public final class JobRunner implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("JobRunner is closed (job '" + job.name() + "')");
         }
+        // A schedule whose executor was shut down with shutdownNow() never hears of it (its next
+        // firing is dropped), so it cannot leave the set itself; forget such schedules here.
+        schedules.removeIf(JobSchedule::executorTerminated);
         JobSchedule schedule = new JobSchedule(this, executor, job, period, task, clock);
         schedules.add(schedule);
         schedule.start();
+        if (closed) {
+            schedule.cancel(); // close() ran between the check and the add
+        }
         return schedule;
     }
 
@@ -152,6 +154,16 @@ public final class JobRunner implements AutoCloseable {
         }
     }
 
+    /** A cancelled or ended schedule leaves the runner, so a runner does not keep every schedule it ever made. */
+    void forget(JobSchedule schedule) {
+        schedules.remove(schedule);
+    }
+
+    /** The schedules still firing, for tests. */
+    Set<JobSchedule> liveSchedules() {
+        return Set.copyOf(schedules);
+    }
+
     // ---- one occurrence ----
 
     private JobOutcome run(RunOnceJob job, String occurrence, Instant scheduledAt, JobTask task) {
@@ -167,18 +179,16 @@ public final class JobRunner implements AutoCloseable {
         if (misfired(job, scheduledAt)) {
             return misfire(job, occurrence, scheduledAt);
         }
-        Optional<Lease> acquired = lock.tryAcquire();
+        // Hold-at-least counts from here, never later than the grant, where hold-at-most's clock
+        // starts: so with holdAtMost > holdAtLeast the release is due before the max-hold deadline.
+        long started = System.nanoTime();
+        Optional<Lease> acquired = tryAsNewOwner(lock);
         if (acquired.isEmpty()) {
-            log.debug("job '{}' occurrence {} is taken by another replica", job.name(), occurrence);
+            log.debug("job '{}' occurrence {} is taken (by another replica, or still held by this one)", job.name(),
+                    occurrence);
             return JobOutcome.TAKEN;
         }
         Lease lease = acquired.get();
-        long started = System.nanoTime();
-        if (!LIVE_RUNS.add(lease.nodePath())) {
-            lease.release(); // a re-entrant handle on our own earlier run: drops one hold only
-            log.debug("job '{}' occurrence {} is already held by this process", job.name(), occurrence);
-            return JobOutcome.TAKEN;
-        }
         // Checked again after acquiring: had the lock been free only because the winner released
         // it after its hold, our acquire would have come after the hold, so too late to run.
         if (misfired(job, scheduledAt)) {
@@ -196,6 +206,54 @@ public final class JobRunner implements AutoCloseable {
             finish(lease, job.holdAtLeast(), started);
         }
         return JobOutcome.RAN;
+    }
+
+    /**
+     * {@link FencedLock#tryAcquire()} on a new virtual thread, so that the try is never re-entrant.
+     * lock-core hands a thread that already holds a lock the same grant again; here that would be
+     * a second run of an occurrence this process still holds for its hold-at-least (a second call
+     * on the same thread, a nested call, or a call through another runner on the same client). A
+     * thread that has never held anything is a new owner: it finds our own earlier run holding
+     * the occurrence, so TAKEN. An interrupt of the calling thread is passed to the try, and
+     * lock-core's answer — the lease, or its exception — is returned or rethrown unchanged, with
+     * the caller's interrupt flag set again (as lock-core itself keeps a grant that completed
+     * before it saw the interrupt).
+     */
+    private static Optional<Lease> tryAsNewOwner(FencedLock lock) {
+        CompletableFuture<Optional<Lease>> answer = new CompletableFuture<>();
+        Thread trying = Thread.ofVirtual().name("zkfence-job-try").start(() -> {
+            try {
+                answer.complete(lock.tryAcquire());
+            } catch (Throwable t) {
+                answer.completeExceptionally(t);
+            }
+        });
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return answer.get();
+                } catch (InterruptedException e) {
+                    // lock-core then abandons the try (removing its node) and throws
+                    // AcquireInterruptedException, which is rethrown below with our flag set again.
+                    interrupted = true;
+                    trying.interrupt();
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof Error err) {
+                        throw err;
+                    }
+                    if (e.getCause() instanceof RuntimeException r) {
+                        throw r;
+                    }
+                    // tryAcquire declares no checked exception, so this is not expected.
+                    throw new IllegalStateException("trying lock '" + lock.name() + "' failed", e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private boolean misfired(RunOnceJob job, Instant scheduledAt) {
@@ -230,6 +288,5 @@ public final class JobRunner implements AutoCloseable {
     private void release(Lease lease) {
         holding.remove(lease);
         lease.release(); // idempotent; never throws for an unreachable ZooKeeper
-        LIVE_RUNS.remove(lease.nodePath());
     }
 }

@@ -48,7 +48,7 @@ public final class JobSchedule {
         return job;
     }
 
-    /** The occurrence this schedule will fire next; null once cancelled. */
+    /** The occurrence this schedule will fire next; null once cancelled, or once it found its executor shut down. */
     public Instant nextOccurrence() {
         synchronized (guard) {
             return cancelled ? null : next;
@@ -63,6 +63,7 @@ public final class JobSchedule {
                 pending.cancel(false);
             }
         }
+        runner.forget(this);
     }
 
     public boolean isCancelled() {
@@ -74,6 +75,11 @@ public final class JobSchedule {
     @Override
     public String toString() {
         return "JobSchedule{" + job.name() + " every " + periodMillis + " ms, next " + nextOccurrence() + "}";
+    }
+
+    /** True once the executor has terminated: nothing of this schedule can fire any more. */
+    boolean executorTerminated() {
+        return executor.isTerminated();
     }
 
     void start() {
@@ -95,11 +101,13 @@ public final class JobSchedule {
             next = occurrence;
             try {
                 pending = executor.schedule(() -> fire(occurrence), delay, TimeUnit.MILLISECONDS);
+                return;
             } catch (RejectedExecutionException e) {
                 log.debug("executor of job '{}' is shut down; schedule ends", job.name());
                 cancelled = true;
             }
         }
+        runner.forget(this);
     }
 
     private void fire(Instant occurrence) {

@@ -16,11 +16,12 @@ import java.util.Optional;
  * <tr><td>{@code name}</td><td>required</td><td>the job's name; each occurrence is held under
  *   the lock {@code <name>@<occurrence>}. Not blank, no control characters.</td></tr>
  * <tr><td>{@code holdAtLeast}</td><td>0</td><td>the winner keeps the occurrence at least this
- *   long after it started, even if the task finished sooner, so a replica whose clock or
- *   scheduler is late finds it taken instead of running it again. 0 to 1 day.</td></tr>
- * <tr><td>{@code holdAtMost}</td><td>none</td><td>a run's lease is lost after this long unless
- *   the task {@linkplain JobRun#extendHold() extends} it: the occurrence's lock is released and
- *   the task is told through {@link JobRun#checkValid()}. At least {@code holdAtLeast}.</td></tr>
+ *   long after it started (began to try it), even if the task finished sooner, so a replica
+ *   whose clock or scheduler is late finds it taken instead of running it again. 0 to 1 day.</td></tr>
+ * <tr><td>{@code holdAtMost}</td><td>none</td><td>a run's lease is lost after this long (from the
+ *   grant) unless the task {@linkplain JobRun#extendHold() extends} it: the occurrence's lock is
+ *   released and the task is told through {@link JobRun#checkValid()}. More than 0 and at most
+ *   1 day; with a {@code holdAtLeast}, at least 1 s longer than it (see below).</td></tr>
  * <tr><td>{@code misfireThreshold}</td><td>none</td><td>for occurrences given as a scheduled
  *   time: a replica that gets to the occurrence later than this after its scheduled time skips
  *   it ({@link JobOutcome#MISFIRED}), because the winner may already have released it. At most
@@ -36,10 +37,23 @@ import java.util.Optional;
  * (plus the task's duration) after the winner may run the occurrence again. Either way a run
  * whose replica is paused past its session loses its lease mid-task and must be fenced at the
  * resource with {@link JobRun#token()}.
+ *
+ * <h2>Why hold-at-most must exceed hold-at-least by a margin</h2>
+ *
+ * <p>A run whose task finishes early is released by a timer when its hold-at-least ends, while
+ * hold-at-most's timer ends the lease as LOST. Both clocks start at about the same moment (the
+ * hold-at-least one a little earlier, when the replica begins to try the occurrence; the
+ * hold-at-most one at the grant), and timers fire late on a busy machine. With the two settings
+ * equal, or nearly so, hold-at-most would win the race and every run would end LOST instead of
+ * RELEASED, reported as a lease lost while running. {@link Builder#build()} therefore requires
+ * {@code holdAtMost >= holdAtLeast + 1 s} whenever {@code holdAtLeast} is set; without a
+ * hold-at-least the release follows the task directly and no margin is needed.
  */
 public final class RunOnceJob {
 
     private static final Duration MAX_HOLD = Duration.ofDays(1);
+    /** How much longer than a non-zero hold-at-least hold-at-most must be; see the class comment. */
+    static final Duration MIN_HOLD_MARGIN = Duration.ofSeconds(1);
 
     private final String name;
     private final Duration holdAtLeast;
@@ -102,13 +116,16 @@ public final class RunOnceJob {
             this.name = name;
         }
 
-        /** Keep each occurrence at least this long after its run started. Default 0. */
+        /** Keep each occurrence at least this long after its run started (began to try it). Default 0. */
         public Builder holdAtLeast(Duration holdAtLeast) {
             this.holdAtLeast = holdAtLeast;
             return this;
         }
 
-        /** Lose a run's lease after this long unless extended. Default: none. */
+        /**
+         * Lose a run's lease after this long unless extended. Default: none. With a hold-at-least,
+         * at least 1 s longer than it.
+         */
         public Builder holdAtMost(Duration holdAtMost) {
             this.holdAtMost = holdAtMost;
             return this;
@@ -142,9 +159,13 @@ public final class RunOnceJob {
                     throw new IllegalArgumentException("holdAtMost must be more than 0 and at most 1 day, was " + holdAtMost
                             + " (job '" + name + "')");
                 }
-                if (holdAtMost.compareTo(holdAtLeast) < 0) {
-                    throw new IllegalArgumentException("holdAtMost (" + holdAtMost + ") must not be shorter than holdAtLeast ("
-                            + holdAtLeast + "): the lease would be lost before the hold ends (job '" + name + "')");
+                if (!holdAtLeast.isZero() && holdAtMost.compareTo(holdAtLeast.plus(MIN_HOLD_MARGIN)) < 0) {
+                    throw new IllegalArgumentException("holdAtMost (" + holdAtMost + ") must be at least "
+                            + MIN_HOLD_MARGIN.toSeconds() + " s longer than holdAtLeast (" + holdAtLeast + "): a run that"
+                            + " finishes early is released by a timer when holdAtLeast ends, while holdAtMost's timer, started"
+                            + " at about the same moment, ends the lease as LOST; without a margin holdAtMost wins that race"
+                            + " (timers fire late on a busy machine) and runs end LOST instead of RELEASED (job '" + name
+                            + "')");
                 }
             }
             if (misfireThreshold != null) {

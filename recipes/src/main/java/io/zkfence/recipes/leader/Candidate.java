@@ -177,17 +177,22 @@ final class Candidate {
         dispatch(l -> l.elected(term));
         lease.addListener((l, from, to) -> reportConnection(term, to));
         reportConnection(term, lease.state()); // a change before the listener was added
-        lease.ended().thenAccept(s -> term.requestEnd(Leadership.EndCause.LOST));
+        lease.ended().thenAccept(s -> term.requestEnd(Leadership.EndCause.LEASE_ENDED));
 
         Leadership.EndCause cause = term.awaitEndRequest();
         term.stopReporting();
-        if (cause == Leadership.EndCause.LOST) {
-            log.warn("leader of '{}' lost term {}: {}", lockName(), term.term(), lease.endReason().orElse("lease ended"));
-            current = null;
+        if (cause == Leadership.EndCause.LEASE_ENDED) {
+            // Ended without us: LOST (session expired, node deleted), or RELEASED when the lock
+            // client was closed under the election. Either way the term was taken away, so the
+            // listeners hear lost(); ended() reports the lease's real final state, as state() does.
+            LeaseState end = lease.ended().toCompletableFuture().join();
+            log.warn("leader of '{}' lost term {} ({}): {}", lockName(), term.term(), end,
+                    lease.endReason().orElse("lease ended"));
             // Not released: the lease is over already (lock-core deleted what was left of its
             // node), and an unreleased handle keeps reporting LOST rather than RELEASED.
             awaitListeners(term, "lost()", dispatch(l -> l.lost(term)));
-            term.finish(LeaseState.LOST);
+            current = null; // only now: leadership() shows the term until its end has been handled
+            term.finish(end);
             return;
         }
         log.info("leader of '{}' gives up term {} ({})", lockName(), term.term(),

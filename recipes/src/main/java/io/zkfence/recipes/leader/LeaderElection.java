@@ -100,7 +100,8 @@ public final class LeaderElection implements AutoCloseable {
 
     /**
      * This candidate's current term, from its election until its end has been handled (so also
-     * while {@link LeadershipListener#revoked} runs); empty while it waits in line.
+     * while {@link LeadershipListener#revoked} or {@link LeadershipListener#lost} runs); empty
+     * while it waits in line.
      */
     public Optional<Leadership> leadership() {
         return Optional.ofNullable(candidate.current());

@@ -32,7 +32,8 @@ public final class Leadership {
 
     /** Why the election's worker stops serving a term. */
     enum EndCause {
-        LOST, STEP_DOWN, CLOSE
+        /** The lease ended by itself: lost, or released by closing the lock client. */
+        LEASE_ENDED, STEP_DOWN, CLOSE
     }
 
     private final String electionName;
@@ -87,9 +88,12 @@ public final class Leadership {
     }
 
     /**
-     * Completes when the term is over, with {@link LeaseState#LOST} (taken away) or
-     * {@link LeaseState#RELEASED} (stepped down or closed), after the listeners were told and
-     * the lease was released. Already complete if the term has ended.
+     * Completes when the term is over, after the listeners were told and the lease was released,
+     * with the lease's final state, the same as {@link #state()} then: {@link LeaseState#LOST}
+     * when the term was taken away (session expired, node deleted), {@link LeaseState#RELEASED}
+     * when it was given up (stepped down, election closed) or when the lock client was closed
+     * under the election (which releases the lock, though the listeners hear
+     * {@link LeadershipListener#lost}). Already complete if the term has ended.
      */
     public CompletionStage<LeaseState> ended() {
         return ended.minimalCompletionStage();

@@ -5,6 +5,7 @@ import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LeaseListener;
 import io.zkfence.lock.LeaseState;
+import io.zkfence.lock.LeaseSuspendedException;
 import io.zkfence.lock.LockException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -24,9 +25,10 @@ import org.flywaydb.core.api.callback.Event;
  *     created its schema history table, because Flyway refuses to start on a schema that holds
  *     tables but no history table — and the fence table would be one.</li>
  * <li>BEFORE_EACH_MIGRATE (on the migration's own connection): the runner's lease must be HELD
- *     (a suspended connection is waited for, up to the lease's TTL). A non-transactional step
- *     cannot be fenced atomically, so the fence is claimed again in a short transaction of its
- *     own right before it.</li>
+ *     (a suspended connection is waited for, up to the lease's TTL; still suspended after that,
+ *     the runner stops: it cannot tell whether it still holds the lock). A non-transactional
+ *     step cannot be fenced atomically, so the fence is claimed again in a short transaction of
+ *     its own right before it.</li>
  * <li>AFTER_EACH_MIGRATE of a transactional step: the fence is advanced in the step's own
  *     transaction, after its statements and before Flyway commits it. A runner whose token is
  *     no longer the highest fails there and the step is rolled back with everything it did.
@@ -34,8 +36,9 @@ import org.flywaydb.core.api.callback.Event;
  *     runs, so a newer runner's claim is never stuck behind a paused older runner's step.</li>
  * </ul>
  *
- * The first fencing failure is kept so the runner can report it as
- * {@link MigrationFencedException} (Flyway wraps whatever a callback throws).
+ * The first failure is kept so the runner can report it as such (Flyway wraps whatever a
+ * callback throws): {@link MigrationFencedException} when the fence rejected the token or the
+ * lease was lost, {@link MigrationFailedException} when the lease stayed SUSPECT.
  */
 final class FenceCallback implements Callback {
 
@@ -45,7 +48,7 @@ final class FenceCallback implements Callback {
     private final Lease lease;
     private final boolean createFenceTable;
     private volatile boolean claimed;
-    private volatile MigrationFencedException failure;
+    private volatile MigrationException failure;
 
     FenceCallback(String lockName, String fenceKey, JdbcFence fence, Lease lease, boolean createFenceTable) {
         this.lockName = lockName;
@@ -55,7 +58,8 @@ final class FenceCallback implements Callback {
         this.createFenceTable = createFenceTable;
     }
 
-    MigrationFencedException failure() {
+    /** The first fencing or lease failure this callback threw, or null. */
+    MigrationException failure() {
         return failure;
     }
 
@@ -94,6 +98,12 @@ final class FenceCallback implements Callback {
             }
         } catch (StaleTokenException e) {
             throw fenced(step, e.storedToken(), "the fence has accepted the newer token " + e.storedToken(), e);
+        } catch (LeaseSuspendedException e) {
+            // Not fenced: nobody is known to have taken over. The runner cannot tell whether its
+            // session is alive, so it stops before the step; the next runner retries it.
+            throw keep(new MigrationFailedException(lockName, lease.token(), "the connection to ZooKeeper was still"
+                    + " suspended before " + step + " (waited up to the lease TTL, " + lease.ttl().toMillis()
+                    + " ms); the step was not run", e));
         } catch (LockException e) {
             throw fenced(step, 0, "its lease is " + lease.state() + lease.endReason().map(r -> " (" + r + ")").orElse(""), e);
         }
@@ -141,7 +151,10 @@ final class FenceCallback implements Callback {
     }
 
     private MigrationFencedException fenced(String step, long storedToken, String reason, RuntimeException cause) {
-        MigrationFencedException e = new MigrationFencedException(lockName, lease.token(), step, storedToken, reason, cause);
+        return keep(new MigrationFencedException(lockName, lease.token(), step, storedToken, reason, cause));
+    }
+
+    private <E extends MigrationException> E keep(E e) {
         if (failure == null) {
             failure = e;
         }

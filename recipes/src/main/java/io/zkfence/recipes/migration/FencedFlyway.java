@@ -106,7 +106,9 @@ public final class FencedFlyway {
      * @throws MigrationLockTimeoutException if the lock was not granted within the wait timeout
      * @throws MigrationFencedException      if a newer runner took over while this one migrated
      *                                       (lease lost, or the fence rejected its token)
-     * @throws MigrationFailedException      if Flyway or the fence failed otherwise
+     * @throws MigrationFailedException      if Flyway or the fence failed otherwise, or the
+     *                                       connection to ZooKeeper stayed suspended for the
+     *                                       lease TTL before a step (not run)
      * @throws io.zkfence.lock.AcquireInterruptedException if the thread was interrupted while
      *                                       waiting (its flag is set again)
      * @throws io.zkfence.lock.CoordinationException       if ZooKeeper refused the operation
@@ -142,10 +144,10 @@ public final class FencedFlyway {
         try {
             return flyway.migrate();
         } catch (FlywayException e) {
-            MigrationFencedException fenced = callback.failure();
-            if (fenced != null) {
-                fenced.addSuppressed(e);
-                throw fenced;
+            MigrationException stopped = callback.failure();
+            if (stopped != null) {
+                stopped.addSuppressed(e);
+                throw stopped;
             }
             throw new MigrationFailedException(lockName, token, "Flyway migrate failed", e);
         } catch (LockException e) {

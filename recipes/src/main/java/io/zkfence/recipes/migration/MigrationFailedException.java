@@ -2,8 +2,11 @@ package io.zkfence.recipes.migration;
 
 /**
  * Migrating failed while this runner held the migration lock, for a reason other than fencing:
- * a failing migration, a validation error, an unreachable database. The cause is Flyway's (or
- * fencing-jdbc's) exception. The lock was released, so the next runner in line tries again.
+ * a failing migration, a validation error, an unreachable database (the cause is Flyway's or
+ * fencing-jdbc's exception), or a connection to ZooKeeper still suspended after the runner waited
+ * the lease TTL before a step (the cause is lock-core's {@code LeaseSuspendedException}; the step
+ * was not run: the runner could not tell whether it still held the lock, but nobody was known to
+ * have taken over). The lock was released, so the next runner in line tries again.
  */
 public final class MigrationFailedException extends MigrationException {
 

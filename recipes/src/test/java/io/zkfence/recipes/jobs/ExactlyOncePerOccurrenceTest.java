@@ -38,9 +38,11 @@ class ExactlyOncePerOccurrenceTest extends ZooKeeperTestBase {
 
     @Test
     void fiveScheduledReplicasRunEachOccurrenceOnceWhileOneIsPausedPastItsSession() throws Exception {
-        Duration period = Duration.ofSeconds(2);
-        RunOnceJob job = RunOnceJob.builder("every-2s").holdAtLeast(Duration.ofMillis(1800))
-                .misfireThreshold(Duration.ofMillis(1800)).build();
+        // "No gaps" needs some replica to reach every occurrence within the misfire threshold:
+        // 3.5 s leaves room for five replicas' schedulers and ZooKeeper on two loaded cores.
+        Duration period = Duration.ofSeconds(4);
+        RunOnceJob job = RunOnceJob.builder("every-4s").holdAtLeast(Duration.ofMillis(3500))
+                .misfireThreshold(Duration.ofMillis(3500)).build();
         FreezableProxy proxy = proxy();
         List<LockClient> clients = new ArrayList<>();
         clients.add(clientThrough(proxy, "replica-0", SHORT_SESSION, Duration.ofSeconds(1)));

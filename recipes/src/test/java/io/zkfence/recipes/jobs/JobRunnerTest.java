@@ -3,10 +3,12 @@ package io.zkfence.recipes.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.zkfence.lock.AcquireInterruptedException;
 import io.zkfence.lock.LeaseLostException;
 import io.zkfence.lock.LeaseState;
 import io.zkfence.lock.LockClient;
 import io.zkfence.recipes.testing.ZooKeeperTestBase;
+import io.zkfence.testkit.FreezableProxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -149,18 +151,73 @@ class JobRunnerTest extends ZooKeeperTestBase {
 
     @Test
     void aReplicaThatStillHoldsAnOccurrenceDoesNotRunItAgainOnAnyThread() {
-        JobRunner runner = closeLater(JobRunner.create(client("a")));
-        JobRunner sameClient = closeLater(JobRunner.create(client("b")));
+        LockClient a = client("a");
+        JobRunner runner = closeLater(JobRunner.create(a));
+        JobRunner sameClient = closeLater(JobRunner.create(a));
+        JobRunner otherReplica = closeLater(JobRunner.create(client("b")));
         RunOnceJob job = RunOnceJob.builder("twice").holdAtLeast(Duration.ofSeconds(30)).build();
         AtomicInteger runs = new AtomicInteger();
         assertThat(runner.runOnce(job, "x", r -> runs.incrementAndGet())).isEqualTo(JobOutcome.RAN);
         // Same thread, same client: lock-core would hand this thread the same grant again.
         assertThat(runner.runOnce(job, "x", r -> runs.incrementAndGet())).isEqualTo(JobOutcome.TAKEN);
+        // Through another runner on the same client, on the same thread: the same.
+        assertThat(sameClient.runOnce(job, "x", r -> runs.incrementAndGet())).isEqualTo(JobOutcome.TAKEN);
         // And nested inside the run itself.
         assertThat(runner.runOnce(job, "y", r -> runner.runOnce(job, "y", inner -> runs.incrementAndGet())))
                 .isEqualTo(JobOutcome.RAN);
-        assertThat(sameClient.runOnce(job, "x", r -> runs.incrementAndGet())).isEqualTo(JobOutcome.TAKEN);
+        assertThat(otherReplica.runOnce(job, "x", r -> runs.incrementAndGet())).isEqualTo(JobOutcome.TAKEN);
         assertThat(runs).hasValue(1);
+        // The TAKEN calls dropped nothing: the first run still holds "x", with its own token.
+        assertThat(a.inspect(job.lockName("x")).entries()).hasSize(1);
+    }
+
+    @Test
+    void anOccurrenceReleasedByOneRunnerCanBeRunAgainByAnotherOnTheSameClientAndThread() {
+        LockClient a = client("a");
+        JobRunner first = closeLater(JobRunner.create(a));
+        JobRunner second = closeLater(JobRunner.create(a));
+        RunOnceJob job = RunOnceJob.builder("keyed").build(); // no hold: released when the task returns
+        AtomicInteger runs = new AtomicInteger();
+        assertThat(first.runOnce(job, "x", r -> runs.incrementAndGet())).isEqualTo(JobOutcome.RAN);
+        assertThat(second.runOnce(job, "x", r -> runs.incrementAndGet())).isEqualTo(JobOutcome.RAN);
+        assertThat(runs).hasValue(2);
+    }
+
+    @Test
+    void aQuickRunWhoseHoldAtMostEndsJustAfterItsHoldAtLeastIsReleasedNotLost() {
+        LockClient a = client("a");
+        JobRunner runner = closeLater(JobRunner.create(a));
+        Duration hold = Duration.ofSeconds(2);
+        RunOnceJob job = RunOnceJob.builder("tight").holdAtLeast(hold).holdAtMost(hold.plus(RunOnceJob.MIN_HOLD_MARGIN))
+                .build();
+        AtomicReference<JobRun> ran = new AtomicReference<>();
+        long started = System.nanoTime();
+        assertThat(runner.runOnce(job, "x", ran::set)).isEqualTo(JobOutcome.RAN);
+
+        LeaseState end = ran.get().ended().toCompletableFuture().join();
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(hold);
+        assertThat(end).isEqualTo(LeaseState.RELEASED);
+        assertThat(ran.get().state()).isEqualTo(LeaseState.RELEASED);
+        assertThat(a.stats().leasesLost()).isZero();
+    }
+
+    @Test
+    void anInterruptedCallerGetsAcquireInterruptedExceptionWithItsFlagSetAndTheTaskDoesNotRun() {
+        FreezableProxy proxy = proxy();
+        JobRunner runner = closeLater(JobRunner.create(clientThrough(proxy, "a", SHORT_SESSION, Duration.ofSeconds(30))));
+        RunOnceJob job = RunOnceJob.builder("interrupted").build();
+        AtomicInteger runs = new AtomicInteger();
+        proxy.freeze(); // the try cannot be answered: only the interrupt ends it
+        Thread.currentThread().interrupt();
+        try {
+            AcquireInterruptedException e = assertThrows(AcquireInterruptedException.class,
+                    () -> runner.runOnce(job, "x", r -> runs.incrementAndGet()));
+            assertThat(e.lockName()).isEqualTo(job.lockName("x"));
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(runs).hasValue(0);
     }
 
     @Test

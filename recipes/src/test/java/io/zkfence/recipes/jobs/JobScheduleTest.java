@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.zkfence.recipes.testing.ZooKeeperTestBase;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
@@ -67,6 +68,39 @@ class JobScheduleTest extends ZooKeeperTestBase {
         assertThat(schedule.isCancelled()).isTrue();
         assertThrows(IllegalStateException.class, () -> runner.scheduleAtFixedRate(executor,
                 RunOnceJob.builder("after").build(), Duration.ofSeconds(1), run -> { }));
+    }
+
+    @Test
+    void cancelledSchedulesAndSchedulesOfAStoppedExecutorLeaveTheRunner() throws InterruptedException {
+        JobRunner runner = closeLater(JobRunner.create(client("a")));
+        List<JobSchedule> made = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            made.add(runner.scheduleAtFixedRate(executor, RunOnceJob.builder("job-" + i).build(), Duration.ofHours(1),
+                    run -> { }));
+        }
+        assertThat(runner.liveSchedules()).containsExactlyInAnyOrderElementsOf(made);
+        made.forEach(JobSchedule::cancel);
+        assertThat(runner.liveSchedules()).isEmpty();
+
+        // shutdown(): the pending firing still runs, finds the executor closed and ends the schedule.
+        ScheduledExecutorService soon = Executors.newSingleThreadScheduledExecutor();
+        JobSchedule ended = runner.scheduleAtFixedRate(soon, RunOnceJob.builder("ends").build(), Duration.ofMillis(200),
+                run -> { });
+        soon.shutdown();
+        assertThat(soon.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(ended.isCancelled()).isTrue();
+        assertThat(runner.liveSchedules()).isEmpty();
+
+        // shutdownNow() drops the pending firing, so the schedule never hears of it: the runner
+        // forgets it when the next schedule is made.
+        ScheduledExecutorService dropped = Executors.newSingleThreadScheduledExecutor();
+        JobSchedule orphan = runner.scheduleAtFixedRate(dropped, RunOnceJob.builder("orphan").build(), Duration.ofHours(1),
+                run -> { });
+        dropped.shutdownNow();
+        assertThat(dropped.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
+        JobSchedule next = runner.scheduleAtFixedRate(executor, RunOnceJob.builder("next").build(), Duration.ofHours(1),
+                run -> { });
+        assertThat(runner.liveSchedules()).containsExactly(next).doesNotContain(orphan);
     }
 
     @Test

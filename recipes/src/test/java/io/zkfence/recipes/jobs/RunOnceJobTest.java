@@ -54,6 +54,23 @@ class RunOnceJobTest {
     }
 
     @Test
+    void holdAtMostWithoutASecondsMarginOverHoldAtLeastIsRejectedBecauseEveryRunWouldEndLost() {
+        for (Duration atMost : new Duration[] {Duration.ofMinutes(5), Duration.ofMinutes(5).plusMillis(999)}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RunOnceJob.builder("j")
+                    .holdAtLeast(Duration.ofMinutes(5)).holdAtMost(atMost).build());
+            assertThat(e).as("holdAtMost %s", atMost).hasMessageContaining("holdAtMost (" + atMost + ")")
+                    .hasMessageContaining("at least 1 s longer than holdAtLeast (PT5M)").hasMessageContaining("LOST")
+                    .hasMessageContaining("'j'");
+        }
+        RunOnceJob margin = RunOnceJob.builder("j").holdAtLeast(Duration.ofMinutes(5))
+                .holdAtMost(Duration.ofMinutes(5).plusSeconds(1)).build();
+        assertThat(margin.holdAtMost()).contains(Duration.ofSeconds(301));
+        // Without a hold-at-least the release follows the task at once: no margin needed.
+        RunOnceJob noHold = RunOnceJob.builder("j").holdAtMost(Duration.ofMillis(100)).build();
+        assertThat(noHold.holdAtMost()).contains(Duration.ofMillis(100));
+    }
+
+    @Test
     void aMisfireThresholdLongerThanTheHoldIsRejectedBecauseItWouldAllowASecondRun() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RunOnceJob.builder("j")
                 .holdAtLeast(Duration.ofSeconds(10)).misfireThreshold(Duration.ofSeconds(30)).build());

@@ -17,8 +17,10 @@ class LeaderConnectionTest extends ZooKeeperTestBase {
     @Test
     void aLeaderIsSuspendedWhileItsConnectionStallsAndResumesTheSameTermWhenItReturns() {
         FreezableProxy proxy = proxy();
-        // A session long enough to outlive the stall: the term survives it.
-        LockClient client = clientThrough(proxy, "leader", Duration.ofSeconds(12), Duration.ofSeconds(2));
+        // A session long enough to outlive the stall: the term survives it. The client notices the
+        // stall after two thirds of the session (read timeout), which leaves the last third (about
+        // 6.7 s, the most the test servers allow) to thaw and reconnect on a loaded machine.
+        LockClient client = clientThrough(proxy, "leader", Duration.ofSeconds(20), Duration.ofSeconds(2));
         RecordingListener events = new RecordingListener();
         LeaderElection election = closeLater(LeaderElection.builder(client, "stall").listener(events).build());
         election.start();

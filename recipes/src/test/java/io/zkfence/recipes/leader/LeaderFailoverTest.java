@@ -25,6 +25,7 @@ class LeaderFailoverTest extends ZooKeeperTestBase {
 
         RecordingListener firstEvents = new RecordingListener();
         LeaderElection a = closeLater(LeaderElection.builder(first, "billing").listener(firstEvents).build());
+        firstEvents.election = a;
         a.start();
         eventually().until(a::isLeader);
         Leadership deposed = a.leadership().orElseThrow();
@@ -58,6 +59,8 @@ class LeaderFailoverTest extends ZooKeeperTestBase {
                 "suspended:" + deposed.term(), "lost:" + deposed.term())));
         assertThat(deposed.state()).isEqualTo(LeaseState.LOST);
         assertThat(deposed.ended().toCompletableFuture().join()).isEqualTo(LeaseState.LOST);
+        // While lost() ran the election still showed the term: its end was being handled.
+        assertThat(firstEvents.leadershipDuringLost).singleElement().satisfies(t -> assertThat(t).containsSame(deposed));
         LeaseLostException e = assertThrows(LeaseLostException.class, deposed::checkValid);
         assertThat(e.token()).hasValue(deposed.term());
         assertThat(a.isLeader()).isFalse();
@@ -69,5 +72,31 @@ class LeaderFailoverTest extends ZooKeeperTestBase {
                 .isEqualTo(new Leader("second", successor.term()));
         assertThat(third.inspect("billing").waiters()).extracting(w -> w.ownerId()).containsExactly("third", "first");
         assertThat(secondEvents.events).containsExactly("elected:" + successor.term());
+    }
+
+    @Test
+    void closingTheLockClientUnderALeaderTellsListenersLostAndEndsTheTermReleasedAsItsStateSays() {
+        LockClient leaderClient = client("leader");
+        RecordingListener events = new RecordingListener();
+        LeaderElection leader = closeLater(LeaderElection.builder(leaderClient, "payroll").listener(events).build());
+        events.election = leader;
+        leader.start();
+        eventually().until(leader::isLeader);
+        Leadership term = leader.leadership().orElseThrow();
+        LeaderElection next = closeLater(LeaderElection.builder(client("next"), "payroll").listener(new RecordingListener())
+                .build());
+        next.start();
+
+        leaderClient.close(); // releases every lease of the client, the election's among them
+
+        LeaseState end = term.ended().toCompletableFuture().join();
+        assertThat(end).isEqualTo(LeaseState.RELEASED).isEqualTo(term.state());
+        assertThat(events.events).containsExactly("elected:" + term.term(), "lost:" + term.term());
+        assertThat(events.leadershipDuringLost).singleElement().satisfies(t -> assertThat(t).containsSame(term));
+        eventually().until(() -> leader.leadership().isEmpty());
+        assertThat(leader.isLeader()).isFalse();
+        // The lock was released, not left to expire: the next candidate leads at once.
+        eventually().until(next::isLeader);
+        assertThat(next.leadership().orElseThrow().term()).isGreaterThan(term.term());
     }
 }

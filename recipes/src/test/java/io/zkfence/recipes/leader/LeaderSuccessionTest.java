@@ -73,6 +73,8 @@ class LeaderSuccessionTest extends ZooKeeperTestBase {
         eventually().until(a::isLeader);
         long third = a.leadership().orElseThrow().term();
         assertThat(third).isGreaterThan(second);
+        // elected() reaches the listeners on the event thread, after isLeader() became true.
+        eventually().until(() -> aEvents.events.size() == 3);
         assertThat(aEvents.events).containsExactly("elected:" + first.term(), "revoked:" + first.term(),
                 "elected:" + third);
         assertThat(first.stepDown().toCompletableFuture().join()).as("stepping down an ended term").isEqualTo(LeaseState.RELEASED);

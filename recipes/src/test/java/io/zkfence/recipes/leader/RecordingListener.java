@@ -2,14 +2,20 @@ package io.zkfence.recipes.leader;
 
 import io.zkfence.lock.LeaseState;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** Records every call as "event:term", and the state of the term when revoked() ran. */
+/**
+ * Records every call as "event:term", the state of the term when revoked() ran and, once told
+ * its {@link #election}, what that election's leadership() said while lost() ran.
+ */
 final class RecordingListener implements LeadershipListener {
 
     final List<String> events = new CopyOnWriteArrayList<>();
     final List<LeaseState> stateDuringRevoked = new CopyOnWriteArrayList<>();
     final List<Leadership> terms = new CopyOnWriteArrayList<>();
+    final List<Optional<Leadership>> leadershipDuringLost = new CopyOnWriteArrayList<>();
+    volatile LeaderElection election;
 
     @Override
     public void elected(Leadership leadership) {
@@ -35,6 +41,10 @@ final class RecordingListener implements LeadershipListener {
 
     @Override
     public void lost(Leadership leadership) {
+        LeaderElection e = election;
+        if (e != null) {
+            leadershipDuringLost.add(e.leadership());
+        }
         events.add("lost:" + leadership.term());
     }
 
