@@ -131,8 +131,9 @@ public final class FencedBucket {
         selfCheck.ensure(SelfCheck.Kind.PUT, key);
         BodyDigest digest = new BodyDigest(bucket, key, body);
         return writer.run(key, token, "PutObject", current -> {
-            if (current.exists() && digest.matches(current.eTag())) {
-                // Same bytes as stored: a plain PUT would keep the ETag (see OnePartUpload).
+            if (current.exists() && digest.sameBytesAs(current.eTag())) {
+                // Same bytes as stored: a plain PUT would keep the ETag, or bring back the plain
+                // one a paused holder may still hold (see OnePartUpload).
                 selfCheck.ensure(SelfCheck.Kind.COMPLETE_MULTIPART, key);
                 CompleteMultipartUploadResponse done = onePartUpload.send(key, token, base, body, current);
                 return accepted(key, token, done.eTag(), done.versionId());
@@ -267,11 +268,7 @@ public final class FencedBucket {
     }
 
     private FencedWrite accepted(String key, long token, String eTag, String versionId) {
-        if (eTag == null || eTag.isEmpty()) {
-            cache.forget(key);
-        } else {
-            cache.remember(key, ObjectState.present(eTag, OptionalLong.of(token)));
-        }
+        cache.rememberWrite(key, eTag, token);
         return new FencedWrite(bucket, key, token, eTag, Optional.ofNullable(versionId));
     }
 
