@@ -3,9 +3,7 @@ package io.zkfence.s3;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
-import java.util.random.RandomGenerator;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -67,7 +65,7 @@ public final class FencedBucket {
     private final SelfCheck selfCheck;
     private final OnePartUpload onePartUpload;
 
-    private FencedBucket(S3Client s3, S3FenceConfig config, RandomGenerator random) {
+    private FencedBucket(S3Client s3, S3FenceConfig config) {
         this.s3 = Objects.requireNonNull(s3, "s3");
         this.config = Objects.requireNonNull(config, "config");
         this.bucket = config.bucket();
@@ -75,7 +73,7 @@ public final class FencedBucket {
         this.cache = new EtagCache(config.etagCacheSize());
         this.reader = new StateReader(s3, bucket, tokens, cache);
         this.writer = new ConditionalWriter(bucket, reader, cache,
-                new Backoff(config.backoffBase(), config.backoffMax(), random), config.maxConflictRetries());
+                Backoff.jittered(config.backoffBase(), config.backoffMax()), config.maxConflictRetries());
         this.selfCheck = new SelfCheck(s3, bucket, config.selfCheckKeyPrefix());
         this.onePartUpload = new OnePartUpload(s3, bucket);
     }
@@ -85,7 +83,7 @@ public final class FencedBucket {
      * runs before the first fenced request (or call {@link #verifyConditionalWrites()} at startup).
      */
     public static FencedBucket create(S3Client s3, S3FenceConfig config) {
-        return new FencedBucket(s3, config, ThreadLocalRandom.current());
+        return new FencedBucket(s3, config);
     }
 
     /** This bucket's settings. */
