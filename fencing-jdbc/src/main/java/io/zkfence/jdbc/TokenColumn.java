@@ -115,8 +115,10 @@ public final class TokenColumn {
      * @throws RowNotFoundException     if no row matches {@code row}
      * @throws SerializationConflictException if the database aborted the statement because of a
      *                                  concurrent transaction; retry the whole transaction
-     * @throws IllegalArgumentException if the token is below 1, or {@code changes} is empty or
-     *                                  sets the token column itself
+     * @throws IllegalArgumentException if the token is below 1, {@code changes} is empty or sets
+     *                                  the token column itself, or {@code dsl}'s dialect is not one
+     *                                  of the supported databases ({@link FenceDialect}); nothing
+     *                                  was sent
      * @throws FenceException           if the database fails (jOOQ's exception as cause), or the
      *                                  rows kept changing between statements
      */
@@ -127,6 +129,7 @@ public final class TokenColumn {
         Objects.requireNonNull(row, "row");
         Objects.requireNonNull(changes, "changes");
         Arguments.requireToken(table.getName(), token);
+        FenceDialect dialect = FenceDialect.of(dsl, "fenced update of " + table.getName());
         if (changes.isEmpty()) {
             throw new IllegalArgumentException("fenced update of " + table.getName() + " sets no column");
         }
@@ -170,7 +173,7 @@ public final class TokenColumn {
                 before = after;
             }
         } catch (org.jooq.exception.DataAccessException e) {
-            throw translate(dsl, e, table, token);
+            throw translate(dialect, e, table, token);
         }
     }
 
@@ -189,16 +192,19 @@ public final class TokenColumn {
      * @throws StaleTokenException  if a matching row carries a higher token (the highest is
      *                              reported as the stored token)
      * @throws RowNotFoundException if no row matches {@code row}
+     * @throws IllegalArgumentException if the token is below 1 or {@code dsl}'s dialect is not one
+     *                                  of the supported databases; nothing was sent
      */
     public int explainNoMatch(DSLContext dsl, Table<? extends Record> table, Condition row, long token) {
         Objects.requireNonNull(dsl, "dsl");
         Objects.requireNonNull(table, "table");
         Objects.requireNonNull(row, "row");
         Arguments.requireToken(table.getName(), token);
+        FenceDialect dialect = FenceDialect.of(dsl, "explaining a fenced update of " + table.getName());
         try {
             return lockedTokens(dsl, table, row, token).size();
         } catch (org.jooq.exception.DataAccessException e) {
-            throw translate(dsl, e, table, token);
+            throw translate(dialect, e, table, token);
         }
     }
 
@@ -223,26 +229,16 @@ public final class TokenColumn {
         return stored.stream().allMatch(t -> t != null && t == token);
     }
 
-    private static FenceException translate(DSLContext dsl, org.jooq.exception.DataAccessException e, Table<?> table,
-                                            long token) {
+    private static FenceException translate(FenceDialect dialect, org.jooq.exception.DataAccessException e,
+                                            Table<?> table, long token) {
         java.sql.SQLException sql = SqlErrors.findSqlException(e);
         String subject = "fenced update of " + table.getQualifiedName() + " with token " + token;
-        if (sql != null && SqlErrors.isSerializationFailure(dialectOf(dsl), sql)) {
+        if (sql != null && SqlErrors.isSerializationFailure(dialect, sql)) {
             return new SerializationConflictException(subject + " hit a serialization conflict with a concurrent transaction ("
                     + SqlErrors.describe(sql) + "); roll back and retry the whole transaction with the same token",
                     null, token, e);
         }
         return new FenceException(subject + " failed (" + e.getMessage() + ")", null, token, e);
-    }
-
-    /** The fence dialect of a context, for vendor error codes; null for other databases. */
-    private static FenceDialect dialectOf(DSLContext dsl) {
-        return switch (dsl.family()) {
-            case POSTGRES -> FenceDialect.POSTGRES;
-            case MARIADB, MYSQL -> FenceDialect.MARIADB;
-            case H2 -> FenceDialect.H2;
-            default -> null;
-        };
     }
 
     @Override
