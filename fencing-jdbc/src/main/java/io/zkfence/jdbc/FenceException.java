@@ -13,7 +13,8 @@ import java.util.OptionalLong;
  *   <li>{@link StaleTokenException}: a newer token has already been accepted; never retry with
  *       the same token, the lock was lost.</li>
  *   <li>{@link SerializationConflictException}: the database aborted the transaction because of
- *       a concurrent one; retrying the whole unit of work with the same token is safe.</li>
+ *       a concurrent one (a serialization failure, a deadlock, or a lock wait that timed out);
+ *       retrying the whole unit of work with the same token is safe.</li>
  *   <li>{@link FenceTableMissingException}: the fence table does not exist.</li>
  *   <li>{@link RowNotFoundException}: a {@link TokenColumn} update matched no row at all.</li>
  * </ul>

@@ -24,9 +24,11 @@ import org.jooq.DSLContext;
  *       key's row until that transaction ends. A newer holder's advance therefore waits for an
  *       older holder's open transaction and then wins; an older holder's advance after a newer
  *       holder's has committed (or while it is open, once it commits) is rejected. Either way
- *       nothing of a rejected unit of work is committed.</li>
+ *       nothing of a rejected unit of work is committed. The wait is as long as the database
+ *       lets it be: unbounded on PostgreSQL unless {@code lock_timeout} is set.</li>
  *   <li>A {@link SerializationConflictException} means the database aborted the transaction for
- *       reasons of concurrency, not of tokens: retrying the whole unit of work is safe.</li>
+ *       reasons of concurrency, not of tokens (including a lock wait that timed out): retrying
+ *       the whole unit of work is safe.</li>
  * </ul>
  *
  * <h2>Entry points</h2>
@@ -137,7 +139,8 @@ public final class JdbcFence {
      * @return what the work returned
      * @throws StaleTokenException            if a higher token was already accepted for the key
      * @throws SerializationConflictException if the database aborted the transaction because of
-     *                                        a concurrent one; retrying is safe
+     *                                        a concurrent one, or a lock wait timed out; retrying
+     *                                        is safe
      * @throws FenceTableMissingException     if the fence table does not exist
      * @throws FenceException                 on any other database failure, including a
      *                                        {@link java.sql.SQLException} from the work; a
@@ -156,12 +159,16 @@ public final class JdbcFence {
      * Advances the fence right away in a transaction of its own: call it just after acquiring
      * the lock, so a paused former holder is cut off before this holder writes anything. If a
      * former holder's transaction has already advanced the fence and is still open, this waits
-     * for it to end, then wins.
+     * for it to end, then wins. That wait has no bound of its own: it lasts until the open
+     * transaction ends or the database's lock wait timeout fires ({@code lock_timeout} on
+     * PostgreSQL, off by default; {@code innodb_lock_wait_timeout} on MariaDB, 50 s by default),
+     * which is reported as a retryable {@link SerializationConflictException}.
      *
      * @param key   the protected resource's key
      * @param token the fencing token just granted, 1 or more
      * @throws StaleTokenException            if a higher token was already accepted
-     * @throws SerializationConflictException if the database aborted the transaction; retry
+     * @throws SerializationConflictException if the database aborted the transaction or its lock
+     *                                        wait timed out; retry
      * @throws FenceTableMissingException     if the fence table does not exist
      * @throws FenceException                 on other database failures
      * @throws IllegalArgumentException       for a null, blank or too long key or a token below 1

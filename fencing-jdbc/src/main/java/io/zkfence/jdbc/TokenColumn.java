@@ -114,7 +114,9 @@ public final class TokenColumn {
      * @throws StaleTokenException      if the row carries a higher token; nothing was changed
      * @throws RowNotFoundException     if no row matches {@code row}
      * @throws SerializationConflictException if the database aborted the statement because of a
-     *                                  concurrent transaction; retry the whole transaction
+     *                                  concurrent transaction, or gave up waiting for a lock
+     *                                  ({@code lock_timeout}, {@code innodb_lock_wait_timeout});
+     *                                  roll back and retry the whole transaction
      * @throws IllegalArgumentException if the token is below 1, {@code changes} is empty or sets
      *                                  the token column itself, or {@code dsl}'s dialect is not one
      *                                  of the supported databases ({@link FenceDialect}); nothing
@@ -233,10 +235,12 @@ public final class TokenColumn {
                                             Table<?> table, long token) {
         java.sql.SQLException sql = SqlErrors.findSqlException(e);
         String subject = "fenced update of " + table.getQualifiedName() + " with token " + token;
-        if (sql != null && SqlErrors.isSerializationFailure(dialect, sql)) {
-            return new SerializationConflictException(subject + " hit a serialization conflict with a concurrent transaction ("
-                    + SqlErrors.describe(sql) + "); roll back and retry the whole transaction with the same token",
-                    null, token, e);
+        if (sql != null) {
+            SerializationConflictException retryable = SqlErrors.retryable(dialect, sql, subject, null, token,
+                    "roll back and retry the whole transaction with the same token", e);
+            if (retryable != null) {
+                return retryable;
+            }
         }
         return new FenceException(subject + " failed (" + e.getMessage() + ")", null, token, e);
     }
