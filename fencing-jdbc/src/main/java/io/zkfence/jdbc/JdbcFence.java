@@ -105,16 +105,33 @@ public final class JdbcFence {
 
     /**
      * Creates the fence table if it does not exist, from the DDL shipped for the dialect with the
-     * configured names. Idempotent. On MariaDB DDL commits implicitly, so call it outside any
+     * configured names. Idempotent, also when several processes call it at once (pods starting
+     * together): PostgreSQL checks {@code IF NOT EXISTS} against committed catalogs only, so a
+     * concurrent creator fails with a duplicate-object error; that error is taken as success once
+     * the table is confirmed to exist. On MariaDB DDL commits implicitly, so call it outside any
      * business transaction (at start-up, like a migration).
      *
-     * @throws FenceException if the DDL fails
+     * @throws FenceException if the DDL fails and the table does not exist
      */
     public void createIfMissing() {
         FenceConfig config = config();
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             for (String ddl : Ddl.statements(config)) {
-                s.execute(ddl);
+                try {
+                    s.execute(ddl);
+                } catch (SQLException e) {
+                    if (!SqlErrors.isDuplicateObject(config.dialect(), e)) {
+                        throw e;
+                    }
+                    // Another process created it after our IF NOT EXISTS looked (the shipped DDL is
+                    // one statement, so there is nothing of ours to lose in the rollback).
+                    if (!c.getAutoCommit()) {
+                        c.rollback();
+                    }
+                    if (!tableExists(s, config)) {
+                        throw e;
+                    }
+                }
             }
             if (!c.getAutoCommit()) {
                 c.commit();
@@ -122,6 +139,20 @@ public final class JdbcFence {
         } catch (SQLException e) {
             throw new FenceException("creating fence table " + config.qualifiedTable() + " failed ("
                     + SqlErrors.describe(e) + ")", null, 0, e);
+        }
+    }
+
+    /** Whether the fence table exists with its key and token columns. */
+    private static boolean tableExists(Statement s, FenceConfig config) throws SQLException {
+        try {
+            s.executeQuery("select " + config.keyColumn() + ", " + config.tokenColumn() + " from "
+                    + config.qualifiedTable() + " where 1 = 0").close();
+            return true;
+        } catch (SQLException e) {
+            if (SqlErrors.isMissingTable(config.dialect(), e)) {
+                return false;
+            }
+            throw e;
         }
     }
 

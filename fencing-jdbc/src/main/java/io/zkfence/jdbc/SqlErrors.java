@@ -16,11 +16,13 @@ final class SqlErrors {
     private static final int MARIADB_NO_SUCH_TABLE = 1146;
     private static final int MARIADB_BAD_FIELD = 1054;
     private static final int MARIADB_DUP_ENTRY = 1062;
+    private static final int MARIADB_TABLE_EXISTS = 1050;
     private static final int H2_CONCURRENT_UPDATE = 90131; // H2 reports most snapshot conflicts as 40001
     private static final int H2_TABLE_NOT_FOUND = 42102;
     private static final int H2_TABLE_NOT_FOUND_DATABASE_EMPTY = 42104;
     private static final int H2_COLUMN_NOT_FOUND = 42122;
     private static final int H2_DUPLICATE_KEY = 23505;
+    private static final int H2_TABLE_EXISTS = 42101;
 
     private SqlErrors() {
     }
@@ -104,6 +106,20 @@ final class SqlErrors {
             case POSTGRES -> "23505".equals(e.getSQLState());
             case MARIADB -> e.getErrorCode() == MARIADB_DUP_ENTRY;
             case H2 -> e.getErrorCode() == H2_DUPLICATE_KEY;
+        };
+    }
+
+    /**
+     * DDL that failed because another session created the same object: on PostgreSQL
+     * {@code 42P07}/{@code 42710}, or a unique violation on a system catalog ({@code 23505}, e.g.
+     * {@code pg_type_typname_nsp_index}) when the other creator committed while this one waited.
+     */
+    static boolean isDuplicateObject(FenceDialect dialect, SQLException e) {
+        return switch (dialect) {
+            case POSTGRES -> "42P07".equals(e.getSQLState()) || "42710".equals(e.getSQLState())
+                    || "23505".equals(e.getSQLState());
+            case MARIADB -> e.getErrorCode() == MARIADB_TABLE_EXISTS;
+            case H2 -> e.getErrorCode() == H2_TABLE_EXISTS;
         };
     }
 
