@@ -34,14 +34,14 @@ public class FenceException extends RuntimeException {
     private final long token;
 
     /**
-     * Creates an exception.
+     * Creates an exception. Only this module throws them.
      *
      * @param message     what failed, naming the key, token and table
      * @param resourceKey the protected resource's key, or {@code null} when not known
      * @param token       the token presented by the caller, or {@code 0} when not known
      * @param cause       the underlying failure, or {@code null}
      */
-    public FenceException(String message, String resourceKey, long token, Throwable cause) {
+    FenceException(String message, String resourceKey, long token, Throwable cause) {
         super(message, cause);
         this.resourceKey = resourceKey;
         this.token = token;

@@ -25,7 +25,7 @@ package io.zkfence.jdbc;
  * the fence row of the same brand-new key at the same time, and a former holder's transaction
  * kept open past the lock wait timeout.
  */
-public class SerializationConflictException extends FenceException {
+public final class SerializationConflictException extends FenceException {
 
     /**
      * Creates the exception.
@@ -35,7 +35,7 @@ public class SerializationConflictException extends FenceException {
      * @param token       the presented token, or {@code 0}
      * @param cause       the database's error
      */
-    public SerializationConflictException(String message, String resourceKey, long token, Throwable cause) {
+    SerializationConflictException(String message, String resourceKey, long token, Throwable cause) {
         super(message, resourceKey, token, cause);
     }
 }
