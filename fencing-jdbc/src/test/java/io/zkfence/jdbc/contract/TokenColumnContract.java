@@ -3,6 +3,7 @@ package io.zkfence.jdbc.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.zkfence.jdbc.FenceException;
 import io.zkfence.jdbc.RowNotFoundException;
 import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.jdbc.TokenColumn;
@@ -172,6 +173,24 @@ public abstract class TokenColumnContract extends FenceTestBase {
     }
 
     @Test
+    void rowsThatKeepChangingBetweenStatementsEndInAClearFailureNotAnEndlessLoop() {
+        long fresh = absentId();
+        // Not a fenced writer's doing (tokens never go down): an unfenced script flipping the token
+        // between a newer one, while our UPDATEs run, and an older one, while we look.
+        Runnable newer = () -> setToken(fresh, 12);
+        Runnable older = () -> setToken(fresh, 10);
+        DSLContext racing = AfterStatements.on(dsl, () -> insertAccount(fresh, 100, 10),
+                newer, older, newer, older, newer, older);
+
+        FenceException e = assertThrows(FenceException.class,
+                () -> tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L)));
+
+        assertThat(e).isExactlyInstanceOf(FenceException.class);
+        assertThat(e.getMessage()).containsIgnoringCase("zk_account").contains("kept changing", "nothing was written");
+        assertThat(balance(fresh)).isEqualTo(100);
+    }
+
+    @Test
     void settingTheTokenColumnYourselfIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 11, Map.of(tokens.field(), 99L)));
@@ -209,6 +228,10 @@ public abstract class TokenColumnContract extends FenceTestBase {
         long fresh = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         dsl.deleteFrom(ACCOUNT).where(ID.eq(fresh)).execute();
         return fresh;
+    }
+
+    private void setToken(long account, long token) {
+        dsl.update(ACCOUNT).set(tokens.field(), token).where(ID.eq(account)).execute();
     }
 
     private void insertAccount(long account, long balance, long token) {
