@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Locale;
 import java.util.Objects;
+import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
 
 /**
@@ -32,6 +33,8 @@ public enum FenceDialect {
 
     /** H2 2.x (tested on 2.5), in any mode that keeps H2's own identifier case rules. */
     H2(SQLDialect.H2, "h2");
+
+    private static final String SUPPORTED = "PostgreSQL, MariaDB, H2";
 
     private final SQLDialect sqlDialect;
     private final String folder;
@@ -105,6 +108,29 @@ public enum FenceDialect {
             return H2;
         }
         throw new IllegalArgumentException("unsupported database '" + product
-                + "' for the fence; supported: PostgreSQL, MariaDB, H2");
+                + "' for the fence; supported: " + SUPPORTED);
+    }
+
+    /**
+     * The dialect of the database a jOOQ context renders for, for what depends on the database
+     * (vendor error codes). The one mapping from jOOQ dialects: each constant's
+     * {@link #sqlDialect()} family. MySQL is refused like any other unsupported database: its
+     * syntax is close to MariaDB's, but no MySQL server is tested.
+     *
+     * @param what the call being made, for the message
+     * @throws IllegalArgumentException if the context's dialect is not a supported database
+     */
+    static FenceDialect of(DSLContext dsl, String what) {
+        SQLDialect family = dsl.family();
+        for (FenceDialect dialect : values()) {
+            if (dialect.sqlDialect.family() == family) {
+                return dialect;
+            }
+        }
+        throw new IllegalArgumentException(what + ": the jOOQ context's dialect " + dsl.dialect()
+                + " is not a database the fence supports (supported: " + SUPPORTED + "; create the context with"
+                + " SQLDialect.POSTGRES, SQLDialect.MARIADB or SQLDialect.H2"
+                + (family == SQLDialect.MYSQL ? ", and MARIADB only against MariaDB: MySQL is not tested" : "")
+                + "); nothing was sent");
     }
 }

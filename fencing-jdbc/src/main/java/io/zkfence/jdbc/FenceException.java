@@ -13,7 +13,8 @@ import java.util.OptionalLong;
  *   <li>{@link StaleTokenException}: a newer token has already been accepted; never retry with
  *       the same token, the lock was lost.</li>
  *   <li>{@link SerializationConflictException}: the database aborted the transaction because of
- *       a concurrent one; retrying the whole unit of work with the same token is safe.</li>
+ *       a concurrent one (a serialization failure, a deadlock, or a lock wait that timed out);
+ *       retrying the whole unit of work with the same token is safe.</li>
  *   <li>{@link FenceTableMissingException}: the fence table does not exist.</li>
  *   <li>{@link RowNotFoundException}: a {@link TokenColumn} update matched no row at all.</li>
  * </ul>
@@ -33,14 +34,14 @@ public class FenceException extends RuntimeException {
     private final long token;
 
     /**
-     * Creates an exception.
+     * Creates an exception. Only this module throws them.
      *
      * @param message     what failed, naming the key, token and table
      * @param resourceKey the protected resource's key, or {@code null} when not known
      * @param token       the token presented by the caller, or {@code 0} when not known
      * @param cause       the underlying failure, or {@code null}
      */
-    public FenceException(String message, String resourceKey, long token, Throwable cause) {
+    FenceException(String message, String resourceKey, long token, Throwable cause) {
         super(message, cause);
         this.resourceKey = resourceKey;
         this.token = token;

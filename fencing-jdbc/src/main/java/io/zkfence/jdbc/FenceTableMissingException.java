@@ -7,7 +7,7 @@ package io.zkfence.jdbc;
  * <p>Nothing was written. Create the table with {@link JdbcFence#createIfMissing()} or with the
  * DDL shipped for the dialect ({@link FenceDialect#ddlResource()}) in your migrations.
  */
-public class FenceTableMissingException extends FenceException {
+public final class FenceTableMissingException extends FenceException {
 
     /** The table concerned. */
     private final String table;
@@ -20,7 +20,7 @@ public class FenceTableMissingException extends FenceException {
      * @param token       the presented token, or {@code 0}
      * @param cause       the database's error
      */
-    public FenceTableMissingException(String table, String resourceKey, long token, Throwable cause) {
+    FenceTableMissingException(String table, String resourceKey, long token, Throwable cause) {
         super("fence table '" + table + "' does not exist"
                         + (resourceKey == null ? "" : " (fencing resource '" + resourceKey + "' with token " + token + ")")
                         + "; create it with JdbcFence.createIfMissing() or the DDL resource for your dialect",

@@ -24,9 +24,11 @@ import org.jooq.DSLContext;
  *       key's row until that transaction ends. A newer holder's advance therefore waits for an
  *       older holder's open transaction and then wins; an older holder's advance after a newer
  *       holder's has committed (or while it is open, once it commits) is rejected. Either way
- *       nothing of a rejected unit of work is committed.</li>
+ *       nothing of a rejected unit of work is committed. The wait is as long as the database
+ *       lets it be: unbounded on PostgreSQL unless {@code lock_timeout} is set.</li>
  *   <li>A {@link SerializationConflictException} means the database aborted the transaction for
- *       reasons of concurrency, not of tokens: retrying the whole unit of work is safe.</li>
+ *       reasons of concurrency, not of tokens (including a lock wait that timed out): retrying
+ *       the whole unit of work is safe.</li>
  * </ul>
  *
  * <h2>Entry points</h2>
@@ -103,16 +105,33 @@ public final class JdbcFence {
 
     /**
      * Creates the fence table if it does not exist, from the DDL shipped for the dialect with the
-     * configured names. Idempotent. On MariaDB DDL commits implicitly, so call it outside any
+     * configured names. Idempotent, also when several processes call it at once (pods starting
+     * together): PostgreSQL checks {@code IF NOT EXISTS} against committed catalogs only, so a
+     * concurrent creator fails with a duplicate-object error; that error is taken as success once
+     * the table is confirmed to exist. On MariaDB DDL commits implicitly, so call it outside any
      * business transaction (at start-up, like a migration).
      *
-     * @throws FenceException if the DDL fails
+     * @throws FenceException if the DDL fails and the table does not exist
      */
     public void createIfMissing() {
         FenceConfig config = config();
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
             for (String ddl : Ddl.statements(config)) {
-                s.execute(ddl);
+                try {
+                    s.execute(ddl);
+                } catch (SQLException e) {
+                    if (!SqlErrors.isDuplicateObject(config.dialect(), e)) {
+                        throw e;
+                    }
+                    // Another process created it after our IF NOT EXISTS looked (the shipped DDL is
+                    // one statement, so there is nothing of ours to lose in the rollback).
+                    if (!c.getAutoCommit()) {
+                        c.rollback();
+                    }
+                    if (!tableExists(s, config)) {
+                        throw e;
+                    }
+                }
             }
             if (!c.getAutoCommit()) {
                 c.commit();
@@ -120,6 +139,20 @@ public final class JdbcFence {
         } catch (SQLException e) {
             throw new FenceException("creating fence table " + config.qualifiedTable() + " failed ("
                     + SqlErrors.describe(e) + ")", null, 0, e);
+        }
+    }
+
+    /** Whether the fence table exists with its key and token columns. */
+    private static boolean tableExists(Statement s, FenceConfig config) throws SQLException {
+        try {
+            s.executeQuery("select " + config.keyColumn() + ", " + config.tokenColumn() + " from "
+                    + config.qualifiedTable() + " where 1 = 0").close();
+            return true;
+        } catch (SQLException e) {
+            if (SqlErrors.isMissingTable(config.dialect(), e)) {
+                return false;
+            }
+            throw e;
         }
     }
 
@@ -137,7 +170,8 @@ public final class JdbcFence {
      * @return what the work returned
      * @throws StaleTokenException            if a higher token was already accepted for the key
      * @throws SerializationConflictException if the database aborted the transaction because of
-     *                                        a concurrent one; retrying is safe
+     *                                        a concurrent one, or a lock wait timed out; retrying
+     *                                        is safe
      * @throws FenceTableMissingException     if the fence table does not exist
      * @throws FenceException                 on any other database failure, including a
      *                                        {@link java.sql.SQLException} from the work; a
@@ -156,12 +190,16 @@ public final class JdbcFence {
      * Advances the fence right away in a transaction of its own: call it just after acquiring
      * the lock, so a paused former holder is cut off before this holder writes anything. If a
      * former holder's transaction has already advanced the fence and is still open, this waits
-     * for it to end, then wins.
+     * for it to end, then wins. That wait has no bound of its own: it lasts until the open
+     * transaction ends or the database's lock wait timeout fires ({@code lock_timeout} on
+     * PostgreSQL, off by default; {@code innodb_lock_wait_timeout} on MariaDB, 50 s by default),
+     * which is reported as a retryable {@link SerializationConflictException}.
      *
      * @param key   the protected resource's key
      * @param token the fencing token just granted, 1 or more
      * @throws StaleTokenException            if a higher token was already accepted
-     * @throws SerializationConflictException if the database aborted the transaction; retry
+     * @throws SerializationConflictException if the database aborted the transaction or its lock
+     *                                        wait timed out; retry
      * @throws FenceTableMissingException     if the fence table does not exist
      * @throws FenceException                 on other database failures
      * @throws IllegalArgumentException       for a null, blank or too long key or a token below 1

@@ -64,7 +64,7 @@ final class ManagedTransaction {
             c.commit();
         } catch (SQLException e) {
             FenceConfig config = fence.config();
-            if (SqlErrors.isSerializationFailure(config.dialect(), e)) {
+            if (SqlErrors.isSerializationFailure(config.dialect(), e) || SqlErrors.isLockWaitTimeout(config.dialect(), e)) {
                 throw SqlErrors.translate(config, e, key, token, "committing the fenced unit of work");
             }
             // A commit that fails on a broken connection may have been applied by the server.
@@ -76,17 +76,20 @@ final class ManagedTransaction {
 
     /**
      * jOOQ and other layers wrap SQL errors in their own unchecked exceptions; a serialization
-     * failure inside the work must still read as retryable.
+     * failure or lock-wait timeout inside the work must still read as retryable.
      */
     private static RuntimeException retryableOrSame(FenceConfig config, RuntimeException e, String key, long token) {
         if (e instanceof FenceException) {
             return e;
         }
         SQLException sql = SqlErrors.findSqlException(e);
-        if (sql != null && SqlErrors.isSerializationFailure(config.dialect(), sql)) {
-            return new SerializationConflictException("the fenced unit of work for resource '" + key + "' with token "
-                    + token + " hit a serialization conflict with a concurrent transaction (" + SqlErrors.describe(sql)
-                    + "); the transaction is rolled back: retry the whole unit of work with the same token", key, token, e);
+        if (sql != null) {
+            SerializationConflictException retryable = SqlErrors.retryable(config.dialect(), sql,
+                    "the fenced unit of work for resource '" + key + "' with token " + token, key, token,
+                    "the transaction is rolled back: retry the whole unit of work with the same token", e);
+            if (retryable != null) {
+                return retryable;
+            }
         }
         return e;
     }

@@ -8,7 +8,7 @@ package io.zkfence.jdbc;
  * <p>Nothing was written by the update. Whether a missing row is an error is the caller's
  * business; the exception exists so the two outcomes of "zero rows updated" cannot be confused.
  */
-public class RowNotFoundException extends FenceException {
+public final class RowNotFoundException extends FenceException {
 
     /** The table concerned. */
     private final String table;
@@ -22,7 +22,7 @@ public class RowNotFoundException extends FenceException {
      * @param rowCondition the row condition, rendered as SQL
      * @param token        the presented token
      */
-    public RowNotFoundException(String table, String rowCondition, long token) {
+    RowNotFoundException(String table, String rowCondition, long token) {
         super("no row in " + table + " where " + rowCondition + " (fenced update with token " + token
                 + " matched nothing, and no row carries a higher token)", table + " where " + rowCondition, token, null);
         this.table = table;

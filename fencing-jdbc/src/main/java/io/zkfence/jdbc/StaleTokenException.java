@@ -13,7 +13,7 @@ package io.zkfence.jdbc;
  * <p>Do not retry with the same token: it will be rejected forever. The holder has lost the lock;
  * acquire it again to obtain a new token.
  */
-public class StaleTokenException extends FenceException {
+public final class StaleTokenException extends FenceException {
 
     /** The higher token already accepted. */
     private final long storedToken;
@@ -27,7 +27,7 @@ public class StaleTokenException extends FenceException {
      * @param storedToken    the higher token the resource has already accepted
      * @param table          the table holding the token, for the message
      */
-    public StaleTokenException(String resourceKey, long presentedToken, long storedToken, String table) {
+    StaleTokenException(String resourceKey, long presentedToken, long storedToken, String table) {
         super("stale fencing token for resource '" + resourceKey + "': presented " + presentedToken
                         + " but " + table + " has already accepted " + storedToken
                         + "; the lock was granted to a newer holder, nothing was written",

@@ -7,6 +7,7 @@ import java.util.Objects;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
@@ -36,6 +37,9 @@ import org.jooq.impl.SQLDataType;
  * <p>Immutable and thread-safe.
  */
 public final class TokenColumn {
+
+    /** Explain-and-apply rounds after the first UPDATE, as in the fence table's advance. */
+    private static final int MAX_ROUNDS = 3;
 
     private final Field<Long> field;
 
@@ -90,20 +94,35 @@ public final class TokenColumn {
 
     /**
      * Runs a fenced update: {@code UPDATE table SET <changes>, field = token WHERE row AND
-     * admits(token)}. When it updates nothing, finds out why (see {@link #explainNoMatch}).
-     * Run it inside a transaction if the update must be atomic with other writes.
+     * admits(token)}. When it updates nothing, finds out why (see {@link #explainNoMatch}) and,
+     * if the rows admit the token after all (they were created after the update looked), runs it
+     * again. The count returned is always that of an UPDATE that ran: a write that did not happen
+     * is never counted. Outside a transaction (auto-commit) each statement commits on its own and
+     * a concurrent writer can change the rows between them; the update then explains again, at
+     * most three times, and reports what it finds. Run it inside a transaction if the update must
+     * be atomic with other writes.
      *
      * @param dsl     the context to run on
      * @param table   the business table
      * @param row     the row to update, typically a primary key condition
      * @param token   the writer's fencing token, 1 or more
      * @param changes the columns to set and their values (values may be {@link Field}s)
-     * @return the number of rows updated, at least 1
+     * @return the number of rows updated, at least 1. With MariaDB's {@code useAffectedRows=true}
+     *         the driver counts changed rather than matched rows; rows that already carried
+     *         exactly this token and these values before and after the UPDATE are counted as
+     *         updated, since they hold this write
      * @throws StaleTokenException      if the row carries a higher token; nothing was changed
      * @throws RowNotFoundException     if no row matches {@code row}
-     * @throws IllegalArgumentException if the token is below 1, or {@code changes} is empty or
-     *                                  sets the token column itself
-     * @throws FenceException           if the database fails (jOOQ's exception as cause)
+     * @throws SerializationConflictException if the database aborted the statement because of a
+     *                                  concurrent transaction, or gave up waiting for a lock
+     *                                  ({@code lock_timeout}, {@code innodb_lock_wait_timeout});
+     *                                  roll back and retry the whole transaction
+     * @throws IllegalArgumentException if the token is below 1, {@code changes} is empty or sets
+     *                                  the token column itself, or {@code dsl}'s dialect is not one
+     *                                  of the supported databases ({@link FenceDialect}); nothing
+     *                                  was sent
+     * @throws FenceException           if the database fails (jOOQ's exception as cause), or the
+     *                                  rows kept changing between statements
      */
     public int update(DSLContext dsl, Table<? extends Record> table, Condition row, long token,
                       Map<? extends Field<?>, ?> changes) {
@@ -112,6 +131,7 @@ public final class TokenColumn {
         Objects.requireNonNull(row, "row");
         Objects.requireNonNull(changes, "changes");
         Arguments.requireToken(table.getName(), token);
+        FenceDialect dialect = FenceDialect.of(dsl, "fenced update of " + table.getName());
         if (changes.isEmpty()) {
             throw new IllegalArgumentException("fenced update of " + table.getName() + " sets no column");
         }
@@ -121,18 +141,41 @@ public final class TokenColumn {
         }
         Map<Field<?>, Object> values = new LinkedHashMap<>(changes);
         values.put(field, DSL.val(token, SQLDataType.BIGINT));
+        Query update = dsl.update(table).set(values).where(row.and(admits(token)));
         try {
-            int updated = dsl.update(table).set(values).where(row.and(admits(token))).execute();
+            int updated = update.execute();
             if (updated > 0) {
                 return updated;
             }
-            int admitted = explainNoMatch(dsl, table, row, token);
-            // The rows admit the token after all: created concurrently, or the driver counts
-            // changed rather than matched rows and nothing changed. They are locked now; apply.
-            dsl.update(table).set(values).where(row.and(admits(token))).execute();
-            return admitted;
+            List<Long> before = lockedTokens(dsl, table, row, token);
+            for (int round = 1; ; round++) {
+                // The rows admit the token: created after the update looked, or the driver counts
+                // changed rather than matched rows and nothing changed. Apply it; in a
+                // transaction they are locked by the read, so this cannot lose.
+                updated = update.execute();
+                if (updated > 0) {
+                    return updated;
+                }
+                List<Long> after = lockedTokens(dsl, table, row, token);
+                if (allCarry(before, token) && allCarry(after, token)) {
+                    // Tokens never go down, so the rows carried this token when the UPDATE ran: it
+                    // matched them and changed nothing. They hold this write.
+                    return after.size();
+                }
+                // Auto-commit, and the rows changed in between (a newer token would have been
+                // thrown as stale, a deletion as not found): decide again on what is there now.
+                if (round == MAX_ROUNDS) {
+                    throw new FenceException("fenced update of " + table.getQualifiedName() + " where " + row
+                            + " with token " + token + " matched nothing " + (MAX_ROUNDS + 1) + " times although the"
+                            + " rows admitted the token each time it looked: they kept changing between statements"
+                            + " (are they being deleted and re-created, or their token lowered?); nothing was written"
+                            + " by this call. Run it inside a transaction", table.getQualifiedName() + " where " + row,
+                            token, null);
+                }
+                before = after;
+            }
         } catch (org.jooq.exception.DataAccessException e) {
-            throw translate(dsl, e, table, token);
+            throw translate(dialect, e, table, token);
         }
     }
 
@@ -151,49 +194,55 @@ public final class TokenColumn {
      * @throws StaleTokenException  if a matching row carries a higher token (the highest is
      *                              reported as the stored token)
      * @throws RowNotFoundException if no row matches {@code row}
+     * @throws IllegalArgumentException if the token is below 1 or {@code dsl}'s dialect is not one
+     *                                  of the supported databases; nothing was sent
      */
     public int explainNoMatch(DSLContext dsl, Table<? extends Record> table, Condition row, long token) {
         Objects.requireNonNull(dsl, "dsl");
         Objects.requireNonNull(table, "table");
         Objects.requireNonNull(row, "row");
         Arguments.requireToken(table.getName(), token);
-        List<Long> stored;
+        FenceDialect dialect = FenceDialect.of(dsl, "explaining a fenced update of " + table.getName());
         try {
-            stored = dsl.select(field).from(table).where(row).forUpdate().fetch(field);
+            return lockedTokens(dsl, table, row, token).size();
         } catch (org.jooq.exception.DataAccessException e) {
-            throw translate(dsl, e, table, token);
+            throw translate(dialect, e, table, token);
         }
-        String resource = table.getQualifiedName() + " where " + row;
+    }
+
+    /**
+     * The token column of the rows matching {@code row}, read with a locking read; throws when
+     * they do not admit {@code token} or there are none.
+     */
+    private List<Long> lockedTokens(DSLContext dsl, Table<? extends Record> table, Condition row, long token) {
+        List<Long> stored = dsl.select(field).from(table).where(row).forUpdate().fetch(field);
         if (stored.isEmpty()) {
             throw new RowNotFoundException(table.getQualifiedName().toString(), row.toString(), token);
         }
         long highest = stored.stream().filter(Objects::nonNull).mapToLong(Long::longValue).max().orElse(0);
         if (highest > token) {
-            throw new StaleTokenException(resource, token, highest, table.getQualifiedName().toString());
+            throw new StaleTokenException(table.getQualifiedName() + " where " + row, token, highest,
+                    table.getQualifiedName().toString());
         }
-        return stored.size();
+        return stored;
     }
 
-    private static FenceException translate(DSLContext dsl, org.jooq.exception.DataAccessException e, Table<?> table,
-                                            long token) {
+    private static boolean allCarry(List<Long> stored, long token) {
+        return stored.stream().allMatch(t -> t != null && t == token);
+    }
+
+    private static FenceException translate(FenceDialect dialect, org.jooq.exception.DataAccessException e,
+                                            Table<?> table, long token) {
         java.sql.SQLException sql = SqlErrors.findSqlException(e);
         String subject = "fenced update of " + table.getQualifiedName() + " with token " + token;
-        if (sql != null && SqlErrors.isSerializationFailure(dialectOf(dsl), sql)) {
-            return new SerializationConflictException(subject + " hit a serialization conflict with a concurrent transaction ("
-                    + SqlErrors.describe(sql) + "); roll back and retry the whole transaction with the same token",
-                    null, token, e);
+        if (sql != null) {
+            SerializationConflictException retryable = SqlErrors.retryable(dialect, sql, subject, null, token,
+                    "roll back and retry the whole transaction with the same token", e);
+            if (retryable != null) {
+                return retryable;
+            }
         }
         return new FenceException(subject + " failed (" + e.getMessage() + ")", null, token, e);
-    }
-
-    /** The fence dialect of a context, for vendor error codes; null for other databases. */
-    private static FenceDialect dialectOf(DSLContext dsl) {
-        return switch (dsl.family()) {
-            case POSTGRES -> FenceDialect.POSTGRES;
-            case MARIADB, MYSQL -> FenceDialect.MARIADB;
-            case H2 -> FenceDialect.H2;
-            default -> null;
-        };
     }
 
     @Override

@@ -28,6 +28,17 @@ class SqlErrorsTest {
     }
 
     @Test
+    void lockWaitTimeoutsAreRetryableAndSaySo() {
+        assertThat(SqlErrors.translate(PG, new SQLException("canceling statement due to lock timeout", "55P03"), "k", 3, "advancing"))
+                .isInstanceOf(SerializationConflictException.class).hasMessageContaining("timed out waiting for a lock");
+        assertThat(SqlErrors.translate(MARIADB, new SQLException("Lock wait timeout exceeded", "HY000", 1205), "k", 3, "advancing"))
+                .isInstanceOf(SerializationConflictException.class).hasMessageContaining("timed out waiting for a lock");
+        assertThat(SqlErrors.translate(H2, new SQLException("Timeout trying to lock table", "HYT00", 50200), "k", 3, "advancing"))
+                .isInstanceOf(SerializationConflictException.class).hasMessageContaining("timed out waiting for a lock");
+        assertThat(SqlErrors.isLockWaitTimeout(FenceDialect.H2, new SQLException("x", "HY000", 1205))).isFalse();
+    }
+
+    @Test
     void vendorCodesCountOnlyForTheirOwnDialect() {
         assertThat(SqlErrors.isSerializationFailure(FenceDialect.POSTGRES, new SQLException("x", "HY000", 1020))).isFalse();
         assertThat(SqlErrors.isSerializationFailure(FenceDialect.H2, new SQLException("x", "HY000", 1020))).isFalse();

@@ -1,7 +1,9 @@
 package io.zkfence.s3;
 
 import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
@@ -13,12 +15,23 @@ final class Backoff {
 
     private final long baseNanos;
     private final long maxNanos;
-    private final RandomGenerator random;
+    /** Asked at every draw, on the drawing thread. */
+    private final Supplier<? extends RandomGenerator> random;
 
-    Backoff(Duration base, Duration max, RandomGenerator random) {
+    Backoff(Duration base, Duration max, Supplier<? extends RandomGenerator> random) {
         this.baseNanos = base.toNanos();
         this.maxNanos = max.toNanos();
         this.random = random;
+    }
+
+    /**
+     * The backoff of a {@link FencedBucket}: jitter drawn from the pausing thread's own
+     * {@link ThreadLocalRandom}, looked up at each draw. A {@code ThreadLocalRandom.current()}
+     * captured once and used from other threads would draw from their unseeded state, a function
+     * of the thread id alone, so separate processes would pause in lock step.
+     */
+    static Backoff jittered(Duration base, Duration max) {
+        return new Backoff(base, max, ThreadLocalRandom::current);
     }
 
     long delayNanos(int retry) {
@@ -28,7 +41,7 @@ final class Backoff {
         int shift = Math.min(Math.max(retry - 1, 0), 30);
         long cap = baseNanos > (maxNanos >> shift) ? maxNanos : Math.min(maxNanos, baseNanos << shift);
         long half = cap / 2;
-        return half + random.nextLong(cap - half + 1);
+        return half + random.get().nextLong(cap - half + 1);
     }
 
     /**

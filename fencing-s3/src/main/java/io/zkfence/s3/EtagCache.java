@@ -2,12 +2,20 @@ package io.zkfence.s3;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * Remembers, per key, the ETag and token of the last state this process saw (its own last write,
- * or its last read), so that the steady-state write is a single conditional request. A stale
- * entry is harmless: the conditional request then fails with 412 and the writer re-reads.
- * Bounded, least recently used first out; thread-safe.
+ * or its last read), so that the steady-state write is a single conditional request. An entry
+ * whose state has since been replaced is harmless as long as the store gave the replacement
+ * another ETag: the conditional request then fails with 412 and the writer re-reads.
+ *
+ * <p>One-part ETags ({@code <md5>-1}) are never remembered. Every same-bytes rewrite is sent as a
+ * one-part upload (see {@link OnePartUpload}), so a newer holder rewriting those bytes reproduces
+ * such an ETag exactly, and a paused holder presenting it from here would pass its If-Match. A
+ * remembered ETag is therefore always one a same-bytes rewrite replaces with a different one.
+ *
+ * <p>Bounded, least recently used first out; thread-safe.
  */
 final class EtagCache {
 
@@ -34,15 +42,28 @@ final class EtagCache {
         return state == null || state.rejects(presented) ? null : state;
     }
 
+    /**
+     * Remembers a state read from the store. Absence is not remembered (a delete must always look
+     * before it reports "nothing there"), nor is a one-part ETag (see the class comment): either
+     * replaces what was remembered for the key with nothing.
+     */
     synchronized void remember(String key, ObjectState state) {
-        if (capacity == 0) {
-            return;
-        }
-        if (state.exists()) {
-            entries.put(key, state);
-        } else {
-            // Absence is not remembered: a delete must always look before it reports "nothing there".
+        if (!state.exists() || Etags.isOnePart(state.eTag())) {
             entries.remove(key);
+        } else if (capacity > 0) {
+            entries.put(key, state);
+        }
+    }
+
+    /**
+     * Remembers the state a write the store accepted left behind: {@code eTag} with {@code token},
+     * or nothing for the key when the store returned no ETag or a one-part one.
+     */
+    void rememberWrite(String key, String eTag, long token) {
+        if (eTag == null || eTag.isEmpty()) {
+            forget(key);
+        } else {
+            remember(key, ObjectState.present(eTag, OptionalLong.of(token)));
         }
     }
 

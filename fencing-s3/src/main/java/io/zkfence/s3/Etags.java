@@ -37,6 +37,25 @@ final class Etags {
         return s.toLowerCase(Locale.ROOT);
     }
 
+    /** True for a normalized ETag that is a hex MD5: the shape of a single-part upload's ETag. */
+    static boolean isMd5(String normalized) {
+        return normalized.length() == 32 && normalized.chars().allMatch(HexFormat::isHexDigit);
+    }
+
+    /**
+     * True for an ETag of the shape a one-part multipart upload gets ({@code <md5>-1}). Such an
+     * ETag is reproduced by any one-part upload of the same bytes, whoever sends it.
+     */
+    static boolean isOnePart(String eTag) {
+        String s = normalize(eTag);
+        return s != null && s.endsWith("-1") && isMd5(s.substring(0, s.length() - 2));
+    }
+
+    /** The ETag a one-part multipart upload of bytes whose hex MD5 is {@code md5Hex} gets. */
+    static String onePartEtag(String md5Hex) {
+        return multipartEtag(List.of(md5Hex));
+    }
+
     static boolean same(String a, String b) {
         return a != null && b != null && normalize(a).equals(normalize(b));
     }
@@ -59,7 +78,7 @@ final class Etags {
         MessageDigest md5 = md5();
         for (String part : partEtags) {
             String hex = normalize(part);
-            if (hex == null || hex.length() != 32 || !hex.chars().allMatch(HexFormat::isHexDigit)) {
+            if (hex == null || !isMd5(hex)) {
                 return null;
             }
             md5.update(HEX.parseHex(hex));

@@ -3,9 +3,7 @@ package io.zkfence.s3;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
-import java.util.random.RandomGenerator;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -46,11 +44,23 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  *     request writes nothing.</li>
  * </ul>
  *
- * <p>The S3 ETag of an object is a digest of its bytes, not of its metadata, so writing the same
- * bytes again with a newer token would keep the ETag and a stale writer holding that ETag could
- * then pass its If-Match. When a put's body has the MD5 that is already the object's ETag, the
- * adapter therefore sends it as a one-part multipart upload, whose ETag differs. See
- * {@code docs/fencing-s3.md} for the remaining cases and what the adapter relies on from the store.
+ * <h2>What the ETag conditions can and cannot see</h2>
+ * On AWS S3, MinIO and S3Mock the ETag is a digest of the bytes alone ({@code md5} for a plain
+ * PUT, {@code md5(md5)-1} for a one-part multipart upload), never of the metadata holding the
+ * token; a stale writer passes its If-Match whenever the object has an ETag it holds again.
+ * <ul>
+ * <li>Protected: a newer holder rewriting the bytes already stored. A put whose body matches the
+ *     current ETag in either form is sent as a one-part multipart upload, so the plain ETag is
+ *     replaced and does not come back through further same-bytes rewrites; one-part ETags, which
+ *     such rewrites reproduce, are never kept in the ETag cache.</li>
+ * <li>Not protected: bytes coming back to what a paused holder saw. A newer holder writing other
+ *     bytes and then the paused holder's bytes again (X, Y, X) restores the plain ETag it holds;
+ *     and a holder paused between reading an object whose ETag is already one-part and writing
+ *     it is overtaken by a newer holder rewriting the same bytes once more. Same bytes in the
+ *     same multipart split reproduce a multipart ETag.</li>
+ * </ul>
+ * When content can repeat an earlier value, put the token or a write id in the body. See
+ * {@code docs/fencing-s3.md} ("The ETag caveat") and what the adapter relies on from the store.
  *
  * <p>Thread-safe. Create one instance per bucket and share it: the ETag cache and the self-check
  * verdict live in the instance. The {@link S3Client} stays the caller's to configure and close.
@@ -67,7 +77,7 @@ public final class FencedBucket {
     private final SelfCheck selfCheck;
     private final OnePartUpload onePartUpload;
 
-    private FencedBucket(S3Client s3, S3FenceConfig config, RandomGenerator random) {
+    private FencedBucket(S3Client s3, S3FenceConfig config) {
         this.s3 = Objects.requireNonNull(s3, "s3");
         this.config = Objects.requireNonNull(config, "config");
         this.bucket = config.bucket();
@@ -75,7 +85,7 @@ public final class FencedBucket {
         this.cache = new EtagCache(config.etagCacheSize());
         this.reader = new StateReader(s3, bucket, tokens, cache);
         this.writer = new ConditionalWriter(bucket, reader, cache,
-                new Backoff(config.backoffBase(), config.backoffMax(), random), config.maxConflictRetries());
+                Backoff.jittered(config.backoffBase(), config.backoffMax()), config.maxConflictRetries());
         this.selfCheck = new SelfCheck(s3, bucket, config.selfCheckKeyPrefix());
         this.onePartUpload = new OnePartUpload(s3, bucket);
     }
@@ -85,7 +95,7 @@ public final class FencedBucket {
      * runs before the first fenced request (or call {@link #verifyConditionalWrites()} at startup).
      */
     public static FencedBucket create(S3Client s3, S3FenceConfig config) {
-        return new FencedBucket(s3, config, ThreadLocalRandom.current());
+        return new FencedBucket(s3, config);
     }
 
     /** This bucket's settings. */
@@ -131,8 +141,9 @@ public final class FencedBucket {
         selfCheck.ensure(SelfCheck.Kind.PUT, key);
         BodyDigest digest = new BodyDigest(bucket, key, body);
         return writer.run(key, token, "PutObject", current -> {
-            if (current.exists() && digest.matches(current.eTag())) {
-                // Same bytes as stored: a plain PUT would keep the ETag (see OnePartUpload).
+            if (current.exists() && digest.sameBytesAs(current.eTag())) {
+                // Same bytes as stored: a plain PUT would keep the ETag, or bring back the plain
+                // one a paused holder may still hold (see OnePartUpload).
                 selfCheck.ensure(SelfCheck.Kind.COMPLETE_MULTIPART, key);
                 CompleteMultipartUploadResponse done = onePartUpload.send(key, token, base, body, current);
                 return accepted(key, token, done.eTag(), done.versionId());
@@ -149,7 +160,10 @@ public final class FencedBucket {
      * Deletes {@code key} if no higher token is stored there. Afterwards the key has no token:
      * the next fenced write to it creates it afresh with whatever token it carries.
      *
-     * @return true when an object was deleted, false when there was none
+     * @return true when this call deleted an object; false when the adapter found none when it
+     *         last looked. That includes an object this very call deleted when the SDK retried the
+     *         request after losing the first attempt's answer (timeout, reset, 5xx): the retry
+     *         finds nothing, so false means "absent now", not "this call deleted nothing"
      * @throws StaleTokenException when the object carries a higher token; nothing was deleted
      * @throws FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
      * @throws IllegalArgumentException for a token below 1 or an empty key; nothing was sent
@@ -267,11 +281,7 @@ public final class FencedBucket {
     }
 
     private FencedWrite accepted(String key, long token, String eTag, String versionId) {
-        if (eTag == null || eTag.isEmpty()) {
-            cache.forget(key);
-        } else {
-            cache.remember(key, ObjectState.present(eTag, OptionalLong.of(token)));
-        }
+        cache.rememberWrite(key, eTag, token);
         return new FencedWrite(bucket, key, token, eTag, Optional.ofNullable(versionId));
     }
 

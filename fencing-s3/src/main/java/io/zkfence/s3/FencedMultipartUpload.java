@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentSkipListMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -158,11 +157,7 @@ public final class FencedMultipartUpload implements AutoCloseable {
                     }
                     throw e;
                 }
-                if (response.eTag() == null || response.eTag().isEmpty()) {
-                    cache.forget(key);
-                } else {
-                    cache.remember(key, ObjectState.present(response.eTag(), OptionalLong.of(token)));
-                }
+                cache.rememberWrite(key, response.eTag(), token);
                 return new FencedWrite(bucket, key, token, response.eTag(), Optional.ofNullable(response.versionId()));
             });
             phase = Phase.COMPLETED;

@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
 import java.util.SplittableRandom;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
 
 class BackoffTest {
 
-    private final Backoff backoff = new Backoff(Duration.ofMillis(4), Duration.ofMillis(100), new SplittableRandom(42));
+    private final Backoff backoff = new Backoff(Duration.ofMillis(4), Duration.ofMillis(100), seeded(42));
 
     @Test
     void pauseDoublesPerRetryWithinHalfToFullOfTheCap() {
@@ -35,13 +37,21 @@ class BackoffTest {
     }
 
     @Test
+    void separateProcessesDrawDifferentJitter() throws Exception {
+        // Two processes retrying against the same key must not pause in lock step. A generator
+        // captured on one thread and used on another draws from the using thread's unseeded state,
+        // a function of its thread id alone, so two processes would replay the same "jitter".
+        assertThat(JitterProbe.runInNewJvm()).isNotEqualTo(JitterProbe.runInNewJvm());
+    }
+
+    @Test
     void zeroBaseMeansNoPause() {
-        assertThat(new Backoff(Duration.ZERO, Duration.ofMillis(100), new SplittableRandom()).delayNanos(5)).isZero();
+        assertThat(new Backoff(Duration.ZERO, Duration.ofMillis(100), seeded(1)).delayNanos(5)).isZero();
     }
 
     @Test
     void interruptDuringPauseIsReportedAndTheFlagRestored() {
-        Backoff slow = new Backoff(Duration.ofSeconds(10), Duration.ofSeconds(10), new SplittableRandom());
+        Backoff slow = new Backoff(Duration.ofSeconds(10), Duration.ofSeconds(10), seeded(1));
         Thread.currentThread().interrupt();
         try {
             FenceException e = assertThrows(FenceException.class, () -> slow.pause(1, "my-bucket", "orders/1"));
@@ -52,5 +62,11 @@ class BackoffTest {
         } finally {
             Thread.interrupted();
         }
+    }
+
+    /** One seeded generator for every draw: repeatable bounds checks. */
+    private static Supplier<RandomGenerator> seeded(long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        return () -> random;
     }
 }

@@ -44,6 +44,20 @@ class SteadyStateTest extends S3MockTestBase {
     }
 
     @Test
+    void rewritingUnchangedBytesAgainReadsFirstAndSendsAOnePartUpload() {
+        FencedBucket bucket = fencedBucket();
+        bucket.put("heartbeat", 3, RequestBody.fromString("state=ok"));
+        bucket.put("heartbeat", 3, RequestBody.fromString("state=ok")); // one-part ETag: not cached
+        log.clear();
+
+        bucket.put("heartbeat", 4, RequestBody.fromString("state=ok"));
+
+        assertThat(log.requests()).containsExactly("HeadObject heartbeat", "CreateMultipartUpload heartbeat",
+                "UploadPart heartbeat", "CompleteMultipartUpload heartbeat");
+        assertThat(head("heartbeat").eTag()).endsWith("-1\"");
+    }
+
+    @Test
     void deleteAfterOwnWriteSendsExactlyOneConditionalDelete() {
         FencedBucket bucket = fencedBucket();
         bucket.put("counter", 3, RequestBody.fromString("1"));

@@ -7,10 +7,12 @@ import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.SerializationConflictException;
 import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.TokenColumn;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.Future;
@@ -200,6 +202,70 @@ public abstract class ConcurrencyContract extends FenceTestBase {
         }));
         assertThat(writes(key)).containsExactly("older, in flight");
         assertThat(fence.currentToken(key)).hasValue(4);
+    }
+
+    @Test
+    void lockWaitThatTimesOutIsRetryableAndNotStale() throws SQLException {
+        String key = newKey();
+        fence.claim(key, 1);
+        CountDownLatch olderAdvanced = new CountDownLatch(1);
+        CountDownLatch commitOlder = new CountDownLatch(1);
+        Future<Object> older = executor.submit(() -> fence.inTransaction(key, 3, c -> {
+            write(c, key, "older");
+            olderAdvanced.countDown();
+            await(commitOlder);
+            return null;
+        }));
+        await(olderAdvanced);
+        JdbcFence impatient = JdbcFence.create(engine().boundedLockWaitDataSource(),
+                FenceConfig.defaults(engine().dialect()));
+        AtomicBoolean workRan = new AtomicBoolean();
+
+        SerializationConflictException e = assertThrows(SerializationConflictException.class,
+                () -> impatient.inTransaction(key, 5, c -> {
+                    workRan.set(true);
+                    write(c, key, "newer, first attempt");
+                    return null;
+                }));
+
+        assertThat(e.getMessage()).contains(key, "5", "timed out waiting for a lock", "retry");
+        assertThat(e.getCause()).isInstanceOf(SQLException.class);
+        assertThat(workRan).isFalse();
+        commitOlder.countDown();
+        resultOf(older);
+        impatient.inTransaction(key, 5, c -> { // the retry, once the older transaction is gone
+            write(c, key, "newer, retried");
+            return null;
+        });
+        assertThat(writes(key)).containsExactly("newer, retried", "older");
+        assertThat(fence.currentToken(key)).hasValue(5);
+    }
+
+    @Test
+    void tokenColumnUpdateWhoseLockWaitTimesOutIsRetryable() {
+        long account = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        engine().dsl().insertInto(ACCOUNT, ID, BALANCE).values(account, 100L).execute();
+        TokenColumn tokens = TokenColumn.named("fence_token");
+        CountDownLatch locked = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Future<Object> holder = executor.submit(() -> {
+            engine().dsl().transaction(trx -> {
+                tokens.update(trx.dsl(), ACCOUNT, ID.eq(account), 3, Map.of(BALANCE, 90L));
+                locked.countDown();
+                await(release);
+            });
+            return null;
+        });
+        await(locked);
+        DSLContext impatient = DSL.using(engine().boundedLockWaitDataSource(), engine().dialect().sqlDialect());
+
+        SerializationConflictException e = assertThrows(SerializationConflictException.class,
+                () -> tokens.update(impatient, ACCOUNT, ID.eq(account), 5, Map.of(BALANCE, 50L)));
+
+        assertThat(e.getMessage()).contains("zk_account", "timed out waiting for a lock");
+        release.countDown();
+        resultOf(holder);
+        assertThat(tokens.update(impatient, ACCOUNT, ID.eq(account), 5, Map.of(BALANCE, 50L))).isEqualTo(1);
     }
 
     @Test

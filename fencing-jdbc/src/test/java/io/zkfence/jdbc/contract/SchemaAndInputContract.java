@@ -11,6 +11,12 @@ import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.StaleTokenException;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -33,6 +39,31 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
         String key = newKey();
         fence.claim(key, 1);
         assertThat(fence.currentToken(key)).hasValue(1);
+    }
+
+    @Test
+    void concurrentCreateIfMissingCallsAllSucceed() throws Exception {
+        // Several pods starting at once, each creating the fence table if it is missing.
+        for (int round = 0; round < 3; round++) {
+            String table = "zk_fences_" + UUID.randomUUID().toString().replace("-", "");
+            JdbcFence pods = JdbcFence.create(engine().dataSource(), FenceConfig.builder(engine().dialect()).table(table).build());
+            CyclicBarrier start = new CyclicBarrier(3);
+            List<Future<Object>> calls = new ArrayList<>();
+            for (int pod = 0; pod < 3; pod++) {
+                calls.add(executor.submit(() -> {
+                    start.await(PATIENCE.toSeconds(), TimeUnit.SECONDS);
+                    pods.createIfMissing();
+                    return null;
+                }));
+            }
+            for (Future<Object> call : calls) {
+                resultOf(call);
+            }
+            String key = newKey();
+            pods.claim(key, 2);
+            assertThat(pods.currentToken(key)).hasValue(2);
+            engine().execute("drop table " + table);
+        }
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.zkfence.jdbc.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.zkfence.jdbc.FenceException;
 import io.zkfence.jdbc.RowNotFoundException;
 import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.jdbc.TokenColumn;
@@ -129,6 +130,67 @@ public abstract class TokenColumnContract extends FenceTestBase {
     }
 
     @Test
+    void rowCreatedAfterTheUpdateLookedIsUpdatedAndCounted() {
+        long fresh = absentId();
+        DSLContext racing = AfterStatements.on(dsl,
+                () -> insertAccount(fresh, 100, 10)); // after the first UPDATE found nothing
+
+        int updated = tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L));
+
+        assertThat(updated).isEqualTo(1);
+        assertThat(balance(fresh)).isEqualTo(90);
+        assertThat(storedToken(fresh)).isEqualTo(11);
+    }
+
+    @Test
+    void newerWriteSlippingInAfterTheExplanationIsStaleNotACountedUpdate() {
+        long fresh = absentId();
+        DSLContext racing = AfterStatements.on(dsl,
+                () -> insertAccount(fresh, 100, 10), // after the first UPDATE found nothing
+                // after the locking read found token 10: in auto-commit its lock is already gone
+                () -> dsl.update(ACCOUNT).set(BALANCE, BALANCE.plus(1000)).set(tokens.field(), 12L)
+                        .where(ID.eq(fresh).and(tokens.admits(12))).execute());
+
+        StaleTokenException e = assertThrows(StaleTokenException.class,
+                () -> tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L)));
+
+        assertThat(e.storedToken()).isEqualTo(12);
+        assertThat(balance(fresh)).as("only the newer holder's write happened").isEqualTo(1100);
+        assertThat(storedToken(fresh)).isEqualTo(12);
+    }
+
+    @Test
+    void rowDeletedAfterTheExplanationIsReportedMissingNotACountedUpdate() {
+        long fresh = absentId();
+        DSLContext racing = AfterStatements.on(dsl,
+                () -> insertAccount(fresh, 100, 10),
+                () -> dsl.deleteFrom(ACCOUNT).where(ID.eq(fresh)).execute());
+
+        assertThrows(RowNotFoundException.class,
+                () -> tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L)));
+
+        assertThat(dsl.fetchExists(ACCOUNT, ID.eq(fresh))).isFalse();
+    }
+
+    @Test
+    void rowsThatKeepChangingBetweenStatementsEndInAClearFailureNotAnEndlessLoop() {
+        long fresh = absentId();
+        // Not a fenced writer's doing (tokens never go down): an unfenced script flipping the token
+        // between a newer one, while our UPDATEs run, and an older one, while we look.
+        Runnable newer = () -> setToken(fresh, 12);
+        Runnable older = () -> setToken(fresh, 10);
+        DSLContext racing = AfterStatements.on(dsl, () -> insertAccount(fresh, 100, 10),
+                newer, older, newer, older, newer, older);
+
+        FenceException e = assertThrows(FenceException.class,
+                () -> tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L)));
+
+        assertThat(e).isExactlyInstanceOf(FenceException.class);
+        assertThat(e.getMessage()).containsIgnoringCase("zk_account").contains("kept changing", "nothing was written");
+        assertThat(balance(fresh)).isEqualTo(100);
+    }
+
+    @Test
     void settingTheTokenColumnYourselfIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 11, Map.of(tokens.field(), 99L)));
@@ -146,10 +208,33 @@ public abstract class TokenColumnContract extends FenceTestBase {
     }
 
     private long balance() {
-        return dsl.select(BALANCE).from(ACCOUNT).where(ID.eq(id)).fetchSingle(BALANCE);
+        return balance(id);
     }
 
     private long storedToken() {
-        return dsl.select(tokens.field()).from(ACCOUNT).where(ID.eq(id)).fetchSingle(tokens.field());
+        return storedToken(id);
+    }
+
+    private long balance(long account) {
+        return dsl.select(BALANCE).from(ACCOUNT).where(ID.eq(account)).fetchSingle(BALANCE);
+    }
+
+    private long storedToken(long account) {
+        return dsl.select(tokens.field()).from(ACCOUNT).where(ID.eq(account)).fetchSingle(tokens.field());
+    }
+
+    /** An account id with no row (yet). */
+    private long absentId() {
+        long fresh = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        dsl.deleteFrom(ACCOUNT).where(ID.eq(fresh)).execute();
+        return fresh;
+    }
+
+    private void setToken(long account, long token) {
+        dsl.update(ACCOUNT).set(tokens.field(), token).where(ID.eq(account)).execute();
+    }
+
+    private void insertAccount(long account, long balance, long token) {
+        dsl.insertInto(ACCOUNT, ID, BALANCE, tokens.field()).values(account, balance, token).execute();
     }
 }

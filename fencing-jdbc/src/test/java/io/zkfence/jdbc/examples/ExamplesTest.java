@@ -8,6 +8,7 @@ import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.RowNotFoundException;
 import io.zkfence.jdbc.SerializationConflictException;
 import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.TestFailures;
 import io.zkfence.jdbc.testing.Engine;
 import io.zkfence.jdbc.testing.Engines;
 import java.util.UUID;
@@ -127,7 +128,7 @@ class ExamplesTest {
     @Test
     void retriesRepeatConflictsOnlyAndGiveUpAfterTheLimit() {
         AtomicInteger calls = new AtomicInteger();
-        SerializationConflictException conflict = new SerializationConflictException("conflict", "k", 1, null);
+        SerializationConflictException conflict = TestFailures.conflict("k", 1);
 
         assertThat(LockHolder.withRetries(3, () -> {
             if (calls.incrementAndGet() < 3) {
@@ -147,7 +148,7 @@ class ExamplesTest {
         calls.set(0);
         assertThrows(StaleTokenException.class, () -> LockHolder.withRetries(3, () -> {
             calls.incrementAndGet();
-            throw new StaleTokenException("k", 1, 2, "zkfence_fence");
+            throw TestFailures.stale("k", 1, 2);
         }));
         assertThat(calls).hasValue(1);
     }

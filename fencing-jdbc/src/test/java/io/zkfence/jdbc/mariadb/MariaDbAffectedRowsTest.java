@@ -69,6 +69,23 @@ class MariaDbAffectedRowsTest {
     }
 
     @Test
+    void unchangedRowWithAnAdmittedTokenIsAcceptedInsideATransactionToo() {
+        DSLContext dsl = DSL.using(affectedRows, FenceDialect.MARIADB.sqlDialect());
+        long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        dsl.insertInto(ACCOUNT, ID, BALANCE, DSL.field(DSL.unquotedName("fence_token"), Long.class))
+                .values(id, 10L, 4L).execute();
+        TokenColumn tokens = TokenColumn.named("fence_token");
+
+        int updated = dsl.transactionResult(trx -> tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 4, Map.of(BALANCE, 10L)));
+
+        assertThat(updated).isEqualTo(1);
+        int newer = dsl.transactionResult(trx -> tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 5, Map.of(BALANCE, 10L)));
+        assertThat(newer).as("a newer token changes the token column, so it counts").isEqualTo(1);
+        assertThrows(StaleTokenException.class, () -> dsl.transaction(
+                trx -> tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 4, Map.of(BALANCE, 10L))));
+    }
+
+    @Test
     void fenceAcceptsEqualAndRejectsLowerTokensWithAffectedRowCounts() {
         JdbcFence fence = JdbcFence.create(affectedRows, FenceConfig.defaults(FenceDialect.MARIADB));
         fence.createIfMissing();

@@ -18,8 +18,13 @@ import org.jooq.impl.DSL;
 public abstract class Engine implements AutoCloseable {
 
     private final HikariDataSource pool;
+    private final String user;
+    private final String password;
+    private HikariDataSource boundedLockWaitPool;
 
     protected Engine(String jdbcUrl, String user, String password) {
+        this.user = user;
+        this.password = password;
         HikariConfig config = new HikariConfig();
         config.setPoolName(name());
         config.setJdbcUrl(jdbcUrl);
@@ -38,6 +43,9 @@ public abstract class Engine implements AutoCloseable {
 
     /** SQL counting sessions of this database that wait for a row lock held by another. */
     protected abstract String lockWaitersSql();
+
+    /** SQL making the session give up a lock wait after at most a second or so. */
+    protected abstract String boundLockWaitsSql();
 
     /** The JDBC URL of the test database, for a data source with other driver settings. */
     public abstract String jdbcUrl();
@@ -63,6 +71,24 @@ public abstract class Engine implements AutoCloseable {
         return pool;
     }
 
+    /**
+     * Connections that give up waiting for a row lock after a short time (the session setting of
+     * {@link #boundLockWaitsSql()}), as a careful operator configures them.
+     */
+    public synchronized DataSource boundedLockWaitDataSource() {
+        if (boundedLockWaitPool == null) {
+            HikariConfig config = new HikariConfig();
+            config.setPoolName(name() + "-bounded-lock-waits");
+            config.setJdbcUrl(jdbcUrl());
+            config.setUsername(user);
+            config.setPassword(password);
+            config.setConnectionInitSql(boundLockWaitsSql());
+            config.setMaximumPoolSize(2);
+            boundedLockWaitPool = new HikariDataSource(config);
+        }
+        return boundedLockWaitPool;
+    }
+
     public int lockWaiters() {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery(lockWaitersSql())) {
@@ -83,6 +109,11 @@ public abstract class Engine implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
+        synchronized (this) {
+            if (boundedLockWaitPool != null) {
+                boundedLockWaitPool.close();
+            }
+        }
         pool.close();
         stopServer();
     }

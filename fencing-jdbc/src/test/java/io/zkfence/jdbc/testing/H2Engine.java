@@ -31,6 +31,11 @@ final class H2Engine extends Engine {
     }
 
     @Override
+    protected String boundLockWaitsSql() {
+        return "SET LOCK_TIMEOUT 200";
+    }
+
+    @Override
     protected String lockWaitersSql() {
         // H2 names the blocker for a row lock, but not for an INSERT waiting on another session's
         // uncommitted row with the same key: count a statement running for a while as waiting.

@@ -53,6 +53,11 @@ final class MariaDbEngine extends Engine {
     }
 
     @Override
+    protected String boundLockWaitsSql() {
+        return "SET SESSION innodb_lock_wait_timeout = 1";
+    }
+
+    @Override
     protected String lockWaitersSql() {
         return "select count(*) from information_schema.innodb_trx where trx_state = 'LOCK WAIT'";
     }

@@ -39,6 +39,11 @@ final class PostgresEngine extends Engine {
     }
 
     @Override
+    protected String boundLockWaitsSql() {
+        return "SET lock_timeout = '200ms'";
+    }
+
+    @Override
     protected String lockWaitersSql() {
         return "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and datname = current_database()";
     }
