@@ -16,6 +16,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,7 +72,8 @@ final class JdbcFencingBench implements Workload {
         Results r = ctx.results();
         ctx.log().say("fencing on PostgreSQL: starting embedded PostgreSQL");
         try (Closer closer = new Closer()) {
-            EmbeddedPostgres pg = closer.add(EmbeddedPostgres.builder().setServerConfig("synchronous_commit", "on")
+            EmbeddedPostgres pg = closer.add(EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(60))
+                    .setServerConfig("synchronous_commit", "on")
                     .setServerConfig("fsync", "on").start());
             HikariDataSource durable = closer.add(pool(pg, null));
             HikariDataSource lazy = closer.add(pool(pg, "set synchronous_commit to off"));

@@ -47,35 +47,17 @@ final class ZkCluster implements AutoCloseable {
         EmbeddedEnsemble ensemble = EmbeddedEnsemble.builder().servers(SIZE).tickTime(Duration.ofMillis(TICK_MS))
                 .maxClientConnections(0).start();
         try {
-            return new ZkCluster(ensemble, awaitFollower(ensemble), fsync);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            ensemble.close();
-            throw new IllegalStateException("interrupted while waiting for the ensemble's election", e);
+            return new ZkCluster(ensemble, follower(ensemble), fsync);
         } catch (RuntimeException e) {
             ensemble.close();
             throw e;
         }
     }
 
-    private static InstanceSpec awaitFollower(EmbeddedEnsemble ensemble) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        while (System.nanoTime() < deadline) {
-            boolean leaderSeen = false;
-            InstanceSpec follower = null;
-            for (InstanceSpec spec : ensemble.servers()) {
-                String mode = ensemble.mode(spec);
-                leaderSeen |= "leader".equals(mode);
-                if ("follower".equals(mode) && follower == null) {
-                    follower = spec;
-                }
-            }
-            if (leaderSeen && follower != null) {
-                return follower;
-            }
-            TimeUnit.MILLISECONDS.sleep(100); // polling an election, not synchronising threads
-        }
-        throw new IllegalStateException("the ensemble elected no leader within 60 s");
+    /** A follower; start() returned only once the quorum had formed, so there is one. */
+    private static InstanceSpec follower(EmbeddedEnsemble ensemble) {
+        return ensemble.servers().stream().filter(spec -> "follower".equals(ensemble.mode(spec))).findFirst()
+                .orElseThrow(() -> new IllegalStateException("no follower in " + ensemble.connectString()));
     }
 
     boolean fsync() {

@@ -97,7 +97,9 @@ public final class FencedLock {
      * Takes the lock only if nobody holds it or waits for it, without waiting for anyone; when it
      * is taken, returns empty and leaves no queue node behind. Costs one read when the lock is
      * taken; when it is free, that read, then the create with a read pipelined behind it (two
-     * round trips, one write).
+     * round trips, one write). (If the client's server has not yet applied the holder's create,
+     * the read sees a free lock: the try then queues, finds the holder and withdraws, still
+     * returning empty and leaving no node.)
      *
      * @throws CoordinationException if ZooKeeper cannot be reached within the client's
      *                               {@code operationTimeout}, or refuses the operation

@@ -58,6 +58,9 @@ class AcquireModesTest extends EnsembleTestBase {
         LockClient b = newClient("b");
         FencedLock lock = a.lock("job:nightly");
         try (Lease held = lock.acquire()) {
+            // b's server may not have applied a's create yet (ZooKeeper orders reads after writes
+            // within a session only): wait until b's session sees the holder.
+            eventually().until(() -> b.inspect("job:nightly").holder().isPresent());
             long createsBefore = b.stats().creates();
             Optional<Lease> attempt = b.lock("job:nightly").tryAcquire();
             assertThat(attempt).isEmpty();

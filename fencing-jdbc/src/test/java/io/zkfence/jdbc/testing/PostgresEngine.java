@@ -17,7 +17,8 @@ final class PostgresEngine extends Engine {
 
     static PostgresEngine start() {
         try {
-            return new PostgresEngine(EmbeddedPostgres.builder().start());
+            // The library's 10 s start-up wait is short on a loaded 2-core machine.
+            return new PostgresEngine(EmbeddedPostgres.builder().setPGStartupWait(java.time.Duration.ofSeconds(60)).start());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
         }

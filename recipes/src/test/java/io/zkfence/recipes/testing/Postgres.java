@@ -23,7 +23,7 @@ public final class Postgres {
     private static synchronized EmbeddedPostgres server() {
         if (server == null) {
             try {
-                server = EmbeddedPostgres.builder().start();
+                server = EmbeddedPostgres.builder().setPGStartupWait(java.time.Duration.ofSeconds(60)).start(); // 10 s default is short on a loaded 2-core machine
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
             }

@@ -97,7 +97,9 @@ final class EmbeddedServers implements AutoCloseable {
 
     private void startPostgres() {
         try {
-            postgres = EmbeddedPostgres.builder().setCleanDataDirectory(true).start();
+            // Started beside three ZooKeeper servers and S3Mock: on 2 cores that can take longer than
+            // the library's 10 s default start-up wait.
+            postgres = EmbeddedPostgres.builder().setCleanDataDirectory(true).setPGStartupWait(Duration.ofSeconds(60)).start();
         } catch (IOException e) {
             throw new UncheckedIOException("could not start the embedded PostgreSQL", e);
         }

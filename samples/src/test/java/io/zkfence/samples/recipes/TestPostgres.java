@@ -1,8 +1,5 @@
 package io.zkfence.samples.recipes;
 
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -12,46 +9,28 @@ import java.util.List;
 import java.util.UUID;
 import javax.sql.DataSource;
 
-/** One embedded PostgreSQL per test JVM, a fresh database per test, and a way to read rows. */
+/** A fresh database per test on the samples' one embedded PostgreSQL, and a way to read rows. */
 final class TestPostgres {
-
-    private static EmbeddedPostgres server;
 
     final String name;
     final DataSource dataSource;
+    private final String jdbcUrl;
 
-    private TestPostgres(String name, DataSource dataSource) {
+    private TestPostgres(String name, DataSource dataSource, String jdbcUrl) {
         this.name = name;
         this.dataSource = dataSource;
+        this.jdbcUrl = jdbcUrl;
     }
 
-    static synchronized TestPostgres freshDatabase() {
-        if (server == null) {
-            try {
-                server = EmbeddedPostgres.builder().start();
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
-            }
-            EmbeddedPostgres s = server;
-            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-                try {
-                    s.close();
-                } catch (IOException e) {
-                    // exiting anyway
-                }
-            }));
-        }
+    static TestPostgres freshDatabase() {
+        // The samples' one embedded PostgreSQL (not this package's SampleDatabase helper).
+        io.zkfence.samples.testing.SampleDatabase server = io.zkfence.samples.testing.SampleDatabase.shared();
         String name = "s_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-        try (Connection c = server.getPostgresDatabase().getConnection(); Statement st = c.createStatement()) {
-            st.execute("create database " + name);
-        } catch (SQLException e) {
-            throw new IllegalStateException(e);
-        }
-        return new TestPostgres(name, server.getDatabase("postgres", name));
+        return new TestPostgres(name, server.createDatabase(name), server.jdbcUrl(name));
     }
 
     String jdbcUrl() {
-        return server.getJdbcUrl("postgres", name);
+        return jdbcUrl;
     }
 
     /** The rows of a query, each as its columns joined by '|'. */

@@ -9,6 +9,8 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
 
 /**
  * One embedded PostgreSQL per test JVM (a real postgres process), with a HikariCP pool, stopped
@@ -33,7 +35,9 @@ public final class SampleDatabase {
     public static synchronized SampleDatabase shared() {
         if (shared == null) {
             try {
-                shared = new SampleDatabase(EmbeddedPostgres.builder().start());
+                // A generous start-up wait: on a loaded 2-core machine initdb and start take more
+                // than the library's 10 s default.
+                shared = new SampleDatabase(EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(60)).start());
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
             }
@@ -53,6 +57,17 @@ public final class SampleDatabase {
 
     public String jdbcUrl() {
         return jdbcUrl(server);
+    }
+
+    /** Creates an empty database {@code name} on the same server, for tests that need their own. */
+    public DataSource createDatabase(String name) {
+        update("create database " + name);
+        return server.getDatabase("postgres", name);
+    }
+
+    /** The JDBC URL of database {@code name} on this server. */
+    public String jdbcUrl(String name) {
+        return server.getJdbcUrl("postgres", name);
     }
 
     /** Runs one statement with parameters (test setup). */
