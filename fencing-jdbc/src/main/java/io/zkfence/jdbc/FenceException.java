@@ -1,5 +1,6 @@
 package io.zkfence.jdbc;
 
+import io.zkfence.fencing.FencingException;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -10,8 +11,6 @@ import java.util.OptionalLong;
  * are known, and always keeps the underlying {@link java.sql.SQLException} (or jOOQ exception) as
  * its cause. Subclasses say what went wrong:
  * <ul>
- *   <li>{@link StaleTokenException}: a newer token has already been accepted; never retry with
- *       the same token, the lock was lost.</li>
  *   <li>{@link SerializationConflictException}: the database aborted the transaction because of
  *       a concurrent one (a serialization failure, a deadlock, or a lock wait that timed out);
  *       retrying the whole unit of work with the same token is safe.</li>
@@ -21,12 +20,17 @@ import java.util.OptionalLong;
  * A plain {@code FenceException} covers everything else (a broken connection, a fence table
  * with unexpected columns, a failed commit whose outcome is unknown); its message says which.
  *
+ * <p>A stale token is not one of them: {@link StaleTokenException} extends the shared
+ * {@link io.zkfence.fencing.StaleTokenException}, so that one catch handles a stale token from any
+ * adapter. Both this class and it extend {@link FencingException}: catch that to handle every
+ * failure of this module, stale tokens included.
+ *
  * <p>Invalid arguments (a blank key, a token below 1, an auto-commit connection where a
  * transaction is required) are programming errors and are reported with the JDK's
  * {@link IllegalArgumentException} and {@link IllegalStateException} before anything is sent to
  * the database.
  */
-public class FenceException extends RuntimeException {
+public class FenceException extends FencingException {
 
     /** The protected resource's key, or {@code null}. */
     private final String resourceKey;

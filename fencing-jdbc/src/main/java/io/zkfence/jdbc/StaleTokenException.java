@@ -1,5 +1,8 @@
 package io.zkfence.jdbc;
 
+import java.util.Optional;
+import java.util.OptionalLong;
+
 /**
  * The presented fencing token is lower than the highest token the resource has already accepted:
  * another holder has been granted the lock since this token was issued.
@@ -12,11 +15,15 @@ package io.zkfence.jdbc;
  *
  * <p>Do not retry with the same token: it will be rejected forever. The holder has lost the lock;
  * acquire it again to obtain a new token.
+ *
+ * <p>It extends the shared {@link io.zkfence.fencing.StaleTokenException} (whose
+ * {@link #resource()} is the fence key), not this module's {@link FenceException}: a
+ * {@code catch (FenceException e)} does not catch it; a
+ * {@code catch (io.zkfence.fencing.FencingException e)} catches both.
  */
-public final class StaleTokenException extends FenceException {
+public final class StaleTokenException extends io.zkfence.fencing.StaleTokenException {
 
-    /** The higher token already accepted. */
-    private final long storedToken;
+    private static final long serialVersionUID = 1L;
 
     /**
      * Creates the exception.
@@ -31,25 +38,24 @@ public final class StaleTokenException extends FenceException {
         super("stale fencing token for resource '" + resourceKey + "': presented " + presentedToken
                         + " but " + table + " has already accepted " + storedToken
                         + "; the lock was granted to a newer holder, nothing was written",
-                resourceKey, presentedToken, null);
-        this.storedToken = storedToken;
+                resourceKey, presentedToken, storedToken);
     }
 
     /**
-     * Returns the token the caller presented.
+     * Returns the key of the protected resource, as {@link FenceException#resourceKey()} does.
      *
-     * @return the presented (rejected) token
+     * @return the key (the same as {@link #resource()}), never empty
      */
-    public long presentedToken() {
-        return token().orElseThrow();
+    public Optional<String> resourceKey() {
+        return Optional.of(resource());
     }
 
     /**
-     * Returns the highest token the resource had accepted when this token was rejected.
+     * Returns the token the caller presented, as {@link FenceException#token()} does.
      *
-     * @return the stored token, always greater than {@link #presentedToken()}
+     * @return the presented token (the same as {@link #presentedToken()}), never empty
      */
-    public long storedToken() {
-        return storedToken;
+    public OptionalLong token() {
+        return OptionalLong.of(presentedToken());
     }
 }

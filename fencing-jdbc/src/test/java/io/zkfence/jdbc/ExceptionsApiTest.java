@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 /** The exceptions are the module's to throw: callers catch them, never construct or extend them. */
 class ExceptionsApiTest {
 
-    private static final List<Class<? extends FenceException>> EXCEPTIONS = List.of(FenceException.class,
+    private static final List<Class<? extends RuntimeException>> EXCEPTIONS = List.of(FenceException.class,
             StaleTokenException.class, SerializationConflictException.class, FenceTableMissingException.class,
             RowNotFoundException.class);
 

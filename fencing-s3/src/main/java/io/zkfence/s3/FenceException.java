@@ -1,19 +1,24 @@
 package io.zkfence.s3;
 
+import io.zkfence.fencing.FencingException;
 import java.util.Objects;
 
 /**
  * Base of every exception thrown by the S3 fencing adapter. Unchecked; always names the bucket
  * and the object key the failed call was about, and keeps the cause.
  *
- * <p>Subclasses say what went wrong: {@link StaleTokenException} (a newer token is stored),
- * {@link FenceContentionException} (retries exhausted), {@link ConditionalWritesUnsupportedException}
+ * <p>Subclasses say what went wrong: {@link FenceContentionException} (retries exhausted), {@link ConditionalWritesUnsupportedException}
  * (the store ignores conditional requests), {@link InvalidStoredTokenException} (the stored token
  * metadata is not a number) and {@link StoreException} (the store refused or failed the request).
  * This base class itself is thrown when the calling thread is interrupted while the adapter
  * waits between retries; the interrupt flag is restored first.
+ *
+ * <p>A stale token is not one of them: {@link StaleTokenException} extends the shared
+ * {@link io.zkfence.fencing.StaleTokenException}, so that one catch handles a stale token from any
+ * adapter. Both this class and it extend {@link FencingException}: catch that to handle every
+ * failure of this module, stale tokens included.
  */
-public class FenceException extends RuntimeException {
+public class FenceException extends FencingException {
 
     private final String bucket;
     private final String key;

@@ -194,7 +194,7 @@ public final class FencedMultipartUpload implements AutoCloseable {
         abort();
     }
 
-    private void abortAfter(FenceException cause) {
+    private void abortAfter(io.zkfence.fencing.FencingException cause) {
         try {
             abort();
         } catch (StoreException e) {

@@ -6,29 +6,46 @@ package io.zkfence.s3;
  *
  * <p>This is the outcome fencing exists for. A holder that receives it must stop acting on the
  * lock: another holder with a newer grant has written since.
+ *
+ * <p>It extends the shared {@link io.zkfence.fencing.StaleTokenException} (whose
+ * {@link #resource()} is the {@code s3://bucket/key} location and whose
+ * {@link #storedToken()} is the higher token found on the object), not this module's
+ * {@link FenceException}: a {@code catch (FenceException e)} does not catch it; a
+ * {@code catch (io.zkfence.fencing.FencingException e)} catches both.
  */
-public final class StaleTokenException extends FenceException {
+public final class StaleTokenException extends io.zkfence.fencing.StaleTokenException {
 
-    private final long presentedToken;
-    private final long storedToken;
+    private static final long serialVersionUID = 1L;
+
+    /** The bucket the refused call was about. */
+    private final String bucket;
+    /** The object key the refused call was about. */
+    private final String key;
 
     StaleTokenException(String bucket, String key, String operation, long presentedToken, long storedToken) {
-        super(bucket, key,
-                operation + " on " + location(bucket, key) + " refused: stale fencing token " + presentedToken
-                        + ", the object already carries token " + storedToken
+        super(operation + " on " + FenceException.location(bucket, key) + " refused: stale fencing token "
+                        + presentedToken + ", the object already carries token " + storedToken
                         + " (a token lower than the stored one is rejected); nothing was written",
-                null);
-        this.presentedToken = presentedToken;
-        this.storedToken = storedToken;
+                FenceException.location(bucket, key), presentedToken, storedToken);
+        this.bucket = bucket;
+        this.key = key;
     }
 
-    /** The token the caller presented. */
-    public long presentedToken() {
-        return presentedToken;
+    /**
+     * Returns the bucket, as {@link FenceException#bucket()} does.
+     *
+     * @return the bucket the refused call was about
+     */
+    public String bucket() {
+        return bucket;
     }
 
-    /** The higher token found on the object. */
-    public long storedToken() {
-        return storedToken;
+    /**
+     * Returns the object key, as {@link FenceException#key()} does.
+     *
+     * @return the object key the refused call was about
+     */
+    public String key() {
+        return key;
     }
 }
