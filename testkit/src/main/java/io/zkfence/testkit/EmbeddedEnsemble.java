@@ -41,36 +41,65 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         this.tickTime = tickTime;
     }
 
-    /** Three servers with a one-second tick. */
+    /**
+     * Starts three servers with a one-second tick.
+     *
+     * @return the started ensemble, serving
+     */
     public static EmbeddedEnsemble start() {
         return builder().start();
     }
 
+    /**
+     * Starts building an ensemble.
+     *
+     * @return a builder with the defaults (three servers, a one-second tick)
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** {@code host:port,...} of every server. */
+    /**
+     * Returns the connect string of every server.
+     *
+     * @return {@code host:port,...} of every server
+     */
     public String connectString() {
         return cluster.getConnectString();
     }
 
-    /** The servers' tick time: sessions may last 2 to 20 ticks. */
+    /**
+     * Returns the servers' tick time: sessions may last 2 to 20 ticks.
+     *
+     * @return the tick time
+     */
     public Duration tickTime() {
         return tickTime;
     }
 
-    /** The servers, for {@link #kill}, {@link #restart} and {@link #mode}. */
+    /**
+     * Returns the servers, for {@link #kill}, {@link #restart} and {@link #mode}.
+     *
+     * @return the servers, in a fixed order
+     */
     public List<InstanceSpec> servers() {
         return List.copyOf(cluster.getInstances());
     }
 
-    /** The underlying curator-test cluster. */
+    /**
+     * Returns the underlying curator-test cluster.
+     *
+     * @return the cluster
+     */
     public TestingCluster cluster() {
         return cluster;
     }
 
-    /** Stops {@code server} abruptly (its clients see the connection drop). */
+    /**
+     * Stops {@code server} abruptly (its clients see the connection drop).
+     *
+     * @param server one of {@link #servers()}
+     */
     public void kill(InstanceSpec server) {
         try {
             cluster.killServer(server);
@@ -79,7 +108,11 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         }
     }
 
-    /** Starts a killed {@code server} again, with its data. */
+    /**
+     * Starts a killed {@code server} again, with its data.
+     *
+     * @param server one of {@link #servers()}
+     */
     public void restart(InstanceSpec server) {
         try {
             cluster.restartServer(server);
@@ -91,6 +124,9 @@ public final class EmbeddedEnsemble implements AutoCloseable {
     /**
      * The output of ZooKeeper's {@code srvr} command on {@code server} (mode, counters), or empty if
      * it does not answer (down, or not serving while it elects a leader).
+     *
+     * @param server one of {@link #servers()}
+     * @return the command's output, or empty
      */
     public String srvr(InstanceSpec server) {
         try {
@@ -100,7 +136,12 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         }
     }
 
-    /** {@code "leader"}, {@code "follower"}, or empty if the server does not answer. */
+    /**
+     * Returns the role {@code server} reports.
+     *
+     * @param server one of {@link #servers()}
+     * @return {@code "leader"}, {@code "follower"}, or empty if the server does not answer
+     */
     public String mode(InstanceSpec server) {
         for (String line : srvr(server).split("\n")) {
             if (line.startsWith("Mode: ")) {
@@ -110,7 +151,12 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         return "";
     }
 
-    /** The server that currently leads. */
+    /**
+     * Returns the server that currently leads.
+     *
+     * @return the leader
+     * @throws IllegalStateException if no server says it leads
+     */
     public InstanceSpec leader() {
         return servers().stream().filter(s -> mode(s).equals("leader")).findFirst()
                 .orElseThrow(() -> new IllegalStateException("no leader in the ensemble " + connectString()));
@@ -151,7 +197,13 @@ public final class EmbeddedEnsemble implements AutoCloseable {
 
         private Builder() {}
 
-        /** How many servers (default 3; 1 is a standalone-like quorum of one). */
+        /**
+         * Sets how many servers to start.
+         *
+         * @param servers 1 to 9 (default 3; 1 is a standalone-like quorum of one)
+         * @return this builder
+         * @throws IllegalArgumentException if out of bounds
+         */
         public Builder servers(int servers) {
             if (servers < 1 || servers > 9) {
                 throw new IllegalArgumentException("servers must be between 1 and 9, was " + servers);
@@ -160,7 +212,13 @@ public final class EmbeddedEnsemble implements AutoCloseable {
             return this;
         }
 
-        /** ZooKeeper's tickTime (default 1 s): sessions may last 2 to 20 ticks. */
+        /**
+         * Sets ZooKeeper's tickTime: sessions may last 2 to 20 ticks.
+         *
+         * @param tickTime at least 1 ms (default 1 s)
+         * @return this builder
+         * @throws IllegalArgumentException if below 1 ms or above {@code Integer.MAX_VALUE} ms
+         */
         public Builder tickTime(Duration tickTime) {
             Objects.requireNonNull(tickTime, "tickTime");
             if (tickTime.toMillis() < 1 || tickTime.toMillis() > Integer.MAX_VALUE) {
@@ -170,7 +228,13 @@ public final class EmbeddedEnsemble implements AutoCloseable {
             return this;
         }
 
-        /** Connections one host may open to one server; 0 for no limit (default: ZooKeeper's, 60). */
+        /**
+         * Sets how many connections one host may open to one server.
+         *
+         * @param maxClientConnections 0 for no limit, or more (default: ZooKeeper's, 60)
+         * @return this builder
+         * @throws IllegalArgumentException if negative
+         */
         public Builder maxClientConnections(int maxClientConnections) {
             if (maxClientConnections < 0) {
                 throw new IllegalArgumentException("maxClientConnections must be 0 (no limit) or more, was "
@@ -185,6 +249,7 @@ public final class EmbeddedEnsemble implements AutoCloseable {
          * Ports are picked free; a port taken between
          * the pick and the bind makes it try again with other ports (up to three times).
          *
+         * @return the started ensemble, serving
          * @throws IllegalStateException if the servers do not start
          */
         public EmbeddedEnsemble start() {

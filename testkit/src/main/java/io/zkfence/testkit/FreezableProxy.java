@@ -24,6 +24,12 @@ public final class FreezableProxy implements AutoCloseable {
     private volatile boolean frozen;
     private volatile boolean closed;
 
+    /**
+     * Starts a proxy on a free loopback port in front of a local server.
+     *
+     * @param targetPort the port of the server on 127.0.0.1
+     * @throws IOException if no port can be bound
+     */
     public FreezableProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -32,6 +38,11 @@ public final class FreezableProxy implements AutoCloseable {
         acceptor.start();
     }
 
+    /**
+     * Returns the address clients connect to instead of the server's.
+     *
+     * @return {@code 127.0.0.1:<port>} of the proxy
+     */
     public String connectString() {
         return "127.0.0.1:" + listener.getLocalPort();
     }
