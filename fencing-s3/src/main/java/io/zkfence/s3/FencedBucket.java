@@ -87,7 +87,7 @@ public final class FencedBucket {
         this.writer = new ConditionalWriter(bucket, reader, cache,
                 Backoff.jittered(config.backoffBase(), config.backoffMax()), config.maxConflictRetries());
         this.selfCheck = new SelfCheck(s3, bucket, config.selfCheckKeyPrefix());
-        this.onePartUpload = new OnePartUpload(s3, bucket);
+        this.onePartUpload = new OnePartUpload(s3, bucket, selfCheck);
     }
 
     /**
@@ -124,8 +124,9 @@ public final class FencedBucket {
      * @throws ConditionalWritesUnsupportedException when the store does not enforce conditions
      * @throws InvalidStoredTokenException when the stored token metadata is not a number
      * @throws StoreException when the store refused or failed the request (access denied, no bucket, ...)
-     * @throws IllegalArgumentException for a token below 1, an empty key, or a request setting a
-     *         field the fence owns; nothing was sent
+     * @throws IllegalArgumentException for a token below 1, a key outside the key rules (see
+     *         {@code docs/fencing-s3.md}, "Keys"), or a request setting a field the fence owns;
+     *         nothing was sent
      */
     public FencedWrite put(String key, long token, RequestBody body, Consumer<PutObjectRequest.Builder> request) {
         checkArguments("PutObject", key, token);
@@ -173,11 +174,12 @@ public final class FencedBucket {
         selfCheck.ensure(SelfCheck.Kind.DELETE, key);
         return writer.run(key, token, "DeleteObject", current -> {
             if (!current.exists()) {
-                requireBucket(key);
+                requireBucket(key, "DeleteObject", "nothing was deleted");
                 return false;
             }
             s3.deleteObject(r -> r.bucket(bucket).key(key).ifMatch(current.eTag()));
             cache.forget(key);
+            cache.noteToken(key, token);
             return true;
         });
     }
@@ -215,9 +217,7 @@ public final class FencedBucket {
         if (current == null) {
             current = reader.head(key);
         }
-        if (current.rejects(token)) {
-            throw new StaleTokenException(bucket, key, "CreateMultipartUpload", token, current.storedToken());
-        }
+        writer.rejectStale(key, token, "CreateMultipartUpload", current);
         String uploadId;
         try {
             uploadId = s3.createMultipartUpload(create).uploadId();
@@ -226,7 +226,8 @@ public final class FencedBucket {
         }
         UploadPartRequest.Builder partTemplate = UploadPartRequest.builder();
         RequestFields.copy(create, partTemplate);
-        return new FencedMultipartUpload(s3, bucket, key, token, uploadId, partTemplate.build(), writer, cache);
+        return new FencedMultipartUpload(s3, bucket, key, token, uploadId, partTemplate.build(), writer, cache,
+                selfCheck);
     }
 
     /**
@@ -255,14 +256,20 @@ public final class FencedBucket {
 
     /**
      * The token stored with {@code key}, read with one HEAD request; empty when there is no object
-     * or it carries no token.
+     * or it carries no token. When there is no object, one HeadBucket confirms the bucket exists
+     * (HEAD answers 404 for a missing bucket too).
      *
      * @throws InvalidStoredTokenException when the stored token metadata is not a number
-     * @throws StoreException when the store refused or failed the request
+     * @throws StoreException when the store refused or failed the request, the bucket does not
+     *         exist, or the store answered without an ETag
      */
     public OptionalLong token(String key) {
         checkKey("HeadObject", key);
-        return reader.head(key).token();
+        ObjectState state = reader.head(key);
+        if (!state.exists()) {
+            requireBucket(key, "HeadObject", "no token was read");
+        }
+        return state.token();
     }
 
     /**
@@ -286,14 +293,14 @@ public final class FencedBucket {
     }
 
     /** HEAD answers 404 for a missing bucket too; before reporting "nothing to delete", make sure. */
-    private void requireBucket(String key) {
+    private void requireBucket(String key, String operation, String outcome) {
         try {
             s3.headBucket(r -> r.bucket(bucket));
         } catch (SdkException e) {
             if (S3Errors.hasStatus(e, 404)) {
                 throw new StoreException(bucket, key, "HeadBucket", 404, "NoSuchBucket", false,
-                        "bucket '" + bucket + "' does not exist (DeleteObject on " + FenceException.location(bucket, key)
-                                + "); nothing was deleted", e);
+                        "bucket '" + bucket + "' does not exist (" + operation + " on "
+                                + FenceException.location(bucket, key) + "); " + outcome, e);
             }
             throw S3Errors.translate(e, bucket, key, "HeadBucket", false);
         }
@@ -309,10 +316,7 @@ public final class FencedBucket {
 
     private void checkKey(String operation, String key) {
         Objects.requireNonNull(key, () -> "key must not be null (" + operation + " in bucket '" + bucket + "')");
-        if (key.isEmpty() || key.length() > 1024) {
-            throw new IllegalArgumentException("key must be 1 to 1024 characters but was '" + key + "' (" + operation
-                    + " in bucket '" + bucket + "'); nothing was sent");
-        }
+        ObjectKeys.check(key, operation, bucket);
     }
 
     private void refuseFenceOwnedFields(String key, String customBucket, String customKey, String ifMatch,

@@ -22,6 +22,18 @@ public final class StaleTokenException extends FenceException {
         this.storedToken = storedToken;
     }
 
+    /** The object is gone, but this fence saw {@code seenToken} on it: re-creating it is stale too. */
+    StaleTokenException(String bucket, String key, String operation, long presentedToken, long seenToken,
+            boolean objectGone) {
+        super(bucket, key,
+                operation + " on " + location(bucket, key) + " refused: stale fencing token " + presentedToken
+                        + "; the object is gone but this fence saw it carry token " + seenToken
+                        + " (a lower token may not re-create it); nothing was written",
+                null);
+        this.presentedToken = presentedToken;
+        this.storedToken = seenToken;
+    }
+
     /** The token the caller presented. */
     public long presentedToken() {
         return presentedToken;
