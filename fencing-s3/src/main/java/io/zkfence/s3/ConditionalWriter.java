@@ -34,6 +34,22 @@ final class ConditionalWriter {
         this.maxConflictRetries = maxConflictRetries;
     }
 
+    /**
+     * Throws when {@code state} carries a higher token, or when the object is gone but this
+     * process saw a higher token on it (a lower token must not re-create it as a first write).
+     */
+    void rejectStale(String key, long token, String operation, ObjectState state) {
+        if (state.rejects(token)) {
+            throw new StaleTokenException(bucket, key, operation, token, state.storedToken());
+        }
+        if (!state.exists()) {
+            long seen = cache.seenAbove(key, token);
+            if (seen > 0) {
+                throw new StaleTokenException(bucket, key, operation, token, seen, true);
+            }
+        }
+    }
+
     <R> R run(String key, long token, String operation, Attempt<R> attempt) {
         ObjectState state = cache.usableFor(key, token);
         int lostRaces = 0;
@@ -41,9 +57,7 @@ final class ConditionalWriter {
             if (state == null) {
                 state = reader.head(key);
             }
-            if (state.rejects(token)) {
-                throw new StaleTokenException(bucket, key, operation, token, state.storedToken());
-            }
+            rejectStale(key, token, operation, state);
             try {
                 return attempt.send(state);
             } catch (SdkException e) {
@@ -55,9 +69,7 @@ final class ConditionalWriter {
                 // Decide again on what the store holds now: a newer token that won is a stale
                 // rejection, never an error loop.
                 state = reader.head(key);
-                if (state.rejects(token)) {
-                    throw new StaleTokenException(bucket, key, operation, token, state.storedToken());
-                }
+                rejectStale(key, token, operation, state);
                 if (lostRaces > maxConflictRetries) {
                     throw new FenceContentionException(bucket, key, operation, token, lostRaces,
                             "every attempt lost a race against writes carrying an equal or lower token"

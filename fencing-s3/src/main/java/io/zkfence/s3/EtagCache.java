@@ -15,12 +15,18 @@ import java.util.OptionalLong;
  * such an ETag exactly, and a paused holder presenting it from here would pass its If-Match. A
  * remembered ETag is therefore always one a same-bytes rewrite replaces with a different one.
  *
+ * <p>Beside the states it keeps, per key, the highest token it has seen (read, written or deleted
+ * with), and keeps it when the object goes away: a key whose object carried a higher token and is
+ * now gone (deleted, or removed by a store whose abort deletes objects) must not be created by a
+ * lower token, which would otherwise pass {@code If-None-Match: *} as a first write.
+ *
  * <p>Bounded, least recently used first out; thread-safe.
  */
 final class EtagCache {
 
     private final int capacity;
     private final Map<String, ObjectState> entries;
+    private final Map<String, Long> highestSeen;
 
     EtagCache(int capacity) {
         this.capacity = capacity;
@@ -30,6 +36,25 @@ final class EtagCache {
                 return size() > EtagCache.this.capacity;
             }
         };
+        this.highestSeen = new LinkedHashMap<>(16, 0.75f, true) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+                return size() > EtagCache.this.capacity;
+            }
+        };
+    }
+
+    /** Notes that {@code token} was seen on {@code key} (read, written, or deleted with). */
+    synchronized void noteToken(String key, long token) {
+        if (capacity > 0) {
+            highestSeen.merge(key, token, Math::max);
+        }
+    }
+
+    /** The highest token seen on {@code key} when it is above {@code presented}, else 0. */
+    synchronized long seenAbove(String key, long presented) {
+        Long seen = highestSeen.get(key);
+        return seen != null && seen > presented ? seen : 0;
     }
 
     /**
@@ -48,6 +73,9 @@ final class EtagCache {
      * replaces what was remembered for the key with nothing.
      */
     synchronized void remember(String key, ObjectState state) {
+        if (state.token().isPresent()) {
+            noteToken(key, state.token().getAsLong());
+        }
         if (!state.exists() || Etags.isOnePart(state.eTag())) {
             entries.remove(key);
         } else if (capacity > 0) {
@@ -60,6 +88,7 @@ final class EtagCache {
      * or nothing for the key when the store returned no ETag or a one-part one.
      */
     void rememberWrite(String key, String eTag, long token) {
+        noteToken(key, token);
         if (eTag == null || eTag.isEmpty()) {
             forget(key);
         } else {

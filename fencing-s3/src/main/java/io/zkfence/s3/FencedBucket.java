@@ -39,7 +39,10 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  *     self-check sends probe requests whose precondition must fail; a store that accepts them
  *     gets {@link ConditionalWritesUnsupportedException} instead of unfenced writes.</li>
  * <li>Objects written without the fence (no token metadata) are adopted by the first fenced
- *     write. Deleting an object removes its token with it: the key starts over.</li>
+ *     write. Deleting an object removes its token from the store with it; this instance still
+ *     remembers the highest token it saw on the key, so a lower token cannot re-create it here.</li>
+ * <li>No call by a lower-token holder removes an object: on a store whose AbortMultipartUpload
+ *     also deletes the object at the key (the self-check learns this), the adapter never aborts.</li>
  * <li>Every failure is an unchecked {@link FenceException} naming bucket and key; a rejected
  *     request writes nothing.</li>
  * </ul>
@@ -87,7 +90,7 @@ public final class FencedBucket {
         this.writer = new ConditionalWriter(bucket, reader, cache,
                 Backoff.jittered(config.backoffBase(), config.backoffMax()), config.maxConflictRetries());
         this.selfCheck = new SelfCheck(s3, bucket, config.selfCheckKeyPrefix());
-        this.onePartUpload = new OnePartUpload(s3, bucket);
+        this.onePartUpload = new OnePartUpload(s3, bucket, selfCheck);
     }
 
     /**
@@ -124,8 +127,9 @@ public final class FencedBucket {
      * @throws ConditionalWritesUnsupportedException when the store does not enforce conditions
      * @throws InvalidStoredTokenException when the stored token metadata is not a number
      * @throws StoreException when the store refused or failed the request (access denied, no bucket, ...)
-     * @throws IllegalArgumentException for a token below 1, an empty key, or a request setting a
-     *         field the fence owns; nothing was sent
+     * @throws IllegalArgumentException for a token below 1, a key outside the key rules (see
+     *         {@code docs/fencing-s3.md}, "Keys"), or a request setting a field the fence owns;
+     *         nothing was sent
      */
     public FencedWrite put(String key, long token, RequestBody body, Consumer<PutObjectRequest.Builder> request) {
         checkArguments("PutObject", key, token);
@@ -141,24 +145,38 @@ public final class FencedBucket {
         selfCheck.ensure(SelfCheck.Kind.PUT, key);
         BodyDigest digest = new BodyDigest(bucket, key, body);
         return writer.run(key, token, "PutObject", current -> {
-            if (current.exists() && digest.sameBytesAs(current.eTag())) {
-                // Same bytes as stored: a plain PUT would keep the ETag, or bring back the plain
-                // one a paused holder may still hold (see OnePartUpload).
-                selfCheck.ensure(SelfCheck.Kind.COMPLETE_MULTIPART, key);
-                CompleteMultipartUploadResponse done = onePartUpload.send(key, token, base, body, current);
-                return accepted(key, token, done.eTag(), done.versionId());
+            try {
+                return putAgainst(current, key, token, base, body, digest);
+            } catch (IllegalStateException e) {
+                // The SDK's answer to a body it cannot read again (a one-shot stream): name it.
+                throw new FenceException(bucket, key, "could not read the request body of PutObject on "
+                        + FenceException.location(bucket, key) + " again (" + e.getMessage() + "); the body must be"
+                        + " re-readable (RequestBody.fromBytes/fromString/fromFile/fromByteBuffer); nothing was"
+                        + " written", e);
             }
-            PutObjectRequest conditional = current.exists()
-                    ? base.toBuilder().ifMatch(current.eTag()).build()
-                    : base.toBuilder().ifNoneMatch("*").build();
-            PutObjectResponse response = s3.putObject(conditional, body);
-            return accepted(key, token, response.eTag(), response.versionId());
         });
     }
 
+    private FencedWrite putAgainst(ObjectState current, String key, long token, PutObjectRequest base,
+            RequestBody body, BodyDigest digest) {
+        if (current.exists() && digest.sameBytesAs(current.eTag())) {
+            // Same bytes as stored: a plain PUT would keep the ETag, or bring back the plain
+            // one a paused holder may still hold (see OnePartUpload).
+            selfCheck.ensure(SelfCheck.Kind.COMPLETE_MULTIPART, key);
+            CompleteMultipartUploadResponse done = onePartUpload.send(key, token, base, body, current);
+            return accepted(key, token, done.eTag(), done.versionId());
+        }
+        PutObjectRequest conditional = current.exists()
+                ? base.toBuilder().ifMatch(current.eTag()).build()
+                : base.toBuilder().ifNoneMatch("*").build();
+        PutObjectResponse response = s3.putObject(conditional, body);
+        return accepted(key, token, response.eTag(), response.versionId());
+    }
+
     /**
-     * Deletes {@code key} if no higher token is stored there. Afterwards the key has no token:
-     * the next fenced write to it creates it afresh with whatever token it carries.
+     * Deletes {@code key} if no higher token is stored there. Afterwards the store keeps no token
+     * for the key; this instance remembers {@code token} and refuses lower ones on the key, while
+     * a {@code FencedBucket} that never saw the key lets the next write create it with any token.
      *
      * @return true when this call deleted an object; false when the adapter found none when it
      *         last looked. That includes an object this very call deleted when the SDK retried the
@@ -166,18 +184,19 @@ public final class FencedBucket {
      *         finds nothing, so false means "absent now", not "this call deleted nothing"
      * @throws StaleTokenException when the object carries a higher token; nothing was deleted
      * @throws FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
-     * @throws IllegalArgumentException for a token below 1 or an empty key; nothing was sent
+     * @throws IllegalArgumentException for a token below 1 or a key outside the key rules; nothing was sent
      */
     public boolean delete(String key, long token) {
         checkArguments("DeleteObject", key, token);
         selfCheck.ensure(SelfCheck.Kind.DELETE, key);
         return writer.run(key, token, "DeleteObject", current -> {
             if (!current.exists()) {
-                requireBucket(key);
+                requireBucket(key, "DeleteObject", "nothing was deleted");
                 return false;
             }
             s3.deleteObject(r -> r.bucket(bucket).key(key).ifMatch(current.eTag()));
             cache.forget(key);
+            cache.noteToken(key, token);
             return true;
         });
     }
@@ -194,10 +213,11 @@ public final class FencedBucket {
      *
      * @param request sets other headers of the upload (content type, metadata, encryption, ...);
      *        must not set bucket, key or the token metadata
-     * @throws StaleTokenException when the object already carries a higher token; no upload was started
+     * @throws StaleTokenException when the object carries a higher token, or is gone but this
+     *         instance saw a higher token on it; no upload was started
      * @throws FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
-     * @throws IllegalArgumentException for a token below 1, an empty key, or a request setting a
-     *         field the fence owns; nothing was sent
+     * @throws IllegalArgumentException for a token below 1, a key outside the key rules, or a
+     *         request setting a field the fence owns; nothing was sent
      */
     public FencedMultipartUpload startMultipartUpload(String key, long token,
             Consumer<CreateMultipartUploadRequest.Builder> request) {
@@ -215,9 +235,7 @@ public final class FencedBucket {
         if (current == null) {
             current = reader.head(key);
         }
-        if (current.rejects(token)) {
-            throw new StaleTokenException(bucket, key, "CreateMultipartUpload", token, current.storedToken());
-        }
+        writer.rejectStale(key, token, "CreateMultipartUpload", current);
         String uploadId;
         try {
             uploadId = s3.createMultipartUpload(create).uploadId();
@@ -226,7 +244,8 @@ public final class FencedBucket {
         }
         UploadPartRequest.Builder partTemplate = UploadPartRequest.builder();
         RequestFields.copy(create, partTemplate);
-        return new FencedMultipartUpload(s3, bucket, key, token, uploadId, partTemplate.build(), writer, cache);
+        return new FencedMultipartUpload(s3, bucket, key, token, uploadId, partTemplate.build(), writer, cache,
+                selfCheck);
     }
 
     /**
@@ -255,14 +274,20 @@ public final class FencedBucket {
 
     /**
      * The token stored with {@code key}, read with one HEAD request; empty when there is no object
-     * or it carries no token.
+     * or it carries no token. When there is no object, one HeadBucket confirms the bucket exists
+     * (HEAD answers 404 for a missing bucket too).
      *
      * @throws InvalidStoredTokenException when the stored token metadata is not a number
-     * @throws StoreException when the store refused or failed the request
+     * @throws StoreException when the store refused or failed the request, the bucket does not
+     *         exist, or the store answered without an ETag
      */
     public OptionalLong token(String key) {
         checkKey("HeadObject", key);
-        return reader.head(key).token();
+        ObjectState state = reader.head(key);
+        if (!state.exists()) {
+            requireBucket(key, "HeadObject", "no token was read");
+        }
+        return state.token();
     }
 
     /**
@@ -286,14 +311,14 @@ public final class FencedBucket {
     }
 
     /** HEAD answers 404 for a missing bucket too; before reporting "nothing to delete", make sure. */
-    private void requireBucket(String key) {
+    private void requireBucket(String key, String operation, String outcome) {
         try {
             s3.headBucket(r -> r.bucket(bucket));
         } catch (SdkException e) {
             if (S3Errors.hasStatus(e, 404)) {
                 throw new StoreException(bucket, key, "HeadBucket", 404, "NoSuchBucket", false,
-                        "bucket '" + bucket + "' does not exist (DeleteObject on " + FenceException.location(bucket, key)
-                                + "); nothing was deleted", e);
+                        "bucket '" + bucket + "' does not exist (" + operation + " on "
+                                + FenceException.location(bucket, key) + "); " + outcome, e);
             }
             throw S3Errors.translate(e, bucket, key, "HeadBucket", false);
         }
@@ -309,10 +334,7 @@ public final class FencedBucket {
 
     private void checkKey(String operation, String key) {
         Objects.requireNonNull(key, () -> "key must not be null (" + operation + " in bucket '" + bucket + "')");
-        if (key.isEmpty() || key.length() > 1024) {
-            throw new IllegalArgumentException("key must be 1 to 1024 characters but was '" + key + "' (" + operation
-                    + " in bucket '" + bucket + "'); nothing was sent");
-        }
+        ObjectKeys.check(key, operation, bucket);
     }
 
     private void refuseFenceOwnedFields(String key, String customBucket, String customKey, String ifMatch,

@@ -52,11 +52,12 @@ public final class FencedMultipartUpload implements AutoCloseable {
     private final UploadPartRequest partTemplate;
     private final ConditionalWriter writer;
     private final EtagCache cache;
+    private final SelfCheck selfCheck;
     private final ConcurrentSkipListMap<Integer, String> partEtags = new ConcurrentSkipListMap<>();
     private volatile Phase phase = Phase.OPEN;
 
     FencedMultipartUpload(S3Client s3, String bucket, String key, long token, String uploadId,
-            UploadPartRequest partTemplate, ConditionalWriter writer, EtagCache cache) {
+            UploadPartRequest partTemplate, ConditionalWriter writer, EtagCache cache, SelfCheck selfCheck) {
         this.s3 = s3;
         this.bucket = bucket;
         this.key = key;
@@ -65,6 +66,7 @@ public final class FencedMultipartUpload implements AutoCloseable {
         this.partTemplate = partTemplate;
         this.writer = writer;
         this.cache = cache;
+        this.selfCheck = selfCheck;
     }
 
     /** The object key being uploaded. */
@@ -172,10 +174,21 @@ public final class FencedMultipartUpload implements AutoCloseable {
     /**
      * Aborts the upload, discarding its parts. Does nothing when already completed or aborted.
      *
+     * <p>On a store whose AbortMultipartUpload also removes the object at the key (the self-check
+     * learns this; S3Mock 5.2.0 does it), no request is sent: the object may by now be a newer
+     * holder's, and a stale holder must never remove it. The upload is then only marked aborted
+     * here and its parts stay in the store until a lifecycle rule for incomplete uploads removes them.
+     *
      * @throws StoreException when the store refused or failed the abort
      */
     public synchronized void abort() {
         if (phase != Phase.OPEN) {
+            return;
+        }
+        if (selfCheck.abortMayRemoveObjects()) {
+            log.warn("left multipart upload {} of {} open: on this store an abort removes the object at the key,"
+                    + " which may be a newer holder's", uploadId, FenceException.location(bucket, key));
+            phase = Phase.ABORTED;
             return;
         }
         try {

@@ -29,16 +29,19 @@ final class OnePartUpload {
 
     private final S3Client s3;
     private final String bucket;
+    private final SelfCheck selfCheck;
 
-    OnePartUpload(S3Client s3, String bucket) {
+    OnePartUpload(S3Client s3, String bucket, SelfCheck selfCheck) {
         this.s3 = s3;
         this.bucket = bucket;
+        this.selfCheck = selfCheck;
     }
 
     /**
      * Creates the upload with {@code put}'s headers, uploads {@code body} as part 1 and completes it
-     * with If-Match on {@code current}'s ETag. If anything fails the upload is aborted and the SDK
-     * failure propagates, so the write loop can tell a lost race (412) from other errors.
+     * with If-Match on {@code current}'s ETag. If anything fails the upload is aborted (except on a
+     * store whose abort removes the object at the key: there it is left for a lifecycle rule, since
+     * the object may by now be a newer holder's) and the SDK failure propagates, so the write loop can tell a lost race (412) from other errors.
      */
     CompleteMultipartUploadResponse send(String key, long token, PutObjectRequest put, RequestBody body,
             ObjectState current) {
@@ -72,6 +75,11 @@ final class OnePartUpload {
     }
 
     private void abortQuietly(String key, String uploadId) {
+        if (selfCheck.abortMayRemoveObjects()) {
+            log.warn("left multipart upload {} of {} open: on this store an abort removes the object at the key,"
+                    + " which may be a newer holder's", uploadId, FenceException.location(bucket, key));
+            return;
+        }
         try {
             s3.abortMultipartUpload(r -> r.bucket(bucket).key(key).uploadId(uploadId));
         } catch (SdkException e) {

@@ -51,6 +51,11 @@ final class SelfCheck {
     private final String bucket;
     private final String prefix;
     private final Map<Kind, Failure> failures = new EnumMap<>(Kind.class);
+    /**
+     * Learned by the multipart probe: true when aborting an upload also removed the committed
+     * object at its key (S3Mock 5.2.0 does). On such a store the adapter never sends an abort.
+     */
+    private volatile boolean abortMayRemoveObjects;
     /** Read without the lock: after the first pass, the steady-state write must not contend on it. */
     private final Set<Kind> passed = ConcurrentHashMap.newKeySet();
 
@@ -166,12 +171,45 @@ final class SelfCheck {
                 uploadId = null;
                 return "a CompleteMultipartUpload with If-None-Match: * over an existing object was accepted";
             }
+            // Does an abort touch the committed object at the key? On AWS it does not; where it does,
+            // the adapter's own aborts could delete a newer holder's object, so it sends none.
+            call(probeKey, forKey, "AbortMultipartUpload",
+                    () -> s3.abortMultipartUpload(r -> r.bucket(bucket).key(probeKey).uploadId(id)));
+            uploadId = null;
+            abortMayRemoveObjects = !probeExists(probeKey, forKey);
+            if (abortMayRemoveObjects) {
+                created = false;
+                log.warn("bucket '{}': AbortMultipartUpload removed the committed probe object at its key; the fence"
+                        + " never aborts uploads on this store (incomplete uploads stay until a lifecycle rule removes"
+                        + " them)", bucket);
+            }
             return null;
         } finally {
             if (uploadId != null) {
                 abortProbeUpload(probeKey, uploadId);
             }
             removeProbe(probeKey, created);
+        }
+    }
+
+    /**
+     * True when the store removes a committed object if an upload to its key is aborted. Known
+     * once the multipart probe passed ({@link Kind#COMPLETE_MULTIPART}); every abort the adapter
+     * might send comes after that probe.
+     */
+    boolean abortMayRemoveObjects() {
+        return abortMayRemoveObjects;
+    }
+
+    private boolean probeExists(String probeKey, String forKey) {
+        try {
+            s3.headObject(r -> r.bucket(bucket).key(probeKey));
+            return true;
+        } catch (SdkException e) {
+            if (S3Errors.hasStatus(e, 404)) {
+                return false;
+            }
+            throw S3Errors.translate(e, bucket, forKey, operation("HeadObject", probeKey), false);
         }
     }
 

@@ -60,13 +60,26 @@ class FencedDeleteTest extends S3MockTestBase {
     }
 
     @Test
-    void afterADeleteTheKeyStartsOverWithoutAToken() {
+    void aLowerTokenCannotRecreateAKeyThisFenceDeletedWithAHigherOne() {
         FencedBucket bucket = fencedBucket();
         bucket.put("lease.json", 9, RequestBody.fromString("v9"));
         bucket.delete("lease.json", 9);
 
-        // documented: deleting an object removes its token with it
-        bucket.put("lease.json", 2, RequestBody.fromString("v2"));
+        StaleTokenException e = assertThrows(StaleTokenException.class,
+                () -> bucket.put("lease.json", 2, RequestBody.fromString("v2")));
+
+        assertThat(e.storedToken()).isEqualTo(9);
+        assertThat(plain.listObjectsV2(r -> r.bucket(bucketName)).contents()).isEmpty();
+    }
+
+    @Test
+    void afterADeleteAFenceThatNeverSawTheKeyStartsItOverWithoutAToken() {
+        FencedBucket bucket = fencedBucket();
+        bucket.put("lease.json", 9, RequestBody.fromString("v9"));
+        bucket.delete("lease.json", 9);
+
+        // documented: the store keeps no token for a deleted key; only a fence that saw it remembers
+        fencedBucket().put("lease.json", 2, RequestBody.fromString("v2"));
 
         assertThat(storedToken("lease.json")).isEqualTo("2");
     }

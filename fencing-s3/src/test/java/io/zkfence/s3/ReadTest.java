@@ -50,6 +50,7 @@ class ReadTest extends S3MockTestBase {
 
         assertThat(bucket.token("report.txt")).hasValue(42);
         assertThat(bucket.token("nothing-here")).isEqualTo(OptionalLong.empty());
-        assertThat(log.requests()).containsExactly("HeadObject report.txt", "HeadObject nothing-here");
+        // no object: one HeadBucket tells a missing key from a missing bucket (HEAD answers 404 for both)
+        assertThat(log.requests()).containsExactly("HeadObject report.txt", "HeadObject nothing-here", "HeadBucket");
     }
 }
