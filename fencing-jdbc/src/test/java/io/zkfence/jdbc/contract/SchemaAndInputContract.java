@@ -136,6 +136,32 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
     }
 
     @Test
+    void fenceTableInASchemaThatDoesNotExistIsReportedAsMissingByEveryEntryPoint() throws SQLException {
+        JdbcFence missing = JdbcFence.create(engine().dataSource(),
+                FenceConfig.builder(engine().dialect()).schema("no_such_schema").build());
+        String key = newKey();
+        AtomicBoolean ran = new AtomicBoolean();
+
+        FenceTableMissingException e = assertThrows(FenceTableMissingException.class, () -> missing.inTransaction(key, 1, c -> {
+            ran.set(true);
+            return null;
+        }));
+
+        assertThat(e.getMessage()).contains("no_such_schema", key, "createIfMissing");
+        assertThat(ran).isFalse();
+        assertThrows(FenceTableMissingException.class, () -> missing.claim(key, 1));
+        assertThrows(FenceTableMissingException.class, () -> missing.currentToken(key));
+        try (Connection c = engine().connection()) {
+            c.setAutoCommit(false);
+            assertThrows(FenceTableMissingException.class, () -> missing.advance(c, key, 1));
+            c.rollback();
+            c.setAutoCommit(true);
+        }
+        assertThrows(FenceTableMissingException.class,
+                () -> engine().dsl().transaction(trx -> missing.advance(trx.dsl(), key, 1)));
+    }
+
+    @Test
     void tableWithoutTheFenceColumnsIsReportedWithTheColumnNames() {
         JdbcFence wrong = JdbcFence.create(engine().dataSource(),
                 FenceConfig.builder(engine().dialect()).table("zk_ledger").build());
