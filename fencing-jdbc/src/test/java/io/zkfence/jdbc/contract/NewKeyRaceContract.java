@@ -3,6 +3,7 @@ package io.zkfence.jdbc.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.zkfence.jdbc.ConflictRetry;
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.SerializationConflictException;
 import io.zkfence.jdbc.StaleTokenException;
@@ -15,9 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -114,20 +113,17 @@ public abstract class NewKeyRaceContract extends FenceTestBase {
         }
     }
 
-    /** Claims, retrying conflicts with a jittered back-off: true if accepted, false if stale. */
+    /** Claims, retrying conflicts with the module's jittered back-off: true if accepted, false if stale. */
     private static boolean claimWithBackoff(JdbcFence f, String key, long token) {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            try {
+        try {
+            ConflictRetry.within(PATIENCE).run(() -> {
                 f.claim(key, token);
-                return true;
-            } catch (StaleTokenException e) {
-                return false;
-            } catch (SerializationConflictException e) {
-                // Back off so that the racing holders do not collide again in lock step.
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextLong(1, 5L << Math.min(attempt, 5))));
-            }
+                return null;
+            });
+            return true;
+        } catch (StaleTokenException e) {
+            return false;
         }
-        throw new AssertionError("claim of '" + key + "' with token " + token + " still conflicting after 50 attempts");
     }
 
     private static boolean advanceOrConflict(JdbcFence f, Connection c, String key, long token) {
