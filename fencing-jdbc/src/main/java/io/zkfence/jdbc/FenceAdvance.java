@@ -19,7 +19,9 @@ final class FenceAdvance {
 
     /**
      * Rounds of update, read, insert. A second round is needed only when another transaction
-     * created the same new key concurrently; a third only if that row was then deleted.
+     * created the same new key concurrently; losing the insert in the second round too means the
+     * row is invisible to this transaction's snapshot, a serialization conflict. The bound is a
+     * safeguard only.
      */
     private static final int MAX_ROUNDS = 3;
 
@@ -44,6 +46,7 @@ final class FenceAdvance {
                         + " run it inside a transaction (setAutoCommit(false), @Transactional, dsl.transaction(...))"
                         + " or use JdbcFence.inTransaction");
             }
+            SQLException lostBefore = null;
             for (int round = 1; round <= MAX_ROUNDS; round++) {
                 if (execute(c, sql.advance, key, token) > 0) {
                     return;
@@ -60,10 +63,26 @@ final class FenceAdvance {
                     execute(c, sql.advance, key, token);
                     return;
                 }
-                if (insert(c, key, token)) {
+                SQLException duplicate = insert(c, key, token);
+                if (duplicate == null) {
                     return;
                 }
+                if (lostBefore != null) {
+                    // The row exists (the insert collides with it) yet neither the update nor the
+                    // locking read can see it: it was committed after this transaction's snapshot
+                    // (H2 at REPEATABLE READ or SERIALIZABLE). PostgreSQL and MariaDB abort the
+                    // same interleaving as a serialization failure, and so do we: a new
+                    // transaction will see the row.
+                    throw new SerializationConflictException("advancing the fence for resource '" + key
+                            + "' with token " + token + " on " + config.qualifiedTable()
+                            + " hit a serialization conflict with a concurrent transaction (the key's row was created"
+                            + " by a transaction that committed after this transaction's snapshot, so it cannot be"
+                            + " seen nor created here); retry the whole unit of work in a new transaction with the"
+                            + " same token (a transaction the fence manages is rolled back; roll back your own)",
+                            key, token, duplicate);
+                }
                 // Lost the race to create the row: it exists now, go round again.
+                lostBefore = duplicate;
             }
             throw new FenceException("could not advance the fence for resource '" + key + "' to token " + token
                     + " on " + config.qualifiedTable() + " in " + MAX_ROUNDS
@@ -83,12 +102,17 @@ final class FenceAdvance {
         }
     }
 
-    private boolean insert(Connection c, String key, long token) throws SQLException {
+    /** Inserts the key's row: null on success, the duplicate-key error when the row already exists. */
+    private SQLException insert(Connection c, String key, long token) throws SQLException {
         try {
-            return execute(c, sql.insert, key, token) > 0;
+            if (execute(c, sql.insert, key, token) > 0) {
+                return null;
+            }
+            // PostgreSQL's ON CONFLICT DO NOTHING: no row inserted means the row exists.
+            return new SQLException("the row of resource '" + key + "' already exists", "23505");
         } catch (SQLException e) {
             if (SqlErrors.isDuplicateKey(config.dialect(), e)) {
-                return false;
+                return e;
             }
             throw e;
         }

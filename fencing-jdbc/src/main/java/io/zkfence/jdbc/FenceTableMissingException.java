@@ -5,7 +5,8 @@ package io.zkfence.jdbc;
  * points at (or is not visible to its user or schema search path).
  *
  * <p>Nothing was written. Create the table with {@link JdbcFence#createIfMissing()} or with the
- * DDL shipped for the dialect ({@link FenceDialect#ddlResource()}) in your migrations.
+ * DDL shipped for the dialect ({@link FenceDialect#ddlResource()}) in your migrations; create a
+ * configured schema first ({@code createIfMissing} creates the table, not the schema).
  */
 public final class FenceTableMissingException extends FenceException {
 
@@ -23,7 +24,8 @@ public final class FenceTableMissingException extends FenceException {
     FenceTableMissingException(String table, String resourceKey, long token, Throwable cause) {
         super("fence table '" + table + "' does not exist"
                         + (resourceKey == null ? "" : " (fencing resource '" + resourceKey + "' with token " + token + ")")
-                        + "; create it with JdbcFence.createIfMissing() or the DDL resource for your dialect",
+                        + "; create it with JdbcFence.createIfMissing() or the DDL resource for your dialect"
+                        + (table.contains(".") ? " (after creating its schema, which createIfMissing does not)" : ""),
                 resourceKey, token, cause);
         this.table = table;
     }

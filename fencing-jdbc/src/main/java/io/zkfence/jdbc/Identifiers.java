@@ -1,8 +1,13 @@
 package io.zkfence.jdbc;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Validates table and column names. Names are rendered unquoted, so that the database folds
@@ -18,32 +23,27 @@ final class Identifiers {
     private static final Pattern PLAIN = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     /**
-     * Reserved words of SQL:2016, PostgreSQL, MariaDB and H2 that are plausible table or column
-     * names. Used unquoted they would be syntax errors, so they are refused up front with a
-     * message instead of a confusing error from the database later.
+     * Reserved words of PostgreSQL, MariaDB and H2 (and common SQL:2016 ones), from
+     * {@code reserved-words.txt}. Used unquoted they would be syntax errors, so they are refused
+     * up front with a message instead of a confusing error from the database later.
      */
-    private static final Set<String> RESERVED = Set.of(
-            "all", "alter", "analyze", "and", "any", "array", "as", "asc", "asymmetric", "authorization",
-            "between", "bigint", "binary", "both", "by", "call", "case", "cast", "change", "char",
-            "character", "check", "collate", "column", "constraint", "create", "cross", "current",
-            "current_catalog", "current_date", "current_role", "current_schema", "current_time",
-            "current_timestamp", "current_user", "database", "databases", "day", "default", "delete",
-            "desc", "describe", "distinct", "div", "double", "drop", "else", "end", "escape", "except",
-            "exists", "explain", "false", "fetch", "file", "float", "for", "force", "foreign", "from",
-            "full", "grant", "group", "groups", "having", "hour", "if", "ignore", "ilike", "in", "index",
-            "inner", "insert", "int", "integer", "intersect", "interval", "into", "is", "join", "key",
-            "keys", "kill", "lateral", "leading", "left", "like", "limit", "load", "localtime",
-            "localtimestamp", "lock", "long", "match", "minus", "minute", "mod", "month", "natural", "not",
-            "null", "numeric", "of", "offset", "on", "option", "or", "order", "out", "outer", "over",
-            "partition", "precision", "primary", "procedure", "purge", "range", "read", "real",
-            "recursive", "references", "regexp", "rename", "repeat", "replace", "require", "return",
-            "returning", "revoke", "right", "rlike", "row", "rows", "schema", "second", "select",
-            "session_user", "set", "show", "similar", "smallint", "some", "sql", "start", "symmetric",
-            "system_user", "table", "then", "to", "top", "trailing", "trigger", "true", "union",
-            "unique", "unknown", "unlock", "update", "usage", "use", "user", "using", "values",
-            "varchar", "when", "where", "while", "window", "with", "write", "xor", "year");
+    private static final Set<String> RESERVED = load("reserved-words.txt");
 
     private Identifiers() {
+    }
+
+    private static Set<String> load(String resource) {
+        try (InputStream in = Identifiers.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("missing class path resource io/zkfence/jdbc/" + resource);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .map(String::strip)
+                    .filter(line -> !line.isEmpty() && !line.startsWith("#"))
+                    .collect(Collectors.toUnmodifiableSet());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read class path resource io/zkfence/jdbc/" + resource, e);
+        }
     }
 
     /**

@@ -14,8 +14,9 @@ import org.jooq.DSLContext;
  *
  * <h2>Contract</h2>
  * <ul>
- *   <li>Each protected resource is a <em>key</em> (1 to 255 characters, not blank, compared
- *       exactly) with one row in the fence table holding the highest token accepted for it.</li>
+ *   <li>Each protected resource is a <em>key</em> (1 to 255 UTF-16 code units, not blank,
+ *       well-formed Unicode, no NUL; compared exactly, see docs/fencing-jdbc.md) with one row
+ *       in the fence table holding the highest token accepted for it.</li>
  *   <li>A token is a positive {@code long} from any source that never goes backwards for a key
  *       (zkfence lock-core, etcd revisions, Redis {@code INCR}, ...). A token {@code >=} the
  *       stored one is accepted and becomes the stored one; a lower token is rejected with
@@ -43,7 +44,7 @@ import org.jooq.DSLContext;
  * </ul>
  *
  * <p>Arguments are checked before anything is sent: a {@code null} or blank key, a key longer
- * than 255 characters or a token below 1 throws {@link IllegalArgumentException}; a connection
+ * than 255 characters, with an unpaired surrogate or a NUL, or a token below 1 throws {@link IllegalArgumentException}; a connection
  * in auto-commit mode passed to {@code advance} throws {@link IllegalStateException}. Database
  * failures are {@link FenceException}s. Instances are immutable and thread-safe.
  */

@@ -21,6 +21,7 @@ final class SqlErrors {
     private static final int H2_TABLE_NOT_FOUND = 42102;
     private static final int H2_TABLE_NOT_FOUND_DATABASE_EMPTY = 42104;
     private static final int H2_COLUMN_NOT_FOUND = 42122;
+    private static final int H2_SCHEMA_NOT_FOUND = 90079; // the others report a missing schema as a missing table
     private static final int H2_DUPLICATE_KEY = 23505;
     private static final int H2_TABLE_EXISTS = 42101;
 
@@ -89,7 +90,8 @@ final class SqlErrors {
         return switch (dialect) {
             case POSTGRES -> "42P01".equals(e.getSQLState());
             case MARIADB -> e.getErrorCode() == MARIADB_NO_SUCH_TABLE;
-            case H2 -> e.getErrorCode() == H2_TABLE_NOT_FOUND || e.getErrorCode() == H2_TABLE_NOT_FOUND_DATABASE_EMPTY;
+            case H2 -> e.getErrorCode() == H2_TABLE_NOT_FOUND || e.getErrorCode() == H2_TABLE_NOT_FOUND_DATABASE_EMPTY
+                    || e.getErrorCode() == H2_SCHEMA_NOT_FOUND;
         };
     }
 

@@ -136,6 +136,32 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
     }
 
     @Test
+    void fenceTableInASchemaThatDoesNotExistIsReportedAsMissingByEveryEntryPoint() throws SQLException {
+        JdbcFence missing = JdbcFence.create(engine().dataSource(),
+                FenceConfig.builder(engine().dialect()).schema("no_such_schema").build());
+        String key = newKey();
+        AtomicBoolean ran = new AtomicBoolean();
+
+        FenceTableMissingException e = assertThrows(FenceTableMissingException.class, () -> missing.inTransaction(key, 1, c -> {
+            ran.set(true);
+            return null;
+        }));
+
+        assertThat(e.getMessage()).contains("no_such_schema", key, "createIfMissing");
+        assertThat(ran).isFalse();
+        assertThrows(FenceTableMissingException.class, () -> missing.claim(key, 1));
+        assertThrows(FenceTableMissingException.class, () -> missing.currentToken(key));
+        try (Connection c = engine().connection()) {
+            c.setAutoCommit(false);
+            assertThrows(FenceTableMissingException.class, () -> missing.advance(c, key, 1));
+            c.rollback();
+            c.setAutoCommit(true);
+        }
+        assertThrows(FenceTableMissingException.class,
+                () -> engine().dsl().transaction(trx -> missing.advance(trx.dsl(), key, 1)));
+    }
+
+    @Test
     void tableWithoutTheFenceColumnsIsReportedWithTheColumnNames() {
         JdbcFence wrong = JdbcFence.create(engine().dataSource(),
                 FenceConfig.builder(engine().dialect()).table("zk_ledger").build());
@@ -155,7 +181,13 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
                 Arguments.of("null key", null, 1L, "must not be null"),
                 Arguments.of("empty key", "", 1L, "must not be blank"),
                 Arguments.of("blank key", " \t ", 1L, "must not be blank"),
-                Arguments.of("overlong key", tooLong, 1L, "the limit is 255"));
+                Arguments.of("overlong key", tooLong, 1L, "the limit is 255"),
+                Arguments.of("key with NUL", REFUSED + "a\u0000b", 1L, "must not contain U+0000"),
+                Arguments.of("key of only NUL", "\u0000", 1L, "must not contain U+0000"),
+                Arguments.of("unpaired high surrogate at the end", REFUSED + "x\uD800", 1L, "not well-formed Unicode"),
+                Arguments.of("unpaired high surrogate inside", REFUSED + "x\uD83Dy", 1L, "not well-formed Unicode"),
+                Arguments.of("unpaired low surrogate", REFUSED + "x\uDC00", 1L, "not well-formed Unicode"),
+                Arguments.of("surrogates in the wrong order", REFUSED + "\uDE00\uD83D", 1L, "not well-formed Unicode"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -168,10 +200,69 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
             assertThat(e.getMessage()).contains(message);
         }
         assertThat(ran).isFalse();
-        if (key != null && !key.isBlank() && key.length() <= JdbcFence.MAX_KEY_LENGTH) {
+        if (message.equals("must be positive")) {
             assertThat(fence.currentToken(key)).isEmpty();
             assertThat(writes(key)).isEmpty();
         }
+        // No fence row under any spelling an engine might have turned a refused key into.
+        assertThat(fenceRows(REFUSED)).isEmpty();
+    }
+
+    /** Prefix of the refused keys that could otherwise be stored (mangled) by an engine. */
+    private static final String REFUSED = "refused-key:";
+
+    /**
+     * Keys that are easy to mangle or to confuse: case, leading and trailing spaces (MariaDB's
+     * PAD SPACE collations compare 'a' = 'a '), composed and decomposed accents, characters
+     * outside the Basic Multilingual Plane, the characters engines substitute for broken input.
+     */
+    private static List<String> oddKeys(String prefix) {
+        String emoji = "\uD83D\uDE00";
+        int room = JdbcFence.MAX_KEY_LENGTH - prefix.length();
+        String longest = prefix + emoji.repeat(room / 2) + "z".repeat(room % 2);
+        return List.of(prefix + "sku-1", prefix + "Sku-1", prefix + "SKU-1", prefix + "sku-1 ", prefix + "sku-1  ",
+                prefix + " sku-1", prefix + "sku-1\t", prefix + "sku-1\n", prefix + "\u00e9", prefix + "e\u0301",
+                prefix + "E\u0301", prefix + "\u00df", prefix + "ss", prefix + "\u0131", prefix + "i", prefix + "\uFF53ku-1",
+                prefix + emoji, prefix + "x" + emoji, prefix + "\uD834\uDD1E", prefix + "x?", prefix + "x\uFFFD",
+                prefix + "?", prefix + "%", prefix + "_", prefix + "\\", prefix + "'", prefix + "\u200B",
+                prefix + "\uFEFF", prefix + "\uFFFF", prefix + "\uDBFF\uDFFF", longest);
+    }
+
+    @Test
+    void everyAcceptedKeyRoundTripsExactlyAndHasItsOwnFence() throws SQLException {
+        String prefix = newKey() + "/";
+        List<String> keys = oddKeys(prefix);
+        assertThat(new java.util.HashSet<>(keys)).as("the odd keys are distinct in Java").hasSize(keys.size());
+
+        for (int i = 0; i < keys.size(); i++) {
+            fence.claim(keys.get(i), i + 1);
+        }
+
+        java.util.Map<String, Long> expected = new java.util.HashMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+            expected.put(keys.get(i), (long) i + 1);
+            assertThat(fence.currentToken(keys.get(i))).as("token of key #%d", i).hasValue(i + 1);
+        }
+        assertThat(fenceRows(prefix)).as("one row per key, each key stored exactly").isEqualTo(expected);
+    }
+
+    /**
+     * The fence rows whose key starts with the prefix, read on a connection of their own. Filtered
+     * here, not with LIKE: MariaDB 11.4's LIKE 'prefix%' on the binary key column misses keys with
+     * a supplementary character right after the prefix.
+     */
+    private java.util.Map<String, Long> fenceRows(String prefix) throws SQLException {
+        java.util.Map<String, Long> rows = new java.util.HashMap<>();
+        try (Connection c = engine().connection();
+             java.sql.PreparedStatement ps = c.prepareStatement("select resource_key, fence_token from zkfence_fence");
+             java.sql.ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+                if (rs.getString(1).startsWith(prefix)) {
+                    assertThat(rows.put(rs.getString(1), rs.getLong(2))).as("duplicate key read back").isNull();
+                }
+            }
+        }
+        return rows;
     }
 
     private java.util.List<Consumer<JdbcFence>> entryPoints(String key, long token, AtomicBoolean ran) {

@@ -1,7 +1,8 @@
 package io.zkfence.jdbc.examples;
 
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.SerializationConflictException;
+import io.zkfence.jdbc.ConflictRetry;
+import java.time.Duration;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -21,17 +22,12 @@ public final class LockHolder {
     // end:claim
 
     // snippet:retry
-    /** Runs a fenced unit of work again while the database reports a serialization conflict. */
-    static <T> T withRetries(int attempts, Supplier<T> unitOfWork) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return unitOfWork.get();
-            } catch (SerializationConflictException e) {
-                if (attempt >= attempts) {
-                    throw e; // StaleTokenException is never retried: the lock is lost
-                }
-            }
-        }
+    /** Retries conflicts with jittered exponential back-off, for at most 10 seconds. */
+    private static final ConflictRetry RETRY = ConflictRetry.within(Duration.ofSeconds(10));
+
+    /** Runs a whole fenced unit of work again while the database reports a serialization conflict. */
+    static <T> T withRetries(Supplier<T> unitOfWork) {
+        return RETRY.run(unitOfWork); // StaleTokenException is never retried: the lock is lost
     }
     // end:retry
 }

@@ -1,0 +1,127 @@
+package io.zkfence.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class ConflictRetryTest {
+
+    private final AtomicLong now = new AtomicLong();
+    private final List<Long> sleeps = new ArrayList<>();
+    private final AtomicInteger calls = new AtomicInteger();
+
+    /** A policy on a fake clock whose sleeps advance it, with a "random" source returning {@code random}. */
+    private ConflictRetry retry(Duration deadline, long random) {
+        return ConflictRetry.forTest(deadline, Duration.ofNanos(10), Duration.ofNanos(100), now::get, nanos -> {
+            sleeps.add(nanos);
+            now.addAndGet(nanos);
+        }, () -> random);
+    }
+
+    private static SerializationConflictException conflict() {
+        return new SerializationConflictException("conflict", "k", 1, null);
+    }
+
+    @Test
+    void retriesConflictsWithBackOffsThatDoubleUpToTheMaximum() {
+        String result = retry(Duration.ofSeconds(1), Long.MAX_VALUE - 1).run(() -> {
+            if (calls.incrementAndGet() < 7) {
+                throw conflict();
+            }
+            return "done";
+        });
+
+        assertThat(result).isEqualTo("done");
+        // Bounds 10, 20, 40, 80, 100, 100 ns; the fake random picks one value of each range.
+        assertThat(sleeps).hasSize(6).allSatisfy(s -> assertThat(s).isBetween(0L, 100L));
+        assertThat(calls).hasValue(7);
+    }
+
+    @Test
+    void backOffsAreJitteredWithinTheirBounds() {
+        for (long random : new long[] {0, 7, 15, 123_456_789}) {
+            sleeps.clear();
+            calls.set(0);
+            retry(Duration.ofSeconds(1), random).run(() -> {
+                if (calls.incrementAndGet() < 6) {
+                    throw conflict();
+                }
+                return null;
+            });
+            long[] bounds = {10, 20, 40, 80, 100};
+            for (int i = 0; i < bounds.length; i++) {
+                assertThat(sleeps.get(i)).isEqualTo(Math.floorMod(random, bounds[i] + 1));
+            }
+        }
+    }
+
+    @Test
+    void theLastConflictIsThrownOnceTheDeadlineIsReached() {
+        List<SerializationConflictException> thrown = new ArrayList<>();
+        ConflictRetry policy = retry(Duration.ofNanos(250), 99);
+
+        SerializationConflictException e = assertThrows(SerializationConflictException.class, () -> policy.run(() -> {
+            calls.incrementAndGet();
+            SerializationConflictException c = conflict();
+            thrown.add(c);
+            throw c;
+        }));
+
+        assertSame(thrown.get(thrown.size() - 1), e);
+        assertThat(sleeps.stream().mapToLong(Long::longValue).sum()).isLessThanOrEqualTo(250);
+        assertThat(calls.get()).isGreaterThan(1);
+    }
+
+    @Test
+    void staleTokensAndOtherFailuresAreNeverRetried() {
+        ConflictRetry policy = retry(Duration.ofSeconds(1), 1);
+
+        assertThrows(StaleTokenException.class, () -> policy.run(() -> {
+            calls.incrementAndGet();
+            throw new StaleTokenException("k", 1, 2, "zkfence_fence");
+        }));
+        assertThrows(FenceException.class, () -> policy.run(() -> {
+            calls.incrementAndGet();
+            throw new FenceException("broken", "k", 1, null);
+        }));
+
+        assertThat(calls).hasValue(2);
+        assertThat(sleeps).isEmpty();
+    }
+
+    @Test
+    void anInterruptWhileBackingOffEndsTheRetriesWithTheConflictAndKeepsTheFlag() {
+        ConflictRetry policy = ConflictRetry.forTest(Duration.ofSeconds(1), Duration.ofNanos(10), Duration.ofNanos(100),
+                now::get, nanos -> Thread.currentThread().interrupt(), () -> 3);
+        try {
+            assertThrows(SerializationConflictException.class, () -> policy.run(() -> {
+                calls.incrementAndGet();
+                throw conflict();
+            }));
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+            assertThat(calls).hasValue(1);
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
+    @Test
+    void badSettingsAreRefusedNamingTheSetting() {
+        assertThat(assertThrows(IllegalArgumentException.class, () -> ConflictRetry.within(Duration.ZERO)).getMessage())
+                .contains("deadline");
+        assertThat(assertThrows(IllegalArgumentException.class, () -> ConflictRetry.within(null)).getMessage())
+                .contains("deadline");
+        ConflictRetry ok = ConflictRetry.within(Duration.ofSeconds(1));
+        assertThat(assertThrows(IllegalArgumentException.class,
+                () -> ok.backingOff(Duration.ofMillis(-1), Duration.ofSeconds(1))).getMessage()).contains("initialDelay");
+        assertThat(assertThrows(IllegalArgumentException.class,
+                () -> ok.backingOff(Duration.ofMillis(10), Duration.ofMillis(5))).getMessage()).contains("maxDelay");
+    }
+}
