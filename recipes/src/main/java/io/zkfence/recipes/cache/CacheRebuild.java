@@ -13,6 +13,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Rebuilds an expired cached value once, cluster-wide, instead of once per caller: the cache
@@ -65,6 +67,7 @@ public final class CacheRebuild<V> {
     /** Also the longest fencing-jdbc key, so the lock name can be {@link JdbcCacheStore}'s fence key. */
     private static final int MAX_LOCK_NAME_LENGTH = 255;
     private static final Duration MAX_DURATION = Duration.ofDays(30);
+    private static final Logger log = LoggerFactory.getLogger(CacheRebuild.class);
 
     private final LockClient client;
     private final CacheStore<V> store;
@@ -174,15 +177,20 @@ public final class CacheRebuild<V> {
             inFlight.remove(key, flight);
             flight.complete(value);
         } catch (CacheRebuildTimeoutException e) {
+            log.warn("rebuild of cache key '{}' gave up waiting for the rebuild lock", key, e);
             inFlight.remove(key, flight);
             flight.completeExceptionally(e);
         } catch (CacheRebuildException e) {
+            // Logged here: callers served a stale value never see it.
+            log.warn("rebuild of cache key '{}' failed; no new rebuild of it from this process for {} ms", key,
+                    failureBackoff.toMillis(), e);
             // Record before leaving the map, so no caller can start a rebuild inside the back-off.
             failures.put(key, new Failure(clock.instant(), e));
             inFlight.remove(key, flight);
             flight.completeExceptionally(e);
         } catch (Throwable t) {
             CacheRebuildException e = new CacheRebuildException(key, "the rebuild failed: " + t, t);
+            log.error("rebuild of cache key '{}' failed", key, t);
             failures.put(key, new Failure(clock.instant(), e));
             inFlight.remove(key, flight);
             flight.completeExceptionally(e);
