@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 
@@ -18,7 +19,7 @@ final class Harness {
 
     static List<Workload> all() {
         return List.of(new UncontendedBench(), new ContendedBench(), new HandoffBench(), new ManyLocksBench(),
-                new JdbcFencingBench(), new S3FencingBench());
+                new CacheRebuildBench(), new JdbcFencingBench(), new S3FencingBench());
     }
 
     private final Settings settings;
@@ -79,6 +80,8 @@ final class Harness {
             results.machine().put("cpu_share_other_processes", cpu.foreignShare());
             results.machine().put("cpu_share_other_processes_worst_window", cpu.worstWindowShare());
         }
+        // The ZooKeeper workloads run first, so the report would not follow the sections' numbers.
+        sections.sort(Comparator.comparing(Section::title));
         results.machine().put("load_average_after", MachineInfo.loadAverage());
         results.run().put("duration_s", Math.round((System.nanoTime() - t0) / 1e9));
         results.writeJson(out.resolve("results.json"));

@@ -62,6 +62,10 @@ class SmokeRunTest {
                 "unit_with_fence_row")) {
             expected.add("fencing_jdbc.durable." + v + ".p999_us");
         }
+        for (String v : List.of("stale", "wait", "no_lock")) {
+            expected.add("cache_rebuild." + v + ".p99_us");
+            expected.add("cache_rebuild." + v + ".loader_calls_per_expiry.max");
+        }
         expected.add("fencing_s3.plain_put.max_us");
         expected.add("fencing_s3.fenced_put.max_us");
         for (String name : expected) {
@@ -79,11 +83,16 @@ class SmokeRunTest {
             assertThat(figures.get("handoff.waiters_" + w + ".watch_events_per_release").asDouble()).isEqualTo(1.0);
         }
 
+        // One loader call per expiry with the recipe, across all the simulated pods' callers.
+        assertThat(figures.get("cache_rebuild.stale.loader_calls_per_expiry.max").asDouble()).isEqualTo(1.0);
+        assertThat(figures.get("cache_rebuild.wait.loader_calls_per_expiry.max").asDouble()).isEqualTo(1.0);
+
         List<String> targetIds = new ArrayList<>();
         json.get("targets").forEach(t -> targetIds.add(t.get("id").asText()));
         assertThat(targetIds).contains("uncontended_vs_floor", "uncontended_vs_curator", "contended_vs_curator",
                 "handoff_p50_flat", "handoff_watch_events", "many_locks_flat", "jdbc_token_column_update",
-                "jdbc_fence_row_unit", "s3_steady_put");
+                "jdbc_fence_row_unit", "s3_steady_put", "cache_rebuild_stale_loader_calls",
+                "cache_rebuild_wait_loader_calls");
         json.get("targets").forEach(t -> assertThat(t.get("measured").isNumber()).isTrue());
 
         String report = Files.readString(out.resolve("README.md"));

@@ -2,6 +2,12 @@ package io.zkfence.recipes;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zkfence.recipes.cache.CacheRebuild;
+import io.zkfence.recipes.cache.CacheRebuildException;
+import io.zkfence.recipes.cache.CacheRebuildTimeoutException;
+import io.zkfence.recipes.cache.CacheStore;
+import io.zkfence.recipes.cache.CachedValue;
+import io.zkfence.recipes.cache.JdbcCacheStore;
 import io.zkfence.recipes.jobs.JobOutcome;
 import io.zkfence.recipes.jobs.JobRun;
 import io.zkfence.recipes.jobs.JobRunner;
@@ -36,7 +42,9 @@ class PublicApiTest {
             JobRunner.class, RunOnceJob.class, RunOnceJob.Builder.class, JobRun.class, JobTask.class, JobOutcome.class,
             JobSchedule.class,
             FencedFlyway.class, FencedFlyway.Builder.class, MigrationReport.class, MigrationException.class,
-            MigrationLockTimeoutException.class, MigrationFencedException.class, MigrationFailedException.class);
+            MigrationLockTimeoutException.class, MigrationFencedException.class, MigrationFailedException.class,
+            CacheRebuild.class, CacheRebuild.Builder.class, CacheStore.class, CachedValue.class, JdbcCacheStore.class,
+            CacheRebuildException.class, CacheRebuildTimeoutException.class);
 
     @Test
     void noPublicMethodOrConstructorDeclaresACheckedException() {
@@ -45,7 +53,8 @@ class PublicApiTest {
 
     @Test
     void theMigrationRunnersExceptionsAreUncheckedMigrationExceptions() {
-        PUBLIC_TYPES.stream().filter(Throwable.class::isAssignableFrom).forEach(t -> {
+        PUBLIC_TYPES.stream().filter(Throwable.class::isAssignableFrom)
+                .filter(t -> t.getPackageName().endsWith(".migration")).forEach(t -> {
             assertThat(RuntimeException.class).isAssignableFrom(t);
             assertThat(MigrationException.class).isAssignableFrom(t);
         });
@@ -87,6 +96,31 @@ class PublicApiTest {
                     assertThat(bytes).as(f.toString()).doesNotContain("org/flywaydb").doesNotContain("io/zkfence/jdbc")
                             .doesNotContain("org/jooq").doesNotContain("java/sql");
                 }
+            }
+        }
+    }
+
+    @Test
+    void theCacheRebuildsExceptionsAreUncheckedCacheRebuildExceptions() {
+        PUBLIC_TYPES.stream().filter(Throwable.class::isAssignableFrom)
+                .filter(t -> t.getPackageName().endsWith(".cache")).forEach(t -> {
+                    assertThat(RuntimeException.class).isAssignableFrom(t);
+                    assertThat(CacheRebuildException.class).isAssignableFrom(t);
+                });
+    }
+
+    /** A cache on another store (Redis, S3) must not need fencing-jdbc: only JdbcCacheStore refers to it. */
+    @Test
+    void onlyTheJdbcCacheStoreRefersToJdbcFencing() throws IOException {
+        Path dir = Path.of("target/classes/io/zkfence/recipes/cache");
+        try (Stream<Path> files = Files.list(dir)) {
+            for (Path f : files.filter(p -> !p.getFileName().toString().startsWith("JdbcCacheStore")).toList()) {
+                String bytes;
+                try (InputStream in = Files.newInputStream(f)) {
+                    bytes = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
+                }
+                assertThat(bytes).as(f.toString()).doesNotContain("io/zkfence/jdbc").doesNotContain("java/sql")
+                        .doesNotContain("org/jooq");
             }
         }
     }
