@@ -54,6 +54,8 @@ final class Acquisition {
     private final byte[] data;
     /** The grant, or null for a try that found the lock taken. */
     private final CompletableFuture<Grant> result = new CompletableFuture<>();
+    /** Done once the queue has been read after our create (or the acquisition ended): one full attempt. */
+    private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
 
     // Guarded by this.
     private int generation;
@@ -74,10 +76,21 @@ final class Acquisition {
         this.maxHold = maxHold;
         this.owner = owner;
         this.data = NodeData.encode(rt.config.ownerId(), rt.clock.millis());
+        result.whenComplete((g, e) -> firstAttempt.complete(null));
     }
 
     CompletableFuture<Grant> result() {
         return result;
+    }
+
+    /**
+     * Completes when the first attempt has been decided: our node is created and the queue read
+     * after it, so we either hold the lock or know whom we wait for (or the acquisition ended).
+     * A timed acquire waits for this before its clock counts, so a free lock is granted at any
+     * timeout, as Curator's mutex and {@code Lock.tryLock(0, unit)} do.
+     */
+    CompletableFuture<Void> firstAttempt() {
+        return firstAttempt;
     }
 
     synchronized void start() {
@@ -307,6 +320,7 @@ final class Acquisition {
     }
 
     private void decide(int gen, List<String> kids) {
+        firstAttempt.complete(null);
         // One pass, no sort: only our place matters, i.e. whether anyone is ahead of us, who is
         // right ahead (the predecessor) and whether that one is the head. Large queues make this
         // the waiter's work on every re-read.

@@ -80,6 +80,13 @@ public final class FencedLock {
     /**
      * Waits up to {@code timeout} for the lock. On timeout the waiter leaves the queue.
      *
+     * <p>The first attempt (queueing and reading the queue) always completes before the timeout
+     * counts, as with Curator's mutex and {@code Lock.tryLock(0, unit)}: a lock that nobody holds
+     * or waits for is granted at any timeout, {@link Duration#ZERO} included, however far the
+     * servers are; a held lock at {@code ZERO} times out once that attempt has shown the holder,
+     * so the error comes after about one round trip. The first attempt is bounded by the larger
+     * of {@code timeout} and the client's {@code operationTimeout}.
+     *
      * @throws AcquireTimeoutException     if the lock was not granted in time
      * @throws AcquireInterruptedException if the thread is interrupted (its flag is set again)
      * @throws CoordinationException       if ZooKeeper refuses the operation

@@ -231,7 +231,7 @@ public final class LockClient implements AutoCloseable {
         }
         a.start();
         try {
-            Grant g = timeoutNanos < 0 ? a.result().get() : a.result().get(timeoutNanos, TimeUnit.NANOSECONDS);
+            Grant g = timeoutNanos < 0 ? a.result().get() : awaitTimed(a, timeoutNanos);
             return g == null ? null : lease(g);
         } catch (TimeoutException e) {
             Grant won = a.abandon();
@@ -260,6 +260,19 @@ public final class LockClient implements AutoCloseable {
         } finally {
             rt.registry.remove(a);
         }
+    }
+
+    /**
+     * Waits for a timed acquisition. The clock starts after the first attempt (create and queue
+     * read) is decided, so a free lock is granted at any timeout, even zero; that first attempt
+     * is itself bounded by the larger of the timeout and {@code operationTimeout}.
+     */
+    private Grant awaitTimed(Acquisition a, long timeoutNanos)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        long began = System.nanoTime();
+        a.firstAttempt().get(Math.max(timeoutNanos, rt.config.operationTimeout().toNanos()), TimeUnit.NANOSECONDS);
+        long left = Math.max(0, timeoutNanos - (System.nanoTime() - began));
+        return a.result().get(left, TimeUnit.NANOSECONDS);
     }
 
     private static long saturatedNanos(Duration d) {

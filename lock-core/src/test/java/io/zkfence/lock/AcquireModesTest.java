@@ -53,6 +53,36 @@ class AcquireModesTest extends EnsembleTestBase {
     }
 
     @Test
+    void zeroTimeoutTakesAFreeLockEveryTime() {
+        LockClient a = newClient("a");
+        FencedLock lock = a.lock("free:zero");
+        long previous = 0;
+        for (int i = 0; i < 100; i++) {
+            try (Lease lease = lock.acquire(Duration.ZERO)) {
+                assertThat(lease.state()).isEqualTo(LeaseState.HELD);
+                assertThat(lease.token()).isGreaterThan(previous);
+                previous = lease.token();
+            }
+        }
+    }
+
+    @Test
+    void zeroTimeoutOnAHeldLockTimesOutAndLeavesTheQueueAsItWas() throws Exception {
+        LockClient a = newClient("a");
+        LockClient b = newClient("b");
+        FencedLock lock = a.lock("held:zero");
+        try (Lease held = lock.acquire()) {
+            String holderNode = held.nodePath().substring(lock.path().length() + 1);
+            AcquireTimeoutException e = assertThrows(AcquireTimeoutException.class,
+                    () -> b.lock("held:zero").acquire(Duration.ZERO));
+            assertThat(e.waited()).isEqualTo(Duration.ZERO);
+            eventually().until(() -> queueOf(lock).size() == 1);
+            assertThat(queueOf(lock)).containsExactly(holderNode);
+            assertThat(held.state()).isEqualTo(LeaseState.HELD);
+        }
+    }
+
+    @Test
     void tryAcquireOfATakenLockReturnsEmptyAtOnceAndLeavesNoNode() throws Exception {
         LockClient a = newClient("a");
         LockClient b = newClient("b");
