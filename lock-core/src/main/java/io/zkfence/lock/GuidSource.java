@@ -7,7 +7,11 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The GUIDs that name one client's queue nodes: 64 random bits drawn once per client, then a
- * counter, as 22 URL-safe base64 characters.
+ * 40-bit counter, as 18 URL-safe base64 characters, then {@code "lock"}: 22 characters.
+ *
+ * <p>The {@code "lock"} ending makes the node name end in {@code lock-<sequence>}, the part
+ * Curator's {@code InterProcessMutex} orders its queue by, so Curator pods on the same lock znode
+ * see zkfence's entries in their true place (see {@link QueueNode}).
  *
  * <p>A GUID must only be unique among the queue nodes of one lock, so that a client can find the
  * node its create made when the answer was lost. The counter makes a client's GUIDs unique; the
@@ -26,7 +30,12 @@ final class GuidSource {
     }
 
     String next() {
-        byte[] bits = ByteBuffer.allocate(16).putLong(prefix).putLong(counter.incrementAndGet()).array();
-        return BASE64.encodeToString(bits);
+        long n = counter.incrementAndGet();
+        // 13 bytes encode to 18 characters; a client would need 2^40 acquires to wrap the counter.
+        ByteBuffer bits = ByteBuffer.allocate(13).putLong(prefix);
+        for (int shift = 32; shift >= 0; shift -= 8) {
+            bits.put((byte) (n >>> shift));
+        }
+        return BASE64.encodeToString(bits.array()) + QueueNode.CURATOR_LOCK_NAME.substring(0, 4);
     }
 }

@@ -33,13 +33,25 @@ public record LockInfo(String name, String path, List<Entry> entries) {
     /**
      * One queue node.
      *
-     * @param ownerId     the acquirer's owner id ({@code "?"} for a node zkfence did not write)
-     * @param token       the fencing token this entry holds or will hold (its creation zxid)
+     * @param ownerId     the acquirer's owner id; {@link #CURATOR} for a node of Curator's
+     *                    {@code InterProcessMutex} on the same path, {@code "?"} for a zkfence
+     *                    node whose data cannot be read
+     * @param token       the fencing token this entry holds or will hold (its creation zxid). For
+     *                    a {@link #CURATOR} entry it is only the node's creation zxid: its holder
+     *                    has no token and its writes are not fenced
      * @param sequence    ZooKeeper's sequence suffix, for diagnostics
      * @param requestedAt when the acquire was requested, by the acquirer's clock; for a holder
      *                    that never waited this is also when it got the lock
      * @param node        the znode name
      */
     public record Entry(String ownerId, long token, int sequence, Instant requestedAt, String node) {
+
+        /** The {@link #ownerId()} of an entry made by Curator's {@code InterProcessMutex}. */
+        public static final String CURATOR = "(curator)";
+
+        /** Whether Curator's mutex, not zkfence, made this entry: its holder has no fencing token. */
+        public boolean isCurator() {
+            return CURATOR.equals(ownerId);
+        }
     }
 }

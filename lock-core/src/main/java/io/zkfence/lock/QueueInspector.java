@@ -37,8 +37,10 @@ final class QueueInspector {
                         }
                         throw new java.util.concurrent.CompletionException(Failures.unwrap(e));
                     }
-                    Optional<NodeData> data = NodeData.decode(content.data());
-                    return Optional.of(new LockInfo.Entry(data.map(NodeData::ownerId).orElse("?"),
+                    // A Curator mutex node's data is Curator's (the client's address), not ours.
+                    Optional<NodeData> data = node.foreign() ? Optional.empty() : NodeData.decode(content.data());
+                    return Optional.of(new LockInfo.Entry(node.foreign() ? LockInfo.Entry.CURATOR
+                            : data.map(NodeData::ownerId).orElse("?"),
                             content.stat().getCzxid(), node.sequence(),
                             data.map(NodeData::requestedAt).orElse(Instant.ofEpochMilli(content.stat().getCtime())),
                             node.name()));

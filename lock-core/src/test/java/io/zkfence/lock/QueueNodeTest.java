@@ -43,10 +43,34 @@ class QueueNodeTest {
     }
 
     @Test
-    void foreignChildrenAreIgnored() {
-        assertThat(QueueNode.parse("lock-0000000001")).isEmpty();
-        assertThat(QueueNode.parse("_c_" + GUID + "-lock-0000000001")).isEmpty();
+    void curatorMutexNodesAreForeignEntriesOrderedByTheirSequence() {
+        QueueNode plain = QueueNode.parse("lock-0000000001").orElseThrow();
+        QueueNode protectedNode = QueueNode.parse("_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-0000000042").orElseThrow();
+        QueueNode negative = QueueNode.parse("lock--2147483647").orElseThrow();
+        assertThat(plain.foreign()).isTrue();
+        assertThat(plain.sequence()).isEqualTo(1);
+        assertThat(protectedNode.foreign()).isTrue();
+        assertThat(protectedNode.sequence()).isEqualTo(42);
+        assertThat(negative.sequence()).isEqualTo(-2147483647);
+        assertThat(plain.guid()).isEmpty();
+    }
+
+    @Test
+    void zkfenceNodeNamesEndTheWayCuratorOrdersThem() {
+        String name = QueueNode.createName(new GuidSource().next()) + "0000000017";
+        // Curator's StandardLockInternalsDriver.fixForSorting: the part after the last "lock-".
+        assertThat(name.substring(name.lastIndexOf("lock-") + "lock-".length())).isEqualTo("0000000017");
+        QueueNode parsed = QueueNode.parse(name).orElseThrow();
+        assertThat(parsed.foreign()).isFalse();
+        assertThat(parsed.sequence()).isEqualTo(17);
+    }
+
+    @Test
+    void childrenOfNeitherKindAreIgnored() {
         assertThat(QueueNode.parse("q-0f8fad5b-d9cb-469f-a165-70867728950e-0000000001")).isEmpty();
+        assertThat(QueueNode.parse("lock-00000000x1")).isEmpty();
+        assertThat(QueueNode.parse("lease-0000000001")).isEmpty();
+        assertThat(QueueNode.parse("lock-")).isEmpty();
         assertThat(QueueNode.parse("q-" + GUID + "-00000000x1")).isEmpty();
         assertThat(QueueNode.parse("q-" + GUID + "-000000001")).isEmpty();
     }
@@ -69,6 +93,6 @@ class QueueNodeTest {
     }
 
     private static QueueNode node(int sequence) {
-        return new QueueNode("q-" + GUID + "-" + sequence, sequence);
+        return new QueueNode("q-" + GUID + "-" + sequence, sequence, GUID);
     }
 }
