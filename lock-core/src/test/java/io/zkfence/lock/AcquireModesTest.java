@@ -109,7 +109,8 @@ class AcquireModesTest extends EnsembleTestBase {
             assertThat(lease.state()).isEqualTo(LeaseState.HELD);
             assertThat(b.lock("job:hourly").tryAcquire()).isEmpty();
         }
-        assertThat(queueOf(a.lock("job:hourly"))).isEmpty();
+        // A release whose delete meets a connection hiccup finishes it in the background.
+        eventually().untilAsserted(() -> assertThat(queueOf(a.lock("job:hourly"))).isEmpty());
     }
 
     @Test

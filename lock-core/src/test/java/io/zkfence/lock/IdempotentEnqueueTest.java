@@ -26,7 +26,8 @@ class IdempotentEnqueueTest extends EnsembleTestBase {
             Stat stat = statOf(lease.nodePath());
             assertThat(lease.token()).isEqualTo(stat.getCzxid());
         }
-        assertThat(queueOf(lock)).isEmpty();
+        // A release whose delete meets a connection hiccup finishes it in the background.
+        eventually().untilAsserted(() -> assertThat(queueOf(lock)).isEmpty());
     }
 
     @Test

@@ -36,7 +36,8 @@ class ReentrancyTest extends EnsembleTestBase {
         assertThat(queueOf(lock)).hasSize(1);
         second.release();
         assertThat(second.state()).isEqualTo(LeaseState.RELEASED);
-        assertThat(queueOf(lock)).isEmpty();
+        // A release whose delete meets a connection hiccup finishes it in the background.
+        eventually().untilAsserted(() -> assertThat(queueOf(lock)).isEmpty());
     }
 
     @Test
@@ -51,7 +52,8 @@ class ReentrancyTest extends EnsembleTestBase {
         assertThat(second.isValid()).isTrue();
         assertThat(queueOf(lock)).hasSize(1);
         second.close();
-        assertThat(queueOf(lock)).isEmpty();
+        // A release whose delete meets a connection hiccup finishes it in the background.
+        eventually().untilAsserted(() -> assertThat(queueOf(lock)).isEmpty());
     }
 
     @Test
@@ -72,7 +74,8 @@ class ReentrancyTest extends EnsembleTestBase {
         Lease lease = lock.acquire();
         CompletableFuture.runAsync(lease::release).get();
         assertThat(lease.state()).isEqualTo(LeaseState.RELEASED);
-        assertThat(queueOf(lock)).isEmpty();
+        // A release whose delete meets a connection hiccup finishes it in the background.
+        eventually().untilAsserted(() -> assertThat(queueOf(lock)).isEmpty());
         try (Lease next = b.lock("handoff").acquire()) {
             assertThat(next.token()).isGreaterThan(lease.token());
         }
