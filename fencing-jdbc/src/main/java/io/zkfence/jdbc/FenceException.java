@@ -8,8 +8,9 @@ import java.util.OptionalLong;
  * Base of every exception this module throws when fencing fails at the database.
  *
  * <p>It is unchecked, carries the protected resource's key and the presented token where they
- * are known, and always keeps the underlying {@link java.sql.SQLException} (or jOOQ exception) as
- * its cause. Subclasses say what went wrong:
+ * are known, and keeps the underlying {@link java.sql.SQLException} (or jOOQ exception) as its
+ * cause whenever one caused it (a fence that gave up because rows kept changing between its
+ * statements has none). Subclasses say what went wrong:
  * <ul>
  *   <li>{@link SerializationConflictException}: the database aborted the transaction because of
  *       a concurrent one (a serialization failure, a deadlock, or a lock wait that timed out);

@@ -2,29 +2,41 @@ package io.zkfence.lock;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Optional;
-import java.util.function.BiConsumer;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
-import org.apache.zookeeper.data.Stat;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One acquire call's way through the queue, as a state machine driven by ZooKeeper callbacks.
+ * One acquire call's way through the queue: a state machine driven by ZooKeeper's answers. The
+ * phases, and what moves between them (docs/lock-core.md, "How it works", draws it):
+ *
+ * <pre>
+ * NEW ──start──▶ PRECHECK (try only) ──queue empty──▶ CREATING
+ *  │                 └──someone queued──▶ DONE (not acquired)
+ *  └──start──▶ CREATING ──created + queue read──▶ decide
+ *                 │ answer lost ──▶ RECOVERING ──our GUID found──▶ decide
+ *                 │                      └──not found──▶ CREATING (same GUID)
+ *                 └ lock znode missing ──▶ (create it) ──▶ CREATING
+ * decide: head ──▶ DONE (granted) · absent ──▶ BACKING_OFF ──▶ CREATING (new GUID)
+ *         waiting ──▶ WATCHING ──predecessor gone──▶ DONE (it was the head) or READING ──▶ decide
+ * any phase: connection loss ──▶ BACKING_OFF ──▶ the same step again; session gone ──▶ BACKING_OFF
+ *            ──▶ CREATING (new GUID); other error, abandon, cancel ──▶ DONE
+ * </pre>
  *
  * <ol>
  * <li>Enqueue: an EPHEMERAL_SEQUENTIAL create named with a fresh GUID, and, without waiting for
  *     its answer, a read of the lock's children. ZooKeeper answers one session's requests in
  *     order, so the read already contains our node: an uncontended acquire costs one write
  *     round trip.</li>
- * <li>Decide: sorted in queue order, the head holds the lock. Otherwise watch only the
+ * <li>Decide ({@link QueuePosition}): the head holds the lock. Otherwise watch only the
  *     immediate predecessor, so a release wakes exactly one waiter.</li>
  * <li>When the predecessor goes: if it was the head when we read the queue, we are the head now
  *     (nodes before it are gone for good and later ones sort after us), so take the lock
@@ -35,15 +47,22 @@ import org.slf4j.LoggerFactory;
  * so a connection loss neither leaves an orphan nor enqueues twice. A session expiry while
  * waiting (our node went with it) enqueues again with a new GUID.
  *
- * <p>Every callback carries the generation it was issued in; a callback from an older
- * generation (before a restart, after the caller gave up) only cleans up.
+ * <p><b>One guard for every answer.</b> State is guarded by this object's monitor. Every answer
+ * from ZooKeeper, every watch event and every timer runs through {@link #on} / {@link #later},
+ * which take the monitor and drop the answer when it belongs to an earlier attempt (the
+ * generation moved on) or the acquisition is over; a throw inside fails the acquisition. Whether
+ * it is over is the caller's future: {@code result} done means DONE, so no failure can leave
+ * the caller waiting.
  */
 final class Acquisition {
 
+    /** Where the acquisition stands; see the class comment. */
+    enum Phase { NEW, PRECHECK, CREATING, RECOVERING, READING, WATCHING, BACKING_OFF, DONE }
+
     private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
-    private static final long FIRST_BACKOFF_MS = 20;
-    private static final long MAX_BACKOFF_MS = 1_000;
+    static final Duration FIRST_BACKOFF = Duration.ofMillis(20);
+    static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
 
     private final LockRuntime rt;
     private final String lockName;
@@ -52,21 +71,25 @@ final class Acquisition {
     private final Duration maxHold;
     private final Thread owner;
     private final byte[] data;
-    /** The grant, or null for a try that found the lock taken. */
+    /**
+     * The grant, or null for a try that found the lock taken. Done means over: the phase is DONE
+     * (it turns DONE first; a try that lost completes once its node is gone).
+     */
     private final CompletableFuture<Grant> result = new CompletableFuture<>();
     /** Done once the queue has been read after our create (or the acquisition ended): one full attempt. */
     private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
 
     // Guarded by this.
+    private Phase phase = Phase.NEW;
+    /** Bumped by every new attempt and by the end: an answer carrying an older one is stale. */
     private int generation;
-    private boolean finished;
     private String guid;
-    private long session;
     private QueueNode own;
     private long token;
+    private long session;
     private String watchedPath;
     private Watcher watcher;
-    private long backoffMs = FIRST_BACKOFF_MS;
+    private final Backoff backoff = Backoff.exponential(FIRST_BACKOFF, MAX_BACKOFF);
 
     Acquisition(LockRuntime rt, String lockName, String lockPath, boolean tryOnly, Duration maxHold, Thread owner) {
         this.rt = rt;
@@ -93,7 +116,21 @@ final class Acquisition {
         return firstAttempt;
     }
 
+    synchronized Phase phase() {
+        return phase;
+    }
+
+    String lockPath() {
+        return lockPath;
+    }
+
+    // ---- entry points (callers' and Curator's threads) ----
+
+    /** Sends the first request; does nothing if the acquisition was cancelled before it started. */
     synchronized void start() {
+        if (phase != Phase.NEW) {
+            return; // cancelled (client closing) or abandoned before it began: send nothing
+        }
         if (tryOnly) {
             precheck();
         } else {
@@ -106,64 +143,60 @@ final class Acquisition {
      * before the caller gave up (the caller then owns it), else null.
      */
     synchronized Grant abandon() {
-        if (finished) {
-            return result.isDone() && !result.isCompletedExceptionally() ? result.getNow(null) : null;
+        if (result.isDone()) {
+            return result.isCompletedExceptionally() ? null : result.getNow(null);
         }
-        finish();
+        end();
         result.cancel(false);
         return null;
     }
 
     /**
-     * The client is closing: wakes the caller with an error. The future tells when the queue node
-     * is confirmed gone (true), or that the reaper gave up on it (false).
+     * The client is closing: wakes the caller with {@link LockClientClosedException}. The future
+     * tells when the queue node is confirmed gone (true), or that the reaper gave up on it (false).
      */
     synchronized CompletableFuture<Boolean> cancel() {
-        if (finished) {
+        if (result.isDone()) {
             return CompletableFuture.completedFuture(true);
         }
-        CompletableFuture<Boolean> cleaned = finish();
-        result.completeExceptionally(new CoordinationException(lockName, "lock client closed while acquiring '"
-                + lockName + "'", null));
+        CompletableFuture<Boolean> cleaned = end();
+        result.completeExceptionally(new LockClientClosedException(lockName, "lock client closed while acquiring '"
+                + lockName + "'"));
         return cleaned;
     }
 
     /** Curator gave the session up (LOST): our node is gone or going, so queue again. */
     synchronized void sessionLost() {
-        if (!finished) {
+        if (!result.isDone() && phase != Phase.NEW) {
             restart();
         }
     }
 
     /** Reconnected with session {@code currentSession}; a different one means our node is gone. */
     synchronized void reconnected(long currentSession) {
-        if (!finished && own != null && currentSession != session) {
+        if (!result.isDone() && own != null && currentSession != session) {
             restart();
         }
     }
 
-    // ---- enqueue ----
+    // ---- PRECHECK: a try-acquire writes nothing if anyone is queued ----
 
-    /** try-acquire: if anyone is queued, fail at once without writing anything. */
     private void precheck() {
+        phase = Phase.PRECHECK;
         int gen = generation;
         rt.stats.childrenReads.increment();
-        rt.zk.children(lockPath).whenComplete(guarded((kids, e) -> {
-            synchronized (this) {
-                if (stale(gen)) {
-                    return;
-                }
-                if (e == null && kids.stream().anyMatch(k -> QueueNode.parse(k).isPresent())) {
-                    finish();
-                    result.complete(null);
-                } else if (e == null || Failures.is(e, KeeperException.Code.NONODE)) {
-                    enqueue();
-                } else {
-                    onFailure(gen, e, this::precheck);
-                }
+        rt.zk.children(lockPath).whenComplete(on(gen, (kids, e) -> {
+            if (e == null && QueuePosition.anyEntry(kids)) {
+                settle(null);
+            } else if (e == null || Failures.is(e, KeeperException.Code.NONODE)) {
+                enqueue();
+            } else {
+                onFailure(gen, e, "the pre-check", this::precheck);
             }
         }));
     }
+
+    // ---- CREATING ----
 
     private void enqueue() {
         generation++;
@@ -173,6 +206,7 @@ final class Acquisition {
     }
 
     private void sendCreate(int gen) {
+        phase = Phase.CREATING;
         String createGuid = guid;
         rt.stats.creates.increment();
         rt.stats.childrenReads.increment();
@@ -180,46 +214,44 @@ final class Acquisition {
                 rt.zk.create(lockPath + "/" + QueueNode.createName(createGuid), data, CreateMode.EPHEMERAL_SEQUENTIAL);
         // Sent before the create is answered: see the class comment.
         CompletableFuture<List<String>> kids = rt.zk.children(lockPath);
-        created.whenComplete(guarded((c, e) -> onCreated(gen, createGuid, c, e, kids)));
+        created.whenComplete(on(gen,
+                (c, e) -> onCreated(gen, c, e, kids),
+                (c, e) -> dropStaleCreate(createGuid, c, e)));
     }
 
-    private synchronized void onCreated(int gen, String createGuid, ZkGateway.Created c, Throwable e,
-            CompletableFuture<List<String>> kids) {
-        if (stale(gen)) {
-            if (c != null) {
-                rt.reaper.delete(lockPath + "/" + c.nodeName());
-            } else if (e != null && Failures.isConnectionProblem(e)) {
-                rt.reaper.deleteCreatedBy(lockPath, createGuid);
-            }
-            return;
-        }
+    private void onCreated(int gen, ZkGateway.Created c, Throwable e, CompletableFuture<List<String>> kids) {
         if (e != null) {
             if (Failures.is(e, KeeperException.Code.NONODE)) {
                 createLockNodeThenEnqueue(gen);
             } else if (Failures.isConnectionProblem(e)) {
                 // Applied or not? Only the children can tell: look for our GUID.
-                retryLater(gen, () -> findOwnNode(gen));
+                backOff(gen, e, "the create", () -> findOwnNode(gen));
             } else {
-                onFailure(gen, e, null);
+                onFailure(gen, e, "the create", null);
             }
             return;
         }
         QueueNode node = QueueNode.parse(c.nodeName()).orElseThrow(
                 () -> new IllegalStateException("unexpected queue node name " + c.nodeName()));
         enqueued(node, c.stat());
-        kids.whenComplete(guarded((list, e2) -> {
-            synchronized (this) {
-                if (stale(gen)) {
-                    return;
-                }
-                if (e2 == null && list.contains(node.name())) {
-                    decide(gen, list);
-                } else {
-                    // The read overtook a retried create or failed: read again, after the create.
-                    readChildren(gen);
-                }
+        phase = Phase.READING;
+        kids.whenComplete(on(gen, (list, e2) -> {
+            if (e2 == null && list.contains(node.name())) {
+                decide(gen, list);
+            } else {
+                // The read overtook a retried create or failed: read again, after the create.
+                readChildren(gen);
             }
         }));
+    }
+
+    /** An answer to a create of an attempt that is over: whatever it made must not stay. */
+    private void dropStaleCreate(String createGuid, ZkGateway.Created c, Throwable e) {
+        if (c != null) {
+            rt.reaper.delete(lockPath + "/" + c.nodeName());
+        } else if (e != null && Failures.isConnectionProblem(e)) {
+            rt.reaper.deleteCreatedBy(lockPath, createGuid);
+        }
     }
 
     /** Our node is known: its creation zxid is the token, its owner the session the lease lives on. */
@@ -227,154 +259,117 @@ final class Acquisition {
         own = node;
         token = stat.getCzxid();
         session = stat.getEphemeralOwner();
-        backoffMs = FIRST_BACKOFF_MS;
+        backoff.reset();
     }
 
     private void createLockNodeThenEnqueue(int gen) {
-        submit(rt.io, () -> {
-            Exception failure = null;
+        execute(gen, () -> {
             try {
                 rt.zk.createContainers(lockPath);
+                return null;
             } catch (Exception e) {
-                failure = e;
+                return e;
             }
-            synchronized (this) {
-                if (stale(gen)) {
-                    return;
-                }
-                if (failure == null) {
-                    sendCreate(gen);
-                } else {
-                    onFailure(gen, failure, () -> createLockNodeThenEnqueue(gen));
-                }
+        }, failure -> {
+            if (failure == null) {
+                sendCreate(gen);
+            } else {
+                onFailure(gen, failure, "creating the lock's znode", () -> createLockNodeThenEnqueue(gen));
             }
         });
     }
 
-    /** After a create whose answer was lost: adopt our node if it exists, else create again (same GUID). */
+    // ---- RECOVERING: a create whose answer was lost ----
+
+    /** Adopts our node if it exists, else creates again with the same GUID. */
     private void findOwnNode(int gen) {
+        phase = Phase.RECOVERING;
         rt.stats.childrenReads.increment();
-        rt.zk.children(lockPath).whenComplete(guarded((kids, e) -> {
-            synchronized (this) {
-                if (stale(gen)) {
-                    return;
-                }
-                if (e != null) {
-                    if (Failures.is(e, KeeperException.Code.NONODE)) {
-                        sendCreate(gen);
-                    } else {
-                        onFailure(gen, e, () -> findOwnNode(gen));
-                    }
-                    return;
-                }
-                List<QueueNode> mine = kids.stream().map(QueueNode::parse).flatMap(Optional::stream)
-                        .filter(n -> n.guid().equals(guid)).sorted(QueueNode.ORDER).toList();
-                if (mine.isEmpty()) {
+        rt.zk.children(lockPath).whenComplete(on(gen, (kids, e) -> {
+            if (e != null) {
+                if (Failures.is(e, KeeperException.Code.NONODE)) {
                     sendCreate(gen);
-                    return;
+                } else {
+                    onFailure(gen, e, "the recovery read", () -> findOwnNode(gen));
                 }
-                // ZooKeeper fences a moved session's late requests, so there should be one; if a
-                // duplicate ever appears, keep the first and drop the rest.
-                mine.stream().skip(1).forEach(n -> rt.reaper.delete(lockPath + "/" + n.name()));
-                QueueNode node = mine.get(0);
-                own = node;
-                rt.zk.getData(lockPath + "/" + node.name()).whenComplete(guarded((content, e2) -> {
-                    synchronized (this) {
-                        if (stale(gen)) {
-                            return;
-                        }
-                        if (e2 == null && content.stat().getEphemeralOwner() == rt.zk.sessionId()) {
-                            enqueued(node, content.stat());
-                            decide(gen, kids);
-                        } else if (e2 == null || Failures.is(e2, KeeperException.Code.NONODE)) {
-                            // Gone, or made by a session that is no longer ours (it goes with that
-                            // session, and restart() deletes it now): queue again.
-                            restart();
-                        } else {
-                            onFailure(gen, e2, () -> findOwnNode(gen));
-                        }
-                    }
-                }));
+                return;
             }
+            List<QueueNode> mine = QueuePosition.queue(kids).stream().filter(n -> n.guid().equals(guid)).toList();
+            if (mine.isEmpty()) {
+                sendCreate(gen);
+                return;
+            }
+            // ZooKeeper fences a moved session's late requests, so there should be one; if a
+            // duplicate ever appears, keep the first and drop the rest.
+            mine.stream().skip(1).forEach(n -> rt.reaper.delete(lockPath + "/" + n.name()));
+            QueueNode node = mine.get(0);
+            own = node;
+            rt.zk.getData(lockPath + "/" + node.name()).whenComplete(on(gen, (content, e2) -> {
+                if (e2 == null && content.stat().getEphemeralOwner() == rt.zk.sessionId()) {
+                    enqueued(node, content.stat());
+                    decide(gen, kids);
+                } else if (e2 == null || Failures.is(e2, KeeperException.Code.NONODE)) {
+                    // Gone, or made by a session that is no longer ours (it goes with that
+                    // session, and restart() deletes it now): queue again.
+                    restart();
+                } else {
+                    onFailure(gen, e2, "the recovery read", () -> findOwnNode(gen));
+                }
+            }));
         }));
     }
 
-    // ---- wait ----
+    // ---- READING, WATCHING ----
 
     private void readChildren(int gen) {
+        phase = Phase.READING;
         rt.stats.childrenReads.increment();
-        rt.zk.children(lockPath).whenComplete(guarded((kids, e) -> {
-            synchronized (this) {
-                if (stale(gen)) {
-                    return;
-                }
-                if (e == null) {
-                    decide(gen, kids);
-                } else if (Failures.is(e, KeeperException.Code.NONODE)) {
-                    restart();
-                } else {
-                    onFailure(gen, e, () -> readChildren(gen));
-                }
+        rt.zk.children(lockPath).whenComplete(on(gen, (kids, e) -> {
+            if (e == null) {
+                decide(gen, kids);
+            } else if (Failures.is(e, KeeperException.Code.NONODE)) {
+                restart();
+            } else {
+                onFailure(gen, e, "the queue read", () -> readChildren(gen));
             }
         }));
     }
 
     private void decide(int gen, List<String> kids) {
         firstAttempt.complete(null);
-        // One pass, no sort: only our place matters, i.e. whether anyone is ahead of us, who is
-        // right ahead (the predecessor) and whether that one is the head. Large queues make this
-        // the waiter's work on every re-read.
-        boolean found = false;
-        QueueNode predecessor = null;
-        QueueNode head = null;
-        for (String kid : kids) {
-            QueueNode n = QueueNode.parse(kid).orElse(null);
-            if (n == null) {
-                continue;
-            }
-            if (n.name().equals(own.name())) {
-                found = true;
-                continue;
-            }
-            if (QueueNode.ORDER.compare(n, own) < 0) {
-                if (predecessor == null || QueueNode.ORDER.compare(n, predecessor) > 0) {
-                    predecessor = n;
-                }
-                if (head == null || QueueNode.ORDER.compare(n, head) < 0) {
-                    head = n;
+        QueuePosition position = QueuePosition.of(kids, own);
+        switch (position.kind()) {
+            case ABSENT -> restart();
+            case HEAD -> grant();
+            case WAITING -> {
+                if (tryOnly) {
+                    giveUpTry();
+                } else {
+                    watchPredecessor(gen, position.predecessor(), position.predecessorIsHead());
                 }
             }
-        }
-        if (!found) {
-            // Our node is gone (session expired, or someone deleted it): queue again.
-            restart();
-        } else if (predecessor == null) {
-            grant();
-        } else if (tryOnly) {
-            giveUpTry();
-        } else {
-            watchPredecessor(gen, predecessor, predecessor == head);
         }
     }
 
     private void watchPredecessor(int gen, QueueNode predecessor, boolean predecessorIsHead) {
+        phase = Phase.WATCHING;
         String path = lockPath + "/" + predecessor.name();
-        Watcher w = event -> guard(() -> onPredecessorEvent(gen, predecessor, predecessorIsHead, event));
+        Watcher w = event -> {
+            if (event.getType() != Watcher.Event.EventType.None) {
+                rt.stats.wakeUps.increment();
+            }
+            later(gen, () -> onPredecessorEvent(gen, predecessor, predecessorIsHead, event));
+        };
         watchedPath = path;
         watcher = w;
-        rt.zk.watchData(path, w).whenComplete(guarded((content, e) -> {
-            synchronized (this) {
-                if (stale(gen)) {
-                    return;
-                }
-                if (e == null) {
-                    backoffMs = FIRST_BACKOFF_MS;
-                } else if (Failures.is(e, KeeperException.Code.NONODE)) {
-                    watchedPath = null;
-                    predecessorGone(gen, predecessorIsHead);
-                } else {
-                    onFailure(gen, e, () -> readChildren(gen));
-                }
+        rt.zk.watchData(path, w).whenComplete(on(gen, (content, e) -> {
+            if (e == null) {
+                backoff.reset();
+            } else if (Failures.is(e, KeeperException.Code.NONODE)) {
+                watchedPath = null;
+                predecessorGone(gen, predecessorIsHead);
+            } else {
+                onFailure(gen, e, "watching the predecessor", () -> readChildren(gen));
             }
         }));
     }
@@ -383,25 +378,15 @@ final class Acquisition {
         if (event.getType() == Watcher.Event.EventType.None) {
             // Disconnected / reconnected: the client restores the watch. Expired: our node is gone.
             if (event.getState() == Watcher.Event.KeeperState.Expired) {
-                synchronized (this) {
-                    if (!stale(gen)) {
-                        restart();
-                    }
-                }
+                restart();
             }
             return;
         }
-        rt.stats.wakeUps.increment();
-        synchronized (this) {
-            if (stale(gen)) {
-                return;
-            }
-            watchedPath = null;
-            if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-                predecessorGone(gen, predecessorIsHead);
-            } else {
-                watchPredecessor(gen, predecessor, predecessorIsHead);
-            }
+        watchedPath = null;
+        if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+            predecessorGone(gen, predecessorIsHead);
+        } else {
+            watchPredecessor(gen, predecessor, predecessorIsHead);
         }
     }
 
@@ -409,88 +394,122 @@ final class Acquisition {
         if (predecessorWasHead) {
             // Granted without reading the queue, so nothing has shown our own node is still
             // there (an operator may have deleted it while we waited): watch it right away.
-            grant().watchOwnNodeNow();
+            Grant g = grant();
+            if (g != null) {
+                g.watchOwnNodeNow();
+            }
         } else {
             readChildren(gen);
         }
     }
 
-    // ---- outcomes ----
+    // ---- DONE ----
 
+    /**
+     * Makes the grant and hands it to the caller. Every step that can fail (the gateway, the
+     * max-hold timer on a closing client) comes before the future completes, and a failure
+     * completes it exceptionally and removes our node: the caller never waits for a grant that
+     * was not made. Null if it failed.
+     */
     private Grant grant() {
-        finished = true;
-        generation++;
-        Grant g = new Grant(rt, lockName, lockPath, own, token, session, owner, maxHold);
-        rt.registry.add(g);
-        rt.stats.grants.increment();
-        if (!rt.zk.isConnected()) {
-            // A SUSPENDED event that came before the registry knew this grant did not reach it.
-            g.suspend();
+        Grant g = null;
+        try {
+            g = new Grant(rt, lockName, lockPath, own, token, session, owner, maxHold);
+            rt.registry.add(g);
+            if (!rt.zk.isConnected()) {
+                // A SUSPENDED event that came before the registry knew this grant did not reach it.
+                g.suspend();
+            }
+            // Before the caller sees the lease: its max-hold deadline must already run.
+            g.activate();
+        } catch (RuntimeException | Error e) {
+            if (g != null) {
+                g.abort();
+            }
+            fail(e);
+            return null;
         }
-        // Before the caller sees the lease: its max-hold deadline must already run.
-        g.activate();
-        result.complete(g);
+        rt.stats.grants.increment();
+        own = null; // the grant owns the node now: ending must not delete it
+        guid = null;
+        settle(g);
         return g;
     }
 
     /** try-acquire that was not the head: leave no node behind, then report "not acquired". */
     private void giveUpTry() {
-        finished = true;
-        generation++;
-        String path = lockPath + "/" + own.name();
-        own = null;
-        rt.reaper.delete(path).whenComplete((ok, e) -> result.complete(null)); // never throws
+        CompletableFuture<Boolean> cleaned = end();
+        cleaned.whenComplete((ok, e) -> result.complete(null)); // the reaper never fails its future
     }
 
-    private void onFailure(int gen, Throwable e, Runnable retry) {
+    /** Ends with {@code grant} (null: a try found the lock taken). */
+    private void settle(Grant grant) {
+        end();
+        result.complete(grant);
+    }
+
+    /** Ends with an error: transient ones are retried elsewhere, so this one is final. */
+    private void fail(Throwable e) {
+        Throwable cause = Failures.unwrap(e);
+        LockException failure;
+        if (cause instanceof CuratorClosedException curatorClosed) {
+            failure = new LockClientClosedException(lockName, curatorClosed.getMessage() + " (acquiring lock '"
+                    + lockName + "')", curatorClosed);
+        } else if (rt.isClosing()) {
+            failure = new LockClientClosedException(lockName, "lock client closed while acquiring '" + lockName + "'",
+                    cause);
+        } else {
+            KeeperException.Code code = Failures.code(e);
+            failure = new CoordinationException(lockName, (code == null ? "acquiring lock '" + lockName + "' failed: "
+                    : "ZooKeeper refused acquiring lock '" + lockName + "' at " + lockPath + " (" + code + "): ")
+                    + cause.getMessage(), cause);
+            if (code == null) {
+                log.error("acquiring lock '{}' failed unexpectedly", lockName, cause);
+            }
+        }
+        end();
+        result.completeExceptionally(failure);
+    }
+
+    /** Moves to DONE: no answer of this acquisition counts any more; removes our node and watch. */
+    private CompletableFuture<Boolean> end() {
+        phase = Phase.DONE;
+        generation++;
+        return cleanUp();
+    }
+
+    // ---- failures and back-off ----
+
+    private void onFailure(int gen, Throwable e, String what, Runnable retry) {
         if (Failures.isSessionGone(e)) {
             restart();
         } else if (retry != null && Failures.isConnectionProblem(e)) {
-            retryLater(gen, retry);
+            backOff(gen, e, what, retry);
         } else {
-            finish();
-            Throwable cause = Failures.unwrap(e);
-            KeeperException.Code code = Failures.code(e);
-            result.completeExceptionally(new CoordinationException(lockName, "ZooKeeper refused acquiring lock '"
-                    + lockName + "' at " + lockPath + (code == null ? "" : " (" + code + ")") + ": " + cause.getMessage(),
-                    cause));
+            fail(e);
         }
     }
 
-    /** Runs {@code task} after a back-off, unless the acquisition moved on or the session changed. */
-    private void retryLater(int gen, Runnable task) {
-        long delay = nextBackoff();
-        schedule(delay, () -> {
-            synchronized (this) {
-                if (stale(gen)) {
-                    return;
-                }
-                if (own != null && rt.zk.sessionId() != session) {
-                    restart();
-                } else {
-                    task.run();
-                }
+    /** Runs {@code task} after a back-off, unless the acquisition moved on; a changed session starts over. */
+    private void backOff(int gen, Throwable cause, String what, Runnable task) {
+        phase = Phase.BACKING_OFF;
+        long delayMs = backoff.next().toMillis();
+        rt.retries.retrying(lockName, what, cause, delayMs);
+        schedule(delayMs, () -> later(gen, () -> {
+            if (own != null && rt.zk.sessionId() != session) {
+                restart();
+            } else {
+                task.run();
             }
-        });
+        }));
     }
 
     /** Our session is gone, or our node is: drop what we had and queue again with a new GUID. */
     private void restart() {
         cleanUp();
+        phase = Phase.BACKING_OFF;
         int gen = ++generation;
-        schedule(nextBackoff(), () -> {
-            synchronized (this) {
-                if (!stale(gen)) {
-                    enqueue();
-                }
-            }
-        });
-    }
-
-    private CompletableFuture<Boolean> finish() {
-        finished = true;
-        generation++;
-        return cleanUp();
+        schedule(backoff.next().toMillis(), () -> later(gen, this::enqueue));
     }
 
     /** Removes our node (or whatever our in-flight create made) and our watch. */
@@ -511,62 +530,73 @@ final class Acquisition {
         return cleaned;
     }
 
-    String lockPath() {
-        return lockPath;
+    // ---- the guard ----
+
+    /** A callback for one answer from ZooKeeper. */
+    private interface Answer<T> {
+        void accept(T value, Throwable failure);
     }
 
-    /**
-     * A ZooKeeper callback's body: whatever it throws fails this acquisition instead of vanishing
-     * on ZooKeeper's event thread, which would leave the caller waiting for ever.
-     */
-    private <T> BiConsumer<T, Throwable> guarded(BiConsumer<T, Throwable> body) {
-        return (value, failure) -> guard(() -> body.accept(value, failure));
+    /** {@code body} for an answer of attempt {@code gen}: under the monitor, dropped if stale. */
+    private <T> BiConsumer<T, Throwable> on(int gen, Answer<T> body) {
+        return on(gen, body, (v, e) -> { });
     }
 
-    private void guard(Runnable body) {
-        try {
-            body.run();
-        } catch (RuntimeException | Error e) {
-            failUnexpectedly(e);
-        }
-    }
-
-    private void failUnexpectedly(Throwable e) {
-        synchronized (this) {
-            if (finished) {
-                return;
+    /** As {@link #on(int, Answer)}, with {@code ifStale} run (under the monitor) for a stale answer. */
+    private <T> BiConsumer<T, Throwable> on(int gen, Answer<T> body, Answer<T> ifStale) {
+        return (value, failure) -> guarded(() -> {
+            if (stale(gen)) {
+                ifStale.accept(value, failure);
+            } else {
+                body.accept(value, failure);
             }
-            finish();
-        }
-        log.error("acquiring lock '{}' failed unexpectedly", lockName, e);
-        result.completeExceptionally(new CoordinationException(lockName, "acquiring lock '" + lockName
-                + "' failed: " + e, e));
+        });
     }
 
-    /** Runs {@code task} after {@code delayMs} on the timer, guarded; the client closing fails the acquisition. */
-    private void schedule(long delayMs, Runnable task) {
-        try {
-            rt.scheduler.schedule(() -> guard(task), delayMs, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException closing) {
-            failUnexpectedly(new IllegalStateException("the lock client is closed", closing));
-        }
+    /** {@code body} for a watch event or a timer of attempt {@code gen}: under the monitor, dropped if stale. */
+    private void later(int gen, Runnable body) {
+        guarded(() -> {
+            if (!stale(gen)) {
+                body.run();
+            }
+        });
     }
 
-    private void submit(Executor executor, Runnable task) {
-        try {
-            executor.execute(() -> guard(task));
-        } catch (RejectedExecutionException closing) {
-            failUnexpectedly(new IllegalStateException("the lock client is closed", closing));
+    /** Runs {@code body} under the monitor; whatever it throws fails this acquisition. */
+    private void guarded(Runnable body) {
+        synchronized (this) {
+            try {
+                body.run();
+            } catch (RuntimeException | Error e) {
+                if (!result.isDone()) {
+                    fail(e);
+                }
+            }
         }
     }
 
     private boolean stale(int gen) {
-        return finished || gen != generation;
+        return result.isDone() || gen != generation;
     }
 
-    private long nextBackoff() {
-        long delay = backoffMs;
-        backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
-        return delay;
+    /** Runs blocking {@code work} on the I/O pool, then {@code then} with its outcome under the guard. */
+    private <T> void execute(int gen, java.util.function.Supplier<T> work, java.util.function.Consumer<T> then) {
+        try {
+            rt.io.execute(() -> {
+                T outcome = work.get();
+                later(gen, () -> then.accept(outcome));
+            });
+        } catch (RejectedExecutionException closing) {
+            fail(new IllegalStateException("the lock client is closed", closing));
+        }
+    }
+
+    /** Runs {@code task} after {@code delayMs} on the timer; a closing client fails the acquisition. */
+    private void schedule(long delayMs, Runnable task) {
+        try {
+            rt.scheduler.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closing) {
+            fail(new IllegalStateException("the lock client is closed", closing));
+        }
     }
 }

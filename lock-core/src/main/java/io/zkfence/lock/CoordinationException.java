@@ -2,7 +2,7 @@ package io.zkfence.lock;
 
 /**
  * ZooKeeper refused or failed an operation in a way waiting will not fix (no permission, a bad
- * ACL, a closed client), or a bounded operation (inspect, try-acquire) could not reach
+ * ACL), or a bounded operation (inspect, try-acquire) could not reach
  * ZooKeeper in time. The cause is the ZooKeeper exception.
  *
  * <p>Like any remote call that timed out, an operation reported here may still have been

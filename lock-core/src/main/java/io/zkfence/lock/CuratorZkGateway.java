@@ -103,7 +103,7 @@ final class CuratorZkGateway implements ZkGateway {
     @Override
     public void deleteSync(String path) throws Exception {
         if (curator.getState() == CuratorFrameworkState.STOPPED) {
-            throw new IllegalStateException("the CuratorFramework was closed before the LockClient using it");
+            throw new CuratorClosedException();
         }
         curator.getZookeeperClient().getZooKeeper().delete(abs(path), -1);
     }
@@ -165,16 +165,24 @@ final class CuratorZkGateway implements ZkGateway {
 
     private ZooKeeper handle(CompletableFuture<?> f) {
         if (curator.getState() == CuratorFrameworkState.STOPPED) {
-            f.completeExceptionally(new IllegalStateException(
-                    "the CuratorFramework was closed before the LockClient using it; close the LockClient first"));
+            f.completeExceptionally(new CuratorClosedException());
             return null;
         }
         try {
             return curator.getZookeeperClient().getZooKeeper();
-        } catch (Exception e) {
-            // Curator throws when the client is closed or cannot build a handle; the caller sees
-            // it like any other failed operation.
+        } catch (KeeperException e) {
             f.completeExceptionally(e);
+            return null;
+        } catch (IllegalStateException e) {
+            // Curator's "not started": closed between the state check and here.
+            f.completeExceptionally(new CuratorClosedException());
+            return null;
+        } catch (Exception e) {
+            // Curator throws plain exceptions while it has no usable handle (replacing an expired
+            // one, connection timed out): no request was sent, so "connection loss" is the truth.
+            KeeperException noHandle = new KeeperException.ConnectionLossException();
+            noHandle.initCause(e);
+            f.completeExceptionally(noHandle);
             return null;
         }
     }

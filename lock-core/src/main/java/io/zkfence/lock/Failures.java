@@ -29,17 +29,12 @@ final class Failures {
 
     /**
      * True when the outcome is unknown because the connection went away: the operation may or
-     * may not have been applied, and retrying once the client reconnects is the right move.
+     * may not have been applied, and retrying once the client reconnects is the right move. Only
+     * ZooKeeper's own codes for that count: anything else (a programming error, a closed client)
+     * is not transient, and retrying it would turn an acquire into a silent loop.
      */
     static boolean isConnectionProblem(Throwable t) {
         KeeperException.Code c = code(t);
-        if (c == null) {
-            // Curator throws plain exceptions while it has no usable handle (e.g. replacing an
-            // expired one). An argument error is ours, and an IllegalStateException means the
-            // CuratorFramework was closed: retrying fixes neither.
-            Throwable u = unwrap(t);
-            return !(u instanceof IllegalArgumentException || u instanceof IllegalStateException);
-        }
         return c == KeeperException.Code.CONNECTIONLOSS || c == KeeperException.Code.OPERATIONTIMEOUT;
     }
 

@@ -72,6 +72,7 @@ public final class FencedLock {
      *
      * @throws AcquireInterruptedException if the thread is interrupted (its flag is set again)
      * @throws CoordinationException       if ZooKeeper refuses the operation (e.g. no permission)
+     * @throws LockClientClosedException   if the client is closed, before or while waiting
      */
     public Lease acquire() {
         return client.acquire(this, null);
@@ -90,6 +91,7 @@ public final class FencedLock {
      * @throws AcquireTimeoutException     if the lock was not granted in time
      * @throws AcquireInterruptedException if the thread is interrupted (its flag is set again)
      * @throws CoordinationException       if ZooKeeper refuses the operation
+     * @throws LockClientClosedException   if the client is closed, before or while waiting
      * @throws IllegalArgumentException    if {@code timeout} is negative
      */
     public Lease acquire(Duration timeout) {
@@ -111,6 +113,7 @@ public final class FencedLock {
      * @throws CoordinationException if ZooKeeper cannot be reached within the client's
      *                               {@code operationTimeout}, or refuses the operation
      * @throws AcquireInterruptedException if the thread is interrupted (its flag is set again)
+     * @throws LockClientClosedException   if the client is closed
      */
     public Optional<Lease> tryAcquire() {
         return client.tryAcquire(this);

@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -18,10 +18,19 @@ import org.slf4j.LoggerFactory;
 /**
  * One grant of a lock: the queue node that reached the head, and the lease's state machine.
  *
- * <p>All state changes go through {@link #transition}, a compare-and-set on one atomic
- * reference, so a concurrent "lost" (from ZooKeeper's threads) and "released" (from the holder)
- * cannot both win. Re-entrant holds share one grant; the node is deleted when the last hold is
- * released.
+ * <p><b>One mechanism for state.</b> Every write of the lease's state (and of the end reason,
+ * the max-hold deadline and its timer) happens under this object's monitor; the fields are
+ * {@code volatile} so reads are lock-free. A concurrent "lost" (from ZooKeeper's threads) and
+ * "released" (from the holder) therefore cannot both win, listeners are handed the changes in
+ * the order they happened, and a renew that races the end cannot leave a timer behind. The
+ * re-entrant holds are their own small concept ({@link HoldCount}); the node is deleted when the
+ * last hold is released.
+ *
+ * <p><b>Threads.</b> Listeners and {@link #ended()}'s continuations run on the client's event
+ * thread, never on ZooKeeper's: the end is always signalled by a task on that thread (after the
+ * listeners' task), and once the grant has ended, {@link #ended()} hands out an already
+ * completed stage, whose continuations run on the thread that attaches them. No check of who is
+ * waiting decides it, so no attach can race it.
  */
 final class Grant {
 
@@ -39,16 +48,20 @@ final class Grant {
     private final Duration maxHold;
     private final LockRuntime rt;
 
-    private final AtomicReference<LeaseState> state = new AtomicReference<>(LeaseState.HELD);
-    private final AtomicInteger holds = new AtomicInteger(1);
+    private final HoldCount holds = new HoldCount();
     private final CopyOnWriteArrayList<Registration> listeners = new CopyOnWriteArrayList<>();
+    /** Completed on the event thread only; see the class comment. */
     private final CompletableFuture<LeaseState> ended = new CompletableFuture<>();
     private final Watcher ownNodeWatcher = this::onOwnNodeEvent;
     private final long grantedAtNanos = System.nanoTime();
-    private volatile boolean ownNodeWatched;
+
+    // Written under the monitor, read without it.
+    private volatile LeaseState state = LeaseState.HELD;
     private volatile String endReason;
-    private volatile ScheduledFuture<?> maxHoldTimer;
     private volatile Instant deadline;
+    private volatile ScheduledFuture<?> maxHoldTimer;
+    /** A hint, not state: two threads arming the watch at once cost one read more. */
+    private volatile boolean ownNodeWatched;
 
     private record Registration(Lease lease, LeaseListener listener) {}
 
@@ -67,11 +80,24 @@ final class Grant {
         this.ttl = Duration.ofMillis(rt.zk.sessionTimeoutMs());
     }
 
-    /** Starts the max-hold clock, if any. Called once, right after the grant. */
+    /**
+     * Starts the max-hold clock, if any. Called once, right after the grant, before the caller
+     * sees it.
+     *
+     * @throws RejectedExecutionException if the client's timer is shut down (client closing)
+     */
     void activate() {
         if (maxHold != null) {
             scheduleMaxHold();
         }
+    }
+
+    /**
+     * Drops a grant that never reached its caller (making it failed part-way): off the registry,
+     * no timer, state LOST. Its node is the acquisition's to delete.
+     */
+    void abort() {
+        transition(LeaseState.LOST, "the grant could not be completed");
     }
 
     /**
@@ -80,7 +106,7 @@ final class Grant {
      * section, finish before and cost no request for it; see {@link OwnNodeWatchSweeper}.
      */
     void watchOwnNodeIfHeldFor(long minAgeNanos) {
-        if (!ownNodeWatched && !state.get().isFinal() && System.nanoTime() - grantedAtNanos >= minAgeNanos) {
+        if (!ownNodeWatched && !state.isFinal() && System.nanoTime() - grantedAtNanos >= minAgeNanos) {
             armOwnNodeWatch(false);
         }
     }
@@ -95,7 +121,7 @@ final class Grant {
     }
 
     LeaseState state() {
-        return state.get();
+        return state;
     }
 
     String endReason() {
@@ -110,21 +136,18 @@ final class Grant {
         return maxHold;
     }
 
-    CompletableFuture<LeaseState> ended() {
-        return ended;
+    /**
+     * The final state, as a stage: completed on the event thread when the grant ends, or already
+     * completed if it has ended (continuations then run on the attaching thread).
+     */
+    CompletionStage<LeaseState> ended() {
+        LeaseState s = state;
+        return s.isFinal() ? CompletableFuture.completedStage(s) : ended.minimalCompletionStage();
     }
 
     /** Adds a re-entrant hold; false if the grant already ended (the caller must acquire anew). */
     boolean holdAgain() {
-        while (true) {
-            int n = holds.get();
-            if (n == 0 || state.get().isFinal()) {
-                return false;
-            }
-            if (holds.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
+        return !state.isFinal() && holds.tryAdd();
     }
 
     /**
@@ -132,10 +155,8 @@ final class Grant {
      * (unless already LOST) and the caller then deletes the node ({@link #deleteNode()}).
      */
     boolean dropHold() {
-        int left = holds.decrementAndGet();
-        if (left != 0) {
-            // More holds remain, or (below 0) a handle released after releaseAll(): nothing to do.
-            return false;
+        if (!holds.drop()) {
+            return false; // more holds remain, or a handle released after releaseAll()
         }
         // RELEASED before the delete, so the node-deleted event that follows is not taken as a loss.
         if (transition(LeaseState.RELEASED, "released by the holder")) {
@@ -146,10 +167,9 @@ final class Grant {
 
     /**
      * Deletes the node on the caller's thread with ZooKeeper's synchronous call: the answer wakes
-     * the caller directly, with no hop through ZooKeeper's event thread, and it cannot stall when
-     * called from that thread. If the connection fails meanwhile (the client gives a request up
-     * within its read timeout, two thirds of the session timeout), the delete goes on in the
-     * background.
+     * the caller directly, with no hop through ZooKeeper's event thread. If the connection fails
+     * meanwhile (the client gives a request up within its read timeout, two thirds of the
+     * session timeout), the delete goes on in the background.
      */
     void deleteNode() {
         try {
@@ -170,7 +190,7 @@ final class Grant {
     CompletableFuture<Boolean> releaseAll() {
         // Holds to 0 first, so a re-entrant holdAgain() racing this fails and acquires anew,
         // and RELEASED whatever that race did: the node is deleted next.
-        holds.set(0);
+        holds.clear();
         if (transition(LeaseState.RELEASED, "released by the holder")) {
             rt.stats.releases.increment();
         }
@@ -187,7 +207,7 @@ final class Grant {
      * our session and our node is still there; a different session means ours expired.
      */
     void resume(long currentSession) {
-        if (state.get() != LeaseState.SUSPECT && state.get() != LeaseState.HELD) {
+        if (state.isFinal()) {
             return;
         }
         if (currentSession != sessionId) {
@@ -214,14 +234,11 @@ final class Grant {
             throw new IllegalStateException("lease on lock '" + lockName + "' (token " + token
                     + ") has no max-hold to renew; acquire with FencedLock.withMaxHold(...)");
         }
-        checkNotFinal();
         scheduleMaxHold();
-        // The timer may have fired between the check and the reschedule.
-        checkNotFinal();
     }
 
     void checkNotFinal() {
-        LeaseState s = state.get();
+        LeaseState s = state;
         if (s.isFinal()) {
             throw new LeaseLostException(lockName, token, s, endReason);
         }
@@ -235,47 +252,38 @@ final class Grant {
         listeners.removeIf(r -> r.listener == listener);
     }
 
-    private boolean transition(LeaseState expected, LeaseState to) {
-        // Synchronized so listeners hear the changes in the order they happened; reads of the
-        // state stay lock-free.
-        synchronized (this) {
-            if (!state.compareAndSet(expected, to)) {
-                return false;
-            }
-            notifyListeners(expected, to);
+    /** A move between live states (HELD ⇄ SUSPECT); false if the state was not {@code expected}. */
+    private synchronized boolean transition(LeaseState expected, LeaseState to) {
+        if (state != expected) {
+            return false;
         }
+        state = to;
+        notifyListeners(expected, to);
         return true;
     }
 
     /** Moves to a final state from any live one; false if the grant had already ended. */
     private boolean transition(LeaseState to, String reason) {
-        LeaseState from;
         synchronized (this) {
-            from = state.get();
+            LeaseState from = state;
             if (from.isFinal()) {
                 return false;
             }
             endReason = reason;
-            state.set(to);
+            state = to;
+            ScheduledFuture<?> timer = maxHoldTimer;
+            if (timer != null) {
+                timer.cancel(false);
+            }
             notifyListeners(from, to);
-        }
-        ScheduledFuture<?> timer = maxHoldTimer;
-        if (timer != null) {
-            timer.cancel(false);
-        }
-        rt.registry.remove(this);
-        if (ended.getNumberOfDependents() == 0) {
-            // Nobody waits: complete here and spare the release path a thread hand-off. A
-            // continuation attached later runs on the thread that attaches it.
-            ended.complete(to);
-        } else {
-            // On the event thread, after the listeners: a continuation must not run on
-            // ZooKeeper's thread (a release() there would wait on that very thread).
+            // Queued after the listeners' task on the same single thread: they hear it first.
             execute(() -> ended.complete(to));
         }
+        rt.registry.remove(this);
         return true;
     }
 
+    /** Under the monitor: the snapshot's task is queued in the order the changes happened. */
     private void notifyListeners(LeaseState from, LeaseState to) {
         if (listeners.isEmpty()) {
             return;
@@ -296,13 +304,19 @@ final class Grant {
     private void execute(Runnable task) {
         try {
             rt.events.execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             task.run();
         }
     }
 
-    /** Synchronized: two threads renewing at once must not leave a timer nobody cancels. */
+    /**
+     * (Re)starts the max-hold timer. Under the monitor with the end, so a renew racing the end
+     * either schedules before it (and the end cancels the timer) or sees it and fails.
+     *
+     * @throws LeaseLostException if the lease has ended
+     */
     private synchronized void scheduleMaxHold() {
+        checkNotFinal();
         ScheduledFuture<?> previous = maxHoldTimer;
         if (previous != null) {
             previous.cancel(false);
@@ -342,7 +356,7 @@ final class Grant {
                 }
             }
             default -> {
-                if (!state.get().isFinal()) {
+                if (!state.isFinal()) {
                     armOwnNodeWatch(false);
                 }
             }
@@ -351,6 +365,6 @@ final class Grant {
 
     @Override
     public String toString() {
-        return "Grant{lock=" + lockName + ", token=" + token + ", node=" + nodeName + ", state=" + state.get() + "}";
+        return "Grant{lock=" + lockName + ", token=" + token + ", node=" + nodeName + ", state=" + state + "}";
     }
 }

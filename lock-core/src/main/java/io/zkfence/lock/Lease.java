@@ -133,11 +133,12 @@ public final class Lease implements AutoCloseable {
      * Completes with the final state (LOST or RELEASED) when the grant ends, however it ends;
      * already complete if it has. A value to compose, like etcd's {@code Session.Done()}.
      * Continuations attached before the end run on the client's event thread, after the
-     * listeners have heard the change (never on ZooKeeper's thread, where a {@code release()}
-     * would stall); attached after it, they run on the attaching thread.
+     * listeners have heard the change, never on ZooKeeper's event thread (where blocking would
+     * stall every lease and waiter of the client); attached after it, they run on the attaching
+     * thread.
      */
     public CompletionStage<LeaseState> ended() {
-        return grant.ended().minimalCompletionStage();
+        return grant.ended();
     }
 
     /**

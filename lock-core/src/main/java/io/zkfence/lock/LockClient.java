@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every lease of a client lives on the client's ZooKeeper session: when it expires, they are
  * all lost. Thread-safe; one client per process and ensemble is the usual shape. Closing the
- * client releases its leases and wakes its waiters with a {@link CoordinationException}.
+ * client releases its leases and wakes its waiters with a {@link LockClientClosedException}.
  */
 public final class LockClient implements AutoCloseable {
 
@@ -75,7 +75,7 @@ public final class LockClient implements AutoCloseable {
      * lock's znodes are created. (Queue operations do not use the retry policy: a waiter keeps
      * trying through connection loss with its own back-off, 20 ms doubling to 1 s, until its
      * acquire times out.) Close this client before the Curator client: a closed Curator client
-     * makes every call here fail with a {@link CoordinationException}.
+     * makes every call here fail with a {@link LockClientClosedException}.
      */
     public static LockClient create(CuratorFramework curator, LockClientConfig config) {
         return new LockClient(curator, config, false, UnaryOperator.identity(), Clock.systemUTC());
@@ -152,7 +152,7 @@ public final class LockClient implements AutoCloseable {
 
     /**
      * Releases every lease this client holds, wakes its waiters with a
-     * {@link CoordinationException}, removes their queue nodes, and closes the ZooKeeper
+     * {@link LockClientClosedException}, removes their queue nodes, and closes the ZooKeeper
      * connection if the client opened it. Waits up to {@code operationTimeout} for ZooKeeper to
      * confirm the deletes; a node it cannot confirm (ZooKeeper unreachable) stays until its
      * session ends, which with your own {@code CuratorFramework} means until you close it: the
@@ -163,6 +163,7 @@ public final class LockClient implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
+        rt.markClosing();
         Map<String, CompletableFuture<Boolean>> cleanUps = new LinkedHashMap<>();
         for (Acquisition a : rt.registry.acquisitions()) {
             cleanUps.put("a waiter's node under " + a.lockPath(), a.cancel());
@@ -190,6 +191,11 @@ public final class LockClient implements AutoCloseable {
         if (ownsCurator) {
             curator.close();
         }
+    }
+
+    /** The client's shared services; for tests in this package. */
+    LockRuntime runtime() {
+        return rt;
     }
 
     // ---- used by FencedLock ----
@@ -227,7 +233,7 @@ public final class LockClient implements AutoCloseable {
         if (closed.get()) {
             // close() may have swept the registry before this acquisition was in it.
             rt.registry.remove(a);
-            throw new IllegalStateException("LockClient is closed (lock '" + lock.name() + "')");
+            throw closedError(lock.name());
         }
         a.start();
         try {
@@ -310,6 +316,13 @@ public final class LockClient implements AutoCloseable {
 
     private static LockException failure(String name, ExecutionException e) {
         Throwable cause = Failures.unwrap(e);
+        if (cause instanceof LockClientClosedException gone) {
+            return new LockClientClosedException(name, gone.getMessage(), gone);
+        }
+        if (cause instanceof CuratorClosedException curatorClosed) {
+            return new LockClientClosedException(name, curatorClosed.getMessage() + " (lock '" + name + "')",
+                    curatorClosed);
+        }
         if (cause instanceof LockException le) {
             // Re-thrown on the caller's thread, with the original (from ZooKeeper's thread) as cause.
             return new CoordinationException(name, le.getMessage(), le);
@@ -319,7 +332,11 @@ public final class LockClient implements AutoCloseable {
 
     private void ensureOpen(String name) {
         if (closed.get()) {
-            throw new IllegalStateException("LockClient is closed (lock '" + name + "')");
+            throw closedError(name);
         }
+    }
+
+    private static LockClientClosedException closedError(String name) {
+        return new LockClientClosedException(name, "LockClient is closed (lock '" + name + "')");
     }
 }

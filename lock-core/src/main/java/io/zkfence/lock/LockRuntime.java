@@ -25,6 +25,9 @@ final class LockRuntime {
     final ExecutorService io;
     final NodeReaper reaper;
     final GuidSource guids = new GuidSource();
+    final RetryLog retries = new RetryLog();
+    /** Set when {@link LockClient#close()} begins: failures from then on mean "closed". */
+    private volatile boolean closing;
 
     LockRuntime(ZkGateway zk, LockClientConfig config, Clock clock) {
         this.zk = zk;
@@ -37,6 +40,14 @@ final class LockRuntime {
         this.io = Executors.newCachedThreadPool(daemon("zkfence-io"));
         this.reaper = new NodeReaper(zk, scheduler);
         OwnNodeWatchSweeper.start(this);
+    }
+
+    void markClosing() {
+        closing = true;
+    }
+
+    boolean isClosing() {
+        return closing;
     }
 
     void shutdown() {

@@ -1,5 +1,6 @@
 package io.zkfence.lock;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -20,8 +21,8 @@ import org.slf4j.LoggerFactory;
 final class NodeReaper {
 
     private static final Logger log = LoggerFactory.getLogger(NodeReaper.class);
-    private static final long FIRST_BACKOFF_MS = 50;
-    private static final long MAX_BACKOFF_MS = 1_000;
+    private static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
 
     private final ZkGateway zk;
     private final ScheduledExecutorService scheduler;
@@ -37,7 +38,7 @@ final class NodeReaper {
      */
     CompletableFuture<Boolean> delete(String path) {
         CompletableFuture<Boolean> done = new CompletableFuture<>();
-        attemptDelete(path, done, FIRST_BACKOFF_MS, giveUpAt());
+        attemptDelete(path, done, newBackoff(), giveUpAt());
         return done;
     }
 
@@ -47,16 +48,16 @@ final class NodeReaper {
      */
     CompletableFuture<Boolean> deleteCreatedBy(String lockPath, String guid) {
         CompletableFuture<Boolean> done = new CompletableFuture<>();
-        attemptFind(lockPath, guid, done, FIRST_BACKOFF_MS, giveUpAt());
+        attemptFind(lockPath, guid, done, newBackoff(), giveUpAt());
         return done;
     }
 
-    private void attemptDelete(String path, CompletableFuture<Boolean> done, long backoffMs, long giveUpAt) {
+    private void attemptDelete(String path, CompletableFuture<Boolean> done, Backoff backoff, long giveUpAt) {
         zk.delete(path).whenComplete((v, e) -> {
             if (e == null || Failures.is(e, KeeperException.Code.NONODE)) {
                 done.complete(true);
             } else if (retryable(e) && System.nanoTime() < giveUpAt) {
-                schedule(() -> attemptDelete(path, done, next(backoffMs), giveUpAt), backoffMs);
+                schedule(() -> attemptDelete(path, done, backoff, giveUpAt), backoff.next());
             } else {
                 log.warn("gave up deleting queue node {}; it goes when its session expires", path, Failures.unwrap(e));
                 done.complete(false);
@@ -64,7 +65,7 @@ final class NodeReaper {
         });
     }
 
-    private void attemptFind(String lockPath, String guid, CompletableFuture<Boolean> done, long backoffMs,
+    private void attemptFind(String lockPath, String guid, CompletableFuture<Boolean> done, Backoff backoff,
             long giveUpAt) {
         zk.children(lockPath).whenComplete((kids, e) -> {
             if (e == null) {
@@ -75,7 +76,7 @@ final class NodeReaper {
             } else if (Failures.is(e, KeeperException.Code.NONODE)) {
                 done.complete(true);
             } else if (retryable(e) && System.nanoTime() < giveUpAt) {
-                schedule(() -> attemptFind(lockPath, guid, done, next(backoffMs), giveUpAt), backoffMs);
+                schedule(() -> attemptFind(lockPath, guid, done, backoff, giveUpAt), backoff.next());
             } else {
                 log.warn("gave up looking for the queue node of {} under {}", guid, lockPath, Failures.unwrap(e));
                 done.complete(false);
@@ -93,13 +94,14 @@ final class NodeReaper {
         return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * ttlMs + 10_000);
     }
 
-    private void schedule(Runnable task, long delayMs) {
+    private void schedule(Runnable task, Duration delay) {
         if (!scheduler.isShutdown()) {
-            scheduler.schedule(task, delayMs, TimeUnit.MILLISECONDS);
+            scheduler.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
         }
     }
 
-    private static long next(long backoffMs) {
-        return Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+    /** One sequence of retries; each retry of it runs after the previous one's answer, never at once. */
+    private static Backoff newBackoff() {
+        return Backoff.exponential(FIRST_BACKOFF, MAX_BACKOFF);
     }
 }

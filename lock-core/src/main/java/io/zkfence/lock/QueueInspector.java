@@ -26,8 +26,7 @@ final class QueueInspector {
             }
             return kids;
         }).thenCompose(kids -> {
-            List<QueueNode> queue = kids.stream().map(QueueNode::parse).flatMap(Optional::stream)
-                    .sorted(QueueNode.ORDER).toList();
+            List<QueueNode> queue = QueuePosition.queue(kids);
             List<CompletableFuture<Optional<LockInfo.Entry>>> reads = new ArrayList<>();
             for (QueueNode node : queue) {
                 reads.add(zk.getData(lockPath + "/" + node.name()).handle((content, e) -> {

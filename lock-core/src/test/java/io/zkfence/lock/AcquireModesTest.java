@@ -202,7 +202,7 @@ class AcquireModesTest extends EnsembleTestBase {
         LockClient a = newClient("a");
         FencedLock lock = a.lock("closed");
         a.close();
-        IllegalStateException e = assertThrows(IllegalStateException.class, lock::acquire);
+        LockClientClosedException e = assertThrows(LockClientClosedException.class, lock::acquire);
         assertThat(e).hasMessageContaining("closed").hasMessageContaining("'closed'");
     }
 
@@ -216,7 +216,7 @@ class AcquireModesTest extends EnsembleTestBase {
         eventually().until(() -> queueOf(lock).size() == 2);
         b.close();
         Throwable failure = org.assertj.core.api.Assertions.catchThrowable(waiting::join);
-        assertThat(failure).hasCauseInstanceOf(CoordinationException.class).hasMessageContaining("closed");
+        assertThat(failure).hasCauseInstanceOf(LockClientClosedException.class).hasMessageContaining("closed");
         a.close();
         assertThat(heldByA.state()).isEqualTo(LeaseState.RELEASED);
         eventually().until(() -> queueOf(lock).isEmpty());

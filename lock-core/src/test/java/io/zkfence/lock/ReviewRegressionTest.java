@@ -73,11 +73,12 @@ class ReviewRegressionTest extends EnsembleTestBase {
         FencedLock lock = client.lock("curator-closed");
         curator.close();
         long started = System.nanoTime();
-        CoordinationException e = assertThrows(CoordinationException.class, () -> lock.acquire(Duration.ofMinutes(5)));
+        LockClientClosedException e = assertThrows(LockClientClosedException.class,
+                () -> lock.acquire(Duration.ofMinutes(5)));
         assertThat(e).hasMessageContaining("CuratorFramework was closed");
         assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)).as("did not wait for the timeout")
                 .isLessThan(60);
-        assertThrows(CoordinationException.class, lock::tryAcquire);
+        assertThrows(LockClientClosedException.class, lock::tryAcquire);
     }
 
     @Test

@@ -1,9 +1,11 @@
 package io.zkfence.recipes.leader;
 
 import io.zkfence.lock.AcquireInterruptedException;
+import io.zkfence.lock.Backoff;
 import io.zkfence.lock.FencedLock;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LeaseState;
+import io.zkfence.lock.LockClientClosedException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -31,8 +33,8 @@ final class Candidate {
 
     // Logged under the public class: that is the name users configure.
     private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
-    private static final long FIRST_BACKOFF_MS = 100;
-    private static final long MAX_BACKOFF_MS = 5_000;
+    private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
     /** How long {@link #close()} waits, beyond the revoke timeout, for a release to be confirmed. */
     private static final Duration CLOSE_MARGIN = Duration.ofSeconds(15);
 
@@ -48,6 +50,7 @@ final class Candidate {
     private boolean started;
     private boolean closed;
     private boolean acquiring;
+    /** Written by the candidate's thread, read by any: volatile, not guarded. */
     private volatile Leadership current;
 
     Candidate(FencedLock lock, List<LeadershipListener> listeners, Duration revokeTimeout) {
@@ -124,7 +127,7 @@ final class Candidate {
     // ---- the candidate's thread ----
 
     private void run() {
-        long backoffMs = FIRST_BACKOFF_MS;
+        Backoff backoff = Backoff.exponential(FIRST_BACKOFF, MAX_BACKOFF);
         try {
             while (true) {
                 synchronized (guard) {
@@ -139,20 +142,20 @@ final class Candidate {
                 } catch (AcquireInterruptedException e) {
                     Thread.interrupted();
                     continue; // close() interrupted us: the loop head sees it
-                } catch (IllegalStateException e) {
+                } catch (LockClientClosedException e) {
                     log.error("leader election '{}' stops: its lock client is closed", lockName(), e);
                     return;
                 } catch (RuntimeException e) {
-                    log.warn("leader election '{}' could not join the queue; retrying in {} ms", lockName(), backoffMs, e);
-                    pause(backoffMs);
-                    backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+                    long delayMs = backoff.next().toMillis();
+                    log.warn("leader election '{}' could not join the queue; retrying in {} ms", lockName(), delayMs, e);
+                    pause(delayMs);
                     continue;
                 } finally {
                     synchronized (guard) {
                         acquiring = false;
                     }
                 }
-                backoffMs = FIRST_BACKOFF_MS;
+                backoff.reset();
                 Leadership term;
                 synchronized (guard) {
                     Thread.interrupted(); // an interrupt from a close() that raced with the grant
