@@ -1,16 +1,12 @@
 package io.zkfence.recipes.jobs;
 
 import io.zkfence.lock.Lease;
-import io.zkfence.lock.LeaseLostException;
 import io.zkfence.lock.LeaseState;
-import io.zkfence.lock.LeaseSuspendedException;
-import java.time.Instant;
-import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 
 /**
  * One occurrence of a job being run by this replica: what a {@link JobTask} receives. Its
- * {@link #token()} is the fencing token of the occurrence's lease.
+ * {@link #token()} is the fencing token of the occurrence's lease; the lease itself is
+ * {@link #lease()} (state, checks, max-hold renewal), as etcd hands out its session.
  *
  * <p>Tokens of a job's runs grow with time: each is the creation zxid of the run's queue node,
  * and zxids increase across the whole ensemble (see docs/token-contract.md). So a resource
@@ -50,50 +46,20 @@ public final class JobRun {
         return lease.token();
     }
 
-    /** The state of the run's lease. {@link LeaseState#LOST} once hold-at-most passed or the session expired. */
-    public LeaseState state() {
-        return lease.state();
-    }
-
-    /** True while the run's lease is {@link LeaseState#HELD}. */
-    public boolean isValid() {
-        return lease.isValid();
-    }
-
     /**
-     * Throws unless the run's lease is {@link LeaseState#HELD}; a local check, no round trip. A
-     * long job calls it between steps to stop once hold-at-most has passed or its session is gone.
-     *
-     * @throws LeaseSuspendedException while the connection to ZooKeeper is suspended
-     * @throws LeaseLostException      once the lease is lost
+     * The run's lease: its state ({@link LeaseState#LOST} once the max-hold passed or the session
+     * expired), {@link Lease#checkValid()} between a long job's steps, {@link Lease#renew()} to
+     * push the max-hold deadline for a job making progress (as ShedLock's lock extension),
+     * {@link Lease#deadline()}, {@link Lease#ended()} (after hold-at-least, at the earliest) and
+     * listeners. The runner releases it when the task returns (or when hold-at-least ends):
+     * do not release it yourself.
      */
-    public void checkValid() {
-        lease.checkValid();
-    }
-
-    /** When hold-at-most ends this run's lease, if the job has a hold-at-most. */
-    public Optional<Instant> holdDeadline() {
-        return lease.deadline();
-    }
-
-    /**
-     * Pushes the hold-at-most deadline to now + hold-at-most, for a job that is making progress
-     * and needs longer (like ShedLock's lock extension).
-     *
-     * @throws IllegalStateException if the job has no hold-at-most
-     * @throws LeaseLostException    if the lease is already lost
-     */
-    public void extendHold() {
-        lease.renew();
-    }
-
-    /** Completes with LOST or RELEASED when the run's lease ends (after hold-at-least, at the earliest). */
-    public CompletionStage<LeaseState> ended() {
-        return lease.ended();
+    public Lease lease() {
+        return lease;
     }
 
     @Override
     public String toString() {
-        return "JobRun{job=" + jobName + ", occurrence=" + occurrence + ", token=" + token() + ", state=" + state() + "}";
+        return "JobRun{job=" + jobName + ", occurrence=" + occurrence + ", token=" + token() + ", state=" + lease.state() + "}";
     }
 }

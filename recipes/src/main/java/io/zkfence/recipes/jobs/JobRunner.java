@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * <pre>{@code
  * JobRunner jobs = JobRunner.create(lockClient);
  * RunOnceJob report = RunOnceJob.builder("nightly-report")
- *         .holdAtLeast(Duration.ofMinutes(5)).holdAtMost(Duration.ofHours(1)).build();
+ *         .holdAtLeast(Duration.ofMinutes(5)).maxHold(Duration.ofHours(1)).build();
  * // every replica, at 02:00 by its own clock:
  * jobs.runOnce(report, Instant.parse("2025-06-01T02:00:00Z"), run -> writeReport(run.token()));
  * }</pre>
@@ -173,14 +173,14 @@ public final class JobRunner implements AutoCloseable {
             throw new IllegalStateException("JobRunner is closed (job '" + job.name() + "', occurrence " + occurrence + ")");
         }
         FencedLock lock = client.lock(job.lockName(occurrence));
-        if (job.holdAtMost().isPresent()) {
-            lock = lock.withMaxHold(job.holdAtMost().get());
+        if (job.maxHold().isPresent()) {
+            lock = lock.withMaxHold(job.maxHold().get());
         }
         if (misfired(job, scheduledAt)) {
             return misfire(job, occurrence, scheduledAt);
         }
-        // Hold-at-least counts from here, never later than the grant, where hold-at-most's clock
-        // starts: so with holdAtMost > holdAtLeast the release is due before the max-hold deadline.
+        // Hold-at-least counts from here, never later than the grant, where max-hold's clock
+        // starts: so with maxHold > holdAtLeast the release is due before the max-hold deadline.
         long started = System.nanoTime();
         Optional<Lease> acquired = tryAsNewOwner(lock);
         if (acquired.isEmpty()) {

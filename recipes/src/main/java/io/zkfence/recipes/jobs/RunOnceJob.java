@@ -18,9 +18,9 @@ import java.util.Optional;
  * <tr><td>{@code holdAtLeast}</td><td>0</td><td>the winner keeps the occurrence at least this
  *   long after it started (began to try it), even if the task finished sooner, so a replica
  *   whose clock or scheduler is late finds it taken instead of running it again. 0 to 1 day.</td></tr>
- * <tr><td>{@code holdAtMost}</td><td>none</td><td>a run's lease is lost after this long (from the
- *   grant) unless the task {@linkplain JobRun#extendHold() extends} it: the occurrence's lock is
- *   released and the task is told through {@link JobRun#checkValid()}. More than 0 and at most
+ * <tr><td>{@code maxHold}</td><td>none</td><td>a run's lease is lost after this long (from the
+ *   grant) unless the task {@linkplain Lease#renew() extends} it: the occurrence's lock is
+ *   released and the task is told through {@code run.lease().checkValid()}. More than 0 and at most
  *   1 day; with a {@code holdAtLeast}, at least 1 s longer than it (see below).</td></tr>
  * <tr><td>{@code misfireThreshold}</td><td>none</td><td>for occurrences given as a scheduled
  *   time: a replica that gets to the occurrence later than this after its scheduled time skips
@@ -38,32 +38,32 @@ import java.util.Optional;
  * whose replica is paused past its session loses its lease mid-task and must be fenced at the
  * resource with {@link JobRun#token()}.
  *
- * <h2>Why hold-at-most must exceed hold-at-least by a margin</h2>
+ * <h2>Why max-hold must exceed hold-at-least by a margin</h2>
  *
  * <p>A run whose task finishes early is released by a timer when its hold-at-least ends, while
- * hold-at-most's timer ends the lease as LOST. Both clocks start at about the same moment (the
+ * max-hold's timer ends the lease as LOST. Both clocks start at about the same moment (the
  * hold-at-least one a little earlier, when the replica begins to try the occurrence; the
- * hold-at-most one at the grant), and timers fire late on a busy machine. With the two settings
- * equal, or nearly so, hold-at-most would win the race and every run would end LOST instead of
+ * max-hold one at the grant), and timers fire late on a busy machine. With the two settings
+ * equal, or nearly so, max-hold would win the race and every run would end LOST instead of
  * RELEASED, reported as a lease lost while running. {@link Builder#build()} therefore requires
- * {@code holdAtMost >= holdAtLeast + 1 s} whenever {@code holdAtLeast} is set; without a
+ * {@code maxHold >= holdAtLeast + 1 s} whenever {@code holdAtLeast} is set; without a
  * hold-at-least the release follows the task directly and no margin is needed.
  */
 public final class RunOnceJob {
 
     private static final Duration MAX_HOLD = Duration.ofDays(1);
-    /** How much longer than a non-zero hold-at-least hold-at-most must be; see the class comment. */
+    /** How much longer than a non-zero hold-at-least max-hold must be; see the class comment. */
     static final Duration MIN_HOLD_MARGIN = Duration.ofSeconds(1);
 
     private final String name;
     private final Duration holdAtLeast;
-    private final Duration holdAtMost;
+    private final Duration maxHold;
     private final Duration misfireThreshold;
 
     private RunOnceJob(Builder b) {
         this.name = b.name;
         this.holdAtLeast = b.holdAtLeast;
-        this.holdAtMost = b.holdAtMost;
+        this.maxHold = b.maxHold;
         this.misfireThreshold = b.misfireThreshold;
     }
 
@@ -80,8 +80,8 @@ public final class RunOnceJob {
         return holdAtLeast;
     }
 
-    public Optional<Duration> holdAtMost() {
-        return Optional.ofNullable(holdAtMost);
+    public Optional<Duration> maxHold() {
+        return Optional.ofNullable(maxHold);
     }
 
     public Optional<Duration> misfireThreshold() {
@@ -100,7 +100,7 @@ public final class RunOnceJob {
 
     @Override
     public String toString() {
-        return "RunOnceJob{" + name + ", holdAtLeast=" + holdAtLeast + (holdAtMost == null ? "" : ", holdAtMost=" + holdAtMost)
+        return "RunOnceJob{" + name + ", holdAtLeast=" + holdAtLeast + (maxHold == null ? "" : ", maxHold=" + maxHold)
                 + (misfireThreshold == null ? "" : ", misfireThreshold=" + misfireThreshold) + "}";
     }
 
@@ -109,7 +109,7 @@ public final class RunOnceJob {
 
         private final String name;
         private Duration holdAtLeast = Duration.ZERO;
-        private Duration holdAtMost;
+        private Duration maxHold;
         private Duration misfireThreshold;
 
         private Builder(String name) {
@@ -126,8 +126,8 @@ public final class RunOnceJob {
          * Lose a run's lease after this long unless extended. Default: none. With a hold-at-least,
          * at least 1 s longer than it.
          */
-        public Builder holdAtMost(Duration holdAtMost) {
-            this.holdAtMost = holdAtMost;
+        public Builder maxHold(Duration maxHold) {
+            this.maxHold = maxHold;
             return this;
         }
 
@@ -154,16 +154,16 @@ public final class RunOnceJob {
                 throw new IllegalArgumentException("holdAtLeast must be between 0 and 1 day, was " + holdAtLeast
                         + " (job '" + name + "')");
             }
-            if (holdAtMost != null) {
-                if (holdAtMost.isNegative() || holdAtMost.isZero() || holdAtMost.compareTo(MAX_HOLD) > 0) {
-                    throw new IllegalArgumentException("holdAtMost must be more than 0 and at most 1 day, was " + holdAtMost
+            if (maxHold != null) {
+                if (maxHold.isNegative() || maxHold.isZero() || maxHold.compareTo(MAX_HOLD) > 0) {
+                    throw new IllegalArgumentException("maxHold must be more than 0 and at most 1 day, was " + maxHold
                             + " (job '" + name + "')");
                 }
-                if (!holdAtLeast.isZero() && holdAtMost.compareTo(holdAtLeast.plus(MIN_HOLD_MARGIN)) < 0) {
-                    throw new IllegalArgumentException("holdAtMost (" + holdAtMost + ") must be at least "
+                if (!holdAtLeast.isZero() && maxHold.compareTo(holdAtLeast.plus(MIN_HOLD_MARGIN)) < 0) {
+                    throw new IllegalArgumentException("maxHold (" + maxHold + ") must be at least "
                             + MIN_HOLD_MARGIN.toSeconds() + " s longer than holdAtLeast (" + holdAtLeast + "): a run that"
-                            + " finishes early is released by a timer when holdAtLeast ends, while holdAtMost's timer, started"
-                            + " at about the same moment, ends the lease as LOST; without a margin holdAtMost wins that race"
+                            + " finishes early is released by a timer when holdAtLeast ends, while maxHold's timer, started"
+                            + " at about the same moment, ends the lease as LOST; without a margin maxHold wins that race"
                             + " (timers fire late on a busy machine) and runs end LOST instead of RELEASED (job '" + name
                             + "')");
                 }

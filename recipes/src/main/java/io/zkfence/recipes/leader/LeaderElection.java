@@ -95,7 +95,7 @@ public final class LeaderElection implements AutoCloseable {
     /** True while this candidate leads with its lease {@link LeaseState#HELD}. A local check. */
     public boolean isLeader() {
         Leadership term = candidate.current();
-        return term != null && term.isValid();
+        return term != null && term.lease().isValid();
     }
 
     /**

@@ -1,9 +1,7 @@
 package io.zkfence.recipes.leader;
 
 import io.zkfence.lock.Lease;
-import io.zkfence.lock.LeaseLostException;
 import io.zkfence.lock.LeaseState;
-import io.zkfence.lock.LeaseSuspendedException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicReference;
@@ -25,7 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * }
  * }</pre>
  *
- * <p>Thread-safe. A term ends once; after that {@link #state()} is final and a new term (with a
+ * <p>Thread-safe. A term ends once; after that its lease's state is final and a new term (with a
  * new object and a higher term number) is needed to lead again.
  */
 public final class Leadership {
@@ -62,34 +60,20 @@ public final class Leadership {
     }
 
     /**
-     * The state of the lease behind the term: {@link LeaseState#HELD} while leading with the
-     * session known alive, {@link LeaseState#SUSPECT} while the connection is suspended (do not
-     * write), {@link LeaseState#LOST} or {@link LeaseState#RELEASED} once the term is over.
+     * The lease behind the term: its state ({@link LeaseState#HELD} while leading with the session
+     * known alive, {@link LeaseState#SUSPECT} while the connection is suspended: do not write,
+     * {@link LeaseState#LOST} or {@link LeaseState#RELEASED} once the term is over), and
+     * {@link Lease#checkValid()} right before a leader-only write: a local check that narrows the
+     * window for a stale write, which the resource's check of {@link #term()} closes. The
+     * election releases it; do not release it yourself.
      */
-    public LeaseState state() {
-        return lease.state();
-    }
-
-    /** True while {@link #state()} is {@link LeaseState#HELD}. */
-    public boolean isValid() {
-        return lease.isValid();
-    }
-
-    /**
-     * Throws unless the term is {@link LeaseState#HELD}; a local check with no round trip. Call it
-     * right before a leader-only write; it narrows the window for a stale write, and the
-     * resource's check of {@link #term()} closes it.
-     *
-     * @throws LeaseSuspendedException while the connection is suspended
-     * @throws LeaseLostException      once the term is over (lost, stepped down or closed)
-     */
-    public void checkValid() {
-        lease.checkValid();
+    public Lease lease() {
+        return lease;
     }
 
     /**
      * Completes when the term is over, after the listeners were told and the lease was released,
-     * with the lease's final state, the same as {@link #state()} then: {@link LeaseState#LOST}
+     * with the lease's final state, the same as {@code lease().state()} then: {@link LeaseState#LOST}
      * when the term was taken away (session expired, node deleted), {@link LeaseState#RELEASED}
      * when it was given up (stepped down, election closed) or when the lock client was closed
      * under the election (which releases the lock, though the listeners hear
@@ -112,14 +96,10 @@ public final class Leadership {
 
     @Override
     public String toString() {
-        return "Leadership{election=" + electionName + ", term=" + term() + ", state=" + state() + "}";
+        return "Leadership{election=" + electionName + ", term=" + term() + ", state=" + lease.state() + "}";
     }
 
     // ---- used by LeaderElection ----
-
-    Lease lease() {
-        return lease;
-    }
 
     void requestEnd(EndCause cause) {
         endRequest.complete(cause);

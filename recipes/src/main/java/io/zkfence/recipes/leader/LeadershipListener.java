@@ -48,7 +48,7 @@ public interface LeadershipListener {
      * The term was taken away: the ZooKeeper session expired (a pause, a partition), the
      * election's node was deleted, or the lock client was closed. Stop all leader work now.
      * Another candidate may already lead with a higher term, and every write with this term may
-     * be fenced off. The term's {@link Leadership#state()} is already final: {@code LOST}, or
+     * be fenced off. The term's lease's state ({@link Leadership#lease()}) is already final: {@code LOST}, or
      * {@code RELEASED} when closing the lock client released the lock; its
      * {@link Leadership#ended()} completes with the same state once this returns.
      */

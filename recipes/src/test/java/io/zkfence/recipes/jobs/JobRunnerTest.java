@@ -36,14 +36,14 @@ class JobRunnerTest extends ZooKeeperTestBase {
         assertThat(first.runOnce(job, "occurrence-1", ran::set)).isEqualTo(JobOutcome.RAN);
         // runOnce returned as soon as the task did; the hold goes on in the background.
         JobRun run = ran.get();
-        assertThat(run.state()).isEqualTo(LeaseState.HELD);
+        assertThat(run.lease().state()).isEqualTo(LeaseState.HELD);
         AtomicInteger secondRuns = new AtomicInteger();
         assertThat(second.runOnce(job, "occurrence-1", r -> secondRuns.incrementAndGet())).isEqualTo(JobOutcome.TAKEN);
         assertThat(secondRuns).hasValue(0);
         assertThat(b.inspect(job.lockName("occurrence-1")).holder()).get()
                 .satisfies(h -> assertThat(h.token()).isEqualTo(run.token()));
 
-        LeaseState end = run.ended().toCompletableFuture().join();
+        LeaseState end = run.lease().ended().toCompletableFuture().join();
         long heldFor = System.nanoTime() - started;
         assertThat(end).isEqualTo(LeaseState.RELEASED);
         assertThat(Duration.ofNanos(heldFor)).isGreaterThanOrEqualTo(hold);
@@ -56,24 +56,24 @@ class JobRunnerTest extends ZooKeeperTestBase {
         RunOnceJob job = RunOnceJob.builder("no-hold").build();
         AtomicReference<JobRun> ran = new AtomicReference<>();
         assertThat(runner.runOnce(job, "x", ran::set)).isEqualTo(JobOutcome.RAN);
-        assertThat(ran.get().state()).isEqualTo(LeaseState.RELEASED);
+        assertThat(ran.get().lease().state()).isEqualTo(LeaseState.RELEASED);
     }
 
     @Test
-    void holdAtMostEndsTheLeaseOfAHungRunAndTellsTheTask() throws Exception {
+    void maxHoldEndsTheLeaseOfAHungRunAndTellsTheTask() throws Exception {
         JobRunner runner = closeLater(JobRunner.create(client("a")));
         LockClient observer = client("observer");
-        RunOnceJob job = RunOnceJob.builder("hangs").holdAtMost(Duration.ofMillis(800)).build();
+        RunOnceJob job = RunOnceJob.builder("hangs").maxHold(Duration.ofMillis(800)).build();
         CountDownLatch unblock = new CountDownLatch(1);
         AtomicReference<JobRun> ran = new AtomicReference<>();
         List<Throwable> seenByTask = new CopyOnWriteArrayList<>();
         CompletableFuture<JobOutcome> outcome = async(() -> runner.runOnce(job, "x", run -> {
             ran.set(run);
-            assertThat(run.holdDeadline()).isPresent();
+            assertThat(run.lease().deadline()).isPresent();
             await(unblock);
-            seenByTask.add(assertThrows(LeaseLostException.class, run::checkValid));
+            seenByTask.add(assertThrows(LeaseLostException.class, run.lease()::checkValid));
         }));
-        eventually().until(() -> ran.get() != null && ran.get().state() == LeaseState.LOST);
+        eventually().until(() -> ran.get() != null && ran.get().lease().state() == LeaseState.LOST);
         // The hung run no longer holds the occurrence.
         eventually().until(() -> observer.inspect(job.lockName("x")).holder().isEmpty());
         unblock.countDown();
@@ -84,22 +84,22 @@ class JobRunnerTest extends ZooKeeperTestBase {
     @Test
     void extendingTheHoldKeepsALongRunsLeasePastItsFirstDeadline() {
         JobRunner runner = closeLater(JobRunner.create(client("a")));
-        RunOnceJob job = RunOnceJob.builder("long").holdAtMost(Duration.ofSeconds(4)).build();
+        RunOnceJob job = RunOnceJob.builder("long").maxHold(Duration.ofSeconds(4)).build();
         runner.runOnce(job, "x", run -> {
-            Instant firstDeadline = run.holdDeadline().orElseThrow();
+            Instant firstDeadline = run.lease().deadline().orElseThrow();
             eventually().until(() -> Instant.now().isAfter(firstDeadline.minusSeconds(2)));
-            run.extendHold();
-            assertThat(run.holdDeadline()).get().matches(d -> d.isAfter(firstDeadline));
+            run.lease().renew();
+            assertThat(run.lease().deadline()).get().matches(d -> d.isAfter(firstDeadline));
             eventually().until(() -> Instant.now().isAfter(firstDeadline.plusMillis(200)));
-            run.checkValid(); // past the first deadline, still held thanks to the extension
+            run.lease().checkValid(); // past the first deadline, still held thanks to the extension
         });
     }
 
     @Test
-    void extendingTheHoldOfAJobWithoutHoldAtMostIsAnError() {
+    void extendingTheHoldOfAJobWithoutMaxHoldIsAnError() {
         JobRunner runner = closeLater(JobRunner.create(client("a")));
         RunOnceJob job = RunOnceJob.builder("plain").build();
-        runner.runOnce(job, "x", run -> assertThrows(IllegalStateException.class, run::extendHold));
+        runner.runOnce(job, "x", run -> assertThrows(IllegalStateException.class, run.lease()::renew));
     }
 
     @Test
@@ -184,20 +184,20 @@ class JobRunnerTest extends ZooKeeperTestBase {
     }
 
     @Test
-    void aQuickRunWhoseHoldAtMostEndsJustAfterItsHoldAtLeastIsReleasedNotLost() {
+    void aQuickRunWhoseMaxHoldEndsJustAfterItsHoldAtLeastIsReleasedNotLost() {
         LockClient a = client("a");
         JobRunner runner = closeLater(JobRunner.create(a));
         Duration hold = Duration.ofSeconds(2);
-        RunOnceJob job = RunOnceJob.builder("tight").holdAtLeast(hold).holdAtMost(hold.plus(RunOnceJob.MIN_HOLD_MARGIN))
+        RunOnceJob job = RunOnceJob.builder("tight").holdAtLeast(hold).maxHold(hold.plus(RunOnceJob.MIN_HOLD_MARGIN))
                 .build();
         AtomicReference<JobRun> ran = new AtomicReference<>();
         long started = System.nanoTime();
         assertThat(runner.runOnce(job, "x", ran::set)).isEqualTo(JobOutcome.RAN);
 
-        LeaseState end = ran.get().ended().toCompletableFuture().join();
+        LeaseState end = ran.get().lease().ended().toCompletableFuture().join();
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(hold);
         assertThat(end).isEqualTo(LeaseState.RELEASED);
-        assertThat(ran.get().state()).isEqualTo(LeaseState.RELEASED);
+        assertThat(ran.get().lease().state()).isEqualTo(LeaseState.RELEASED);
         assertThat(a.stats().leasesLost()).isZero();
     }
 
@@ -239,9 +239,9 @@ class JobRunnerTest extends ZooKeeperTestBase {
         RunOnceJob job = RunOnceJob.builder("closing").holdAtLeast(Duration.ofMinutes(5)).build();
         AtomicReference<JobRun> ran = new AtomicReference<>();
         runner.runOnce(job, "x", ran::set);
-        assertThat(ran.get().state()).isEqualTo(LeaseState.HELD);
+        assertThat(ran.get().lease().state()).isEqualTo(LeaseState.HELD);
         runner.close();
-        assertThat(ran.get().state()).isEqualTo(LeaseState.RELEASED);
+        assertThat(ran.get().lease().state()).isEqualTo(LeaseState.RELEASED);
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> runner.runOnce(job, "y", r -> { }));
         assertThat(e).hasMessageContaining("closed").hasMessageContaining("closing");
     }

@@ -13,7 +13,7 @@ class RunOnceJobTest {
     void defaultsHoldNothingAndNeverMisfire() {
         RunOnceJob job = RunOnceJob.builder("nightly-report").build();
         assertThat(job.holdAtLeast()).isZero();
-        assertThat(job.holdAtMost()).isEmpty();
+        assertThat(job.maxHold()).isEmpty();
         assertThat(job.misfireThreshold()).isEmpty();
     }
 
@@ -39,35 +39,35 @@ class RunOnceJobTest {
                 () -> RunOnceJob.builder("j").holdAtLeast(Duration.ofSeconds(-1)).build()))
                 .hasMessageContaining("holdAtLeast").hasMessageContaining("'j'");
         assertThat(assertThrows(IllegalArgumentException.class,
-                () -> RunOnceJob.builder("j").holdAtMost(Duration.ZERO).build()))
-                .hasMessageContaining("holdAtMost");
+                () -> RunOnceJob.builder("j").maxHold(Duration.ZERO).build()))
+                .hasMessageContaining("maxHold");
         assertThat(assertThrows(IllegalArgumentException.class,
                 () -> RunOnceJob.builder("j").holdAtLeast(Duration.ofDays(2)).build()))
                 .hasMessageContaining("1 day");
     }
 
     @Test
-    void holdAtMostShorterThanHoldAtLeastIsRejected() {
+    void maxHoldShorterThanHoldAtLeastIsRejected() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RunOnceJob.builder("j")
-                .holdAtLeast(Duration.ofMinutes(5)).holdAtMost(Duration.ofMinutes(1)).build());
-        assertThat(e).hasMessageContaining("holdAtMost").hasMessageContaining("holdAtLeast");
+                .holdAtLeast(Duration.ofMinutes(5)).maxHold(Duration.ofMinutes(1)).build());
+        assertThat(e).hasMessageContaining("maxHold").hasMessageContaining("holdAtLeast");
     }
 
     @Test
-    void holdAtMostWithoutASecondsMarginOverHoldAtLeastIsRejectedBecauseEveryRunWouldEndLost() {
+    void maxHoldWithoutASecondsMarginOverHoldAtLeastIsRejectedBecauseEveryRunWouldEndLost() {
         for (Duration atMost : new Duration[] {Duration.ofMinutes(5), Duration.ofMinutes(5).plusMillis(999)}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RunOnceJob.builder("j")
-                    .holdAtLeast(Duration.ofMinutes(5)).holdAtMost(atMost).build());
-            assertThat(e).as("holdAtMost %s", atMost).hasMessageContaining("holdAtMost (" + atMost + ")")
+                    .holdAtLeast(Duration.ofMinutes(5)).maxHold(atMost).build());
+            assertThat(e).as("maxHold %s", atMost).hasMessageContaining("maxHold (" + atMost + ")")
                     .hasMessageContaining("at least 1 s longer than holdAtLeast (PT5M)").hasMessageContaining("LOST")
                     .hasMessageContaining("'j'");
         }
         RunOnceJob margin = RunOnceJob.builder("j").holdAtLeast(Duration.ofMinutes(5))
-                .holdAtMost(Duration.ofMinutes(5).plusSeconds(1)).build();
-        assertThat(margin.holdAtMost()).contains(Duration.ofSeconds(301));
+                .maxHold(Duration.ofMinutes(5).plusSeconds(1)).build();
+        assertThat(margin.maxHold()).contains(Duration.ofSeconds(301));
         // Without a hold-at-least the release follows the task at once: no margin needed.
-        RunOnceJob noHold = RunOnceJob.builder("j").holdAtMost(Duration.ofMillis(100)).build();
-        assertThat(noHold.holdAtMost()).contains(Duration.ofMillis(100));
+        RunOnceJob noHold = RunOnceJob.builder("j").maxHold(Duration.ofMillis(100)).build();
+        assertThat(noHold.maxHold()).contains(Duration.ofMillis(100));
     }
 
     @Test

@@ -29,9 +29,9 @@ class LeaderConnectionTest extends ZooKeeperTestBase {
 
         proxy.freeze();
         eventually().until(() -> events.events.size() == 2);
-        assertThat(term.state()).isEqualTo(LeaseState.SUSPECT);
+        assertThat(term.lease().state()).isEqualTo(LeaseState.SUSPECT);
         assertThat(election.isLeader()).isFalse();
-        assertThrows(LeaseSuspendedException.class, term::checkValid);
+        assertThrows(LeaseSuspendedException.class, term.lease()::checkValid);
 
         proxy.thaw();
         eventually().until(election::isLeader);
@@ -39,6 +39,6 @@ class LeaderConnectionTest extends ZooKeeperTestBase {
         assertThat(events.events).isEqualTo(List.of("elected:" + term.term(), "suspended:" + term.term(),
                 "resumed:" + term.term()));
         assertThat(election.leadership()).containsSame(term);
-        term.checkValid();
+        term.lease().checkValid();
     }
 }

@@ -57,11 +57,11 @@ class LeaderFailoverTest extends ZooKeeperTestBase {
         // The deposed leader is told, in order: suspended, then lost; its term is over for good.
         eventually().until(() -> firstEvents.events.equals(List.of("elected:" + deposed.term(),
                 "suspended:" + deposed.term(), "lost:" + deposed.term())));
-        assertThat(deposed.state()).isEqualTo(LeaseState.LOST);
+        assertThat(deposed.lease().state()).isEqualTo(LeaseState.LOST);
         assertThat(deposed.ended().toCompletableFuture().join()).isEqualTo(LeaseState.LOST);
         // While lost() ran the election still showed the term: its end was being handled.
         assertThat(firstEvents.leadershipDuringLost).singleElement().satisfies(t -> assertThat(t).containsSame(deposed));
-        LeaseLostException e = assertThrows(LeaseLostException.class, deposed::checkValid);
+        LeaseLostException e = assertThrows(LeaseLostException.class, deposed.lease()::checkValid);
         assertThat(e.token()).hasValue(deposed.term());
         assertThat(a.isLeader()).isFalse();
 
@@ -90,7 +90,7 @@ class LeaderFailoverTest extends ZooKeeperTestBase {
         leaderClient.close(); // releases every lease of the client, the election's among them
 
         LeaseState end = term.ended().toCompletableFuture().join();
-        assertThat(end).isEqualTo(LeaseState.RELEASED).isEqualTo(term.state());
+        assertThat(end).isEqualTo(LeaseState.RELEASED).isEqualTo(term.lease().state());
         assertThat(events.events).containsExactly("elected:" + term.term(), "lost:" + term.term());
         assertThat(events.leadershipDuringLost).singleElement().satisfies(t -> assertThat(t).containsSame(term));
         eventually().until(() -> leader.leadership().isEmpty());

@@ -147,7 +147,7 @@ class LeaderSuccessionTest extends ZooKeeperTestBase {
         assertThat(LeaderElection.currentLeader(client("observer"), "handover").map(Leader::ownerId)).contains("a");
         finishWork.countDown();
         eventually().until(b::isLeader);
-        assertThat(term.state()).isEqualTo(LeaseState.RELEASED);
+        assertThat(term.lease().state()).isEqualTo(LeaseState.RELEASED);
     }
 
     @Test

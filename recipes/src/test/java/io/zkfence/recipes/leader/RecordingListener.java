@@ -35,7 +35,7 @@ final class RecordingListener implements LeadershipListener {
 
     @Override
     public void revoked(Leadership leadership) {
-        stateDuringRevoked.add(leadership.state());
+        stateDuringRevoked.add(leadership.lease().state());
         events.add("revoked:" + leadership.term());
     }
 

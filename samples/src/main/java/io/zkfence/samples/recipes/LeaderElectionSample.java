@@ -96,7 +96,7 @@ public final class LeaderElectionSample {
     }
 
     private static void beat(JdbcFence fence, String instance, Leadership leadership) {
-        if (!leadership.isValid()) {
+        if (!leadership.lease().isValid()) {
             return; // SUSPECT: the connection is down, do not write until it is HELD again
         }
         try {

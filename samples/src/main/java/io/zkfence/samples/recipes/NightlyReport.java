@@ -20,7 +20,7 @@ public final class NightlyReport {
     static final RunOnceJob JOB = RunOnceJob.builder("nightly-report")
             .holdAtLeast(Duration.ofMinutes(10))      // > clock skew + scheduler lateness, twice over
             .misfireThreshold(Duration.ofMinutes(5))  // a replica reaching 02:00 later than 02:05 skips it
-            .holdAtMost(Duration.ofHours(2))          // a hung run loses its lease after two hours
+            .maxHold(Duration.ofHours(2))          // a hung run loses its lease after two hours
             .build();
 
     private final JobRunner jobs;

@@ -65,7 +65,7 @@ public final class RunOnceJobSample {
         return RunOnceJob.builder("expired-sessions-cleanup")
                 .holdAtLeast(period.multipliedBy(3).dividedBy(4))  // keep the occurrence most of the period
                 .misfireThreshold(period.dividedBy(2))             // skip it if more than half a period late
-                .holdAtMost(period.multipliedBy(3))                // a hung run loses its lease
+                .maxHold(period.multipliedBy(3))                // a hung run loses its lease
                 .build();
     }
     // end:job

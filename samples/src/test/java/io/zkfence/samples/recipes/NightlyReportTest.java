@@ -35,6 +35,6 @@ class NightlyReportTest extends RecipeSampleTestBase {
     @Test
     void theProductionJobHoldsLongerThanItsMisfireThreshold() {
         assertThat(NightlyReport.JOB.holdAtLeast()).isGreaterThanOrEqualTo(NightlyReport.JOB.misfireThreshold().orElseThrow());
-        assertThat(NightlyReport.JOB.holdAtMost()).contains(Duration.ofHours(2));
+        assertThat(NightlyReport.JOB.maxHold()).contains(Duration.ofHours(2));
     }
 }
