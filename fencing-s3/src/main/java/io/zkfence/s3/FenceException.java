@@ -29,7 +29,7 @@ public class FenceException extends FencingException {
      * @param message what went wrong, in words that stand on their own
      * @param cause the underlying failure, or {@code null}
      */
-    public FenceException(String bucket, String key, String message, Throwable cause) {
+    FenceException(String bucket, String key, String message, Throwable cause) {
         super(message, cause);
         this.bucket = Objects.requireNonNull(bucket, "bucket");
         this.key = Objects.requireNonNull(key, "key");

@@ -75,7 +75,8 @@ class PublishedApiTest {
                 try {
                     type = Class.forName(name, false, loader);
                 } catch (ClassNotFoundException | LinkageError e) {
-                    throw new IllegalStateException("cannot load " + name + " from " + jar, e);
+                    throw new IllegalStateException("cannot load " + name + " from " + jar + " (" + e + "): an optional"
+                            + " dependency of that jar must be added to consumer-check/src/it/module-names/pom.xml", e);
                 }
                 if (isExported(type)) {
                     types.put(type.getName(), members(type));
