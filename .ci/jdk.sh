@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced, not run, by .ci/run, ./demo, ./bench and ./soak, so that all four choose the JDK the same way:
 # $JAVA_HOME if it is a JDK 21 or newer, else the first such JDK under /usr/lib/jvm.
 #

@@ -54,6 +54,12 @@ final class S3FencingBench implements Workload {
         return false;
     }
 
+    // S3Mock 5 marks its in-process API deprecated (see startS3Mock).
+    @SuppressWarnings("deprecation")
+    private static int httpPort(S3MockApplication app) {
+        return app.getHttpPort();
+    }
+
     @Override
     public Section run(BenchContext ctx) {
         Settings s = ctx.settings();
@@ -62,7 +68,7 @@ final class S3FencingBench implements Workload {
         try (Closer closer = new Closer()) {
             S3MockApplication app = startS3Mock();
             closer.add(app::stop);
-            URI endpoint = URI.create("http://127.0.0.1:" + app.getHttpPort());
+            URI endpoint = URI.create("http://127.0.0.1:" + httpPort(app));
             RequestCounter plainCount = new RequestCounter();
             RequestCounter fencedCount = new RequestCounter();
             S3Client plain = closer.add(client(endpoint, plainCount));

@@ -104,7 +104,7 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         try {
             cluster.killServer(server);
         } catch (Exception e) {
-            throw new IllegalStateException("could not kill ZooKeeper server " + server.getConnectString(), e);
+            throw new IllegalStateException("could not kill ZooKeeper server " + server.getHostname() + ":" + server.getPort(), e);
         }
     }
 
@@ -117,7 +117,7 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         try {
             cluster.restartServer(server);
         } catch (Exception e) {
-            throw new IllegalStateException("could not restart ZooKeeper server " + server.getConnectString(), e);
+            throw new IllegalStateException("could not restart ZooKeeper server " + server.getHostname() + ":" + server.getPort(), e);
         }
     }
 

@@ -26,7 +26,7 @@ public abstract class Engine implements AutoCloseable {
         this.user = user;
         this.password = password;
         HikariConfig config = new HikariConfig();
-        config.setPoolName(name());
+        config.setPoolName(getClass().getSimpleName()); // not name(): overridable, called before the subclass is built
         config.setJdbcUrl(jdbcUrl);
         config.setUsername(user);
         config.setPassword(password);
@@ -99,11 +99,11 @@ public abstract class Engine implements AutoCloseable {
         }
     }
 
-    public void execute(String sql) {
+    public final void execute(String sql) {
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
-            throw new IllegalStateException(name() + ": " + sql, e);
+            throw new IllegalStateException(getClass().getSimpleName() + ": " + sql, e);
         }
     }
 
