@@ -27,12 +27,18 @@ public final class FencedLock {
     private final String name;
     private final String path;
     private final Duration maxHold;
+    private final CohortPolicy cohort;
 
     FencedLock(LockClient client, String name, String path, Duration maxHold) {
+        this(client, name, path, maxHold, null);
+    }
+
+    private FencedLock(LockClient client, String name, String path, Duration maxHold, CohortPolicy cohort) {
         this.client = client;
         this.name = name;
         this.path = path;
         this.maxHold = maxHold;
+        this.cohort = cohort;
     }
 
     /** The application lock name. */
@@ -63,7 +69,50 @@ public final class FencedLock {
         if (maxHold.isNegative() || maxHold.isZero()) {
             throw new IllegalArgumentException("maxHold must be positive, was " + maxHold + " (lock '" + name + "')");
         }
-        return new FencedLock(client, name, path, maxHold);
+        return new FencedLock(client, name, path, maxHold, cohort);
+    }
+
+    /**
+     * The same lock in cohort mode, with the default batch (32 turns, 20 ms): see
+     * {@link #withCohort(int, Duration)}.
+     */
+    public FencedLock withCohort() {
+        return new FencedLock(client, name, path, maxHold, CohortPolicy.DEFAULT);
+    }
+
+    /**
+     * The same lock in cohort mode, for hot locks that many threads of this client want at once.
+     * The client's threads queue locally behind one ZooKeeper queue node; once it is granted the
+     * lock passes from thread to thread in arrival order without a ZooKeeper round trip, for at
+     * most {@code maxBatch} turns and {@code maxBatchTime} since the node was granted, then the
+     * node is released so other processes get their turn, and the remaining threads queue again.
+     *
+     * <p><b>Tokens are equal within a cohort:</b> every turn under one node carries that node's
+     * token, so successive grants to different threads of this client may share a token; across
+     * cohorts tokens still strictly increase. Resources that accept a token {@code >=} the highest
+     * they have seen stay safe (see docs/token-contract.md), but code that uses the token as a
+     * per-grant identifier must not use this mode. Off unless asked for.
+     *
+     * <p>Everything else behaves as without it: timeouts, interrupts, re-entrancy (per thread),
+     * lease states (a lost session makes every turn on the node LOST), max-hold (per turn; a turn
+     * that passes it also ends the node, so its token is never handed on), release from another
+     * thread, {@code close()}. One client should use one mode per lock name: a cohort and plain
+     * acquires of the same name queue separately, like two processes.
+     *
+     * @throws IllegalArgumentException if {@code maxBatch} is below 1 or {@code maxBatchTime} is
+     *                                  not in (0, 1 min]
+     */
+    public FencedLock withCohort(int maxBatch, Duration maxBatchTime) {
+        return new FencedLock(client, name, path, maxHold, new CohortPolicy(maxBatch, maxBatchTime));
+    }
+
+    /** Whether this handle acquires in cohort mode ({@link #withCohort(int, Duration)}). */
+    public boolean isCohort() {
+        return cohort != null;
+    }
+
+    CohortPolicy cohort() {
+        return cohort;
     }
 
     /**
@@ -126,6 +175,7 @@ public final class FencedLock {
 
     @Override
     public String toString() {
-        return "FencedLock{" + name + " at " + path + (maxHold == null ? "" : ", maxHold=" + maxHold) + "}";
+        return "FencedLock{" + name + " at " + path + (maxHold == null ? "" : ", maxHold=" + maxHold)
+                + (cohort == null ? "" : ", cohort=" + cohort.maxBatch() + "/" + cohort.maxBatchTime()) + "}";
     }
 }

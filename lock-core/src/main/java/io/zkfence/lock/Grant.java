@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * completed stage, whose continuations run on the thread that attaches them. No check of who is
  * waiting decides it, so no attach can race it.
  */
-final class Grant {
+final class Grant implements Hold {
 
     private static final Logger log = LoggerFactory.getLogger(Grant.class);
 
@@ -116,31 +116,64 @@ final class Grant {
         armOwnNodeWatch(false);
     }
 
-    String nodePath() {
+    @Override
+    public String lockName() {
+        return lockName;
+    }
+
+    @Override
+    public long token() {
+        return token;
+    }
+
+    @Override
+    public int sequence() {
+        return sequence;
+    }
+
+    @Override
+    public Duration ttl() {
+        return ttl;
+    }
+
+    @Override
+    public String nodePath() {
         return nodePath;
     }
 
-    LeaseState state() {
+    @Override
+    public LeaseState state() {
         return state;
     }
 
-    String endReason() {
+    @Override
+    public String endReason() {
         return endReason;
     }
 
-    Instant deadline() {
+    @Override
+    public Instant deadline() {
         return deadline;
     }
 
-    Duration maxHold() {
+    @Override
+    public Duration maxHold() {
         return maxHold;
+    }
+
+    @Override
+    public void releaseOne() {
+        if (dropHold()) {
+            deleteNode();
+        }
     }
 
     /**
      * The final state, as a stage: completed on the event thread when the grant ends, or already
      * completed if it has ended (continuations then run on the attaching thread).
      */
-    CompletionStage<LeaseState> ended() {
+    @Override
+    public CompletionStage<LeaseState> ended() {
         LeaseState s = state;
         return s.isFinal() ? CompletableFuture.completedStage(s) : ended.minimalCompletionStage();
     }
@@ -229,7 +262,8 @@ final class Grant {
         }
     }
 
-    void renew() {
+    @Override
+    public void renew() {
         if (maxHold == null) {
             throw new IllegalStateException("lease on lock '" + lockName + "' (token " + token
                     + ") has no max-hold to renew; acquire with FencedLock.withMaxHold(...)");
@@ -237,18 +271,21 @@ final class Grant {
         scheduleMaxHold();
     }
 
-    void checkNotFinal() {
+    @Override
+    public void checkNotFinal() {
         LeaseState s = state;
         if (s.isFinal()) {
             throw new LeaseLostException(lockName, token, s, endReason);
         }
     }
 
-    void addListener(Lease lease, LeaseListener listener) {
+    @Override
+    public void addListener(Lease lease, LeaseListener listener) {
         listeners.add(new Registration(lease, listener));
     }
 
-    void removeListener(LeaseListener listener) {
+    @Override
+    public void removeListener(LeaseListener listener) {
         listeners.removeIf(r -> r.listener == listener);
     }
 

@@ -29,6 +29,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     suffix is not a safe token: it restarts at 0 when the lock znode is re-created and goes
  *     negative after 2^31 creates. It is exposed as {@link #sequence()} for diagnostics only.)</li>
  * <li>A re-entrant acquire by the holding thread returns the same grant, hence the same token.</li>
+ * <li>In cohort mode ({@link FencedLock#withCohort(int, java.time.Duration)}, opt-in) the turns
+ *     of one client's threads under one queue node share its token: equal within a cohort,
+ *     strictly increasing across cohorts. Accepting {@code >=} stays safe (see that method).</li>
  * <li>A resource accepts a write whose token is {@code >=} the highest it has accepted and
  *     rejects a lower one. Equal is accepted so one holder can write many times.</li>
  * </ul>
@@ -65,26 +68,26 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class Lease implements AutoCloseable {
 
-    private final Grant grant;
+    private final Hold grant;
     private final AtomicBoolean released = new AtomicBoolean();
 
-    Lease(Grant grant) {
+    Lease(Hold grant) {
         this.grant = grant;
     }
 
     /** The application lock name. */
     public String lockName() {
-        return grant.lockName;
+        return grant.lockName();
     }
 
     /** The fencing token of this grant: see <a href="#token-contract">the contract</a>. */
     public long token() {
-        return grant.token;
+        return grant.token();
     }
 
     /** ZooKeeper's sequence suffix of the queue node. For diagnostics; not a fencing token. */
     public int sequence() {
-        return grant.sequence;
+        return grant.sequence();
     }
 
     /** The queue node's path (client path, without any Curator namespace). */
@@ -94,7 +97,7 @@ public final class Lease implements AutoCloseable {
 
     /** The lease TTL: the session timeout negotiated with the servers when the lock was granted. */
     public Duration ttl() {
-        return grant.ttl;
+        return grant.ttl();
     }
 
     /** This handle's state: {@link LeaseState#RELEASED} once this handle was released, else the grant's. */
@@ -116,11 +119,11 @@ public final class Lease implements AutoCloseable {
      */
     public void checkValid() {
         if (released.get()) {
-            throw new LeaseLostException(grant.lockName, grant.token, LeaseState.RELEASED, "this handle was released");
+            throw new LeaseLostException(grant.lockName(), grant.token(), LeaseState.RELEASED, "this handle was released");
         }
         grant.checkNotFinal();
         if (grant.state() == LeaseState.SUSPECT) {
-            throw new LeaseSuspendedException(grant.lockName, grant.token);
+            throw new LeaseSuspendedException(grant.lockName(), grant.token());
         }
     }
 
@@ -167,7 +170,7 @@ public final class Lease implements AutoCloseable {
      */
     public void renew() {
         if (released.get()) {
-            throw new LeaseLostException(grant.lockName, grant.token, LeaseState.RELEASED, "this handle was released");
+            throw new LeaseLostException(grant.lockName(), grant.token(), LeaseState.RELEASED, "this handle was released");
         }
         grant.renew();
     }
@@ -180,8 +183,8 @@ public final class Lease implements AutoCloseable {
      * that. Idempotent.
      */
     public void release() {
-        if (released.compareAndSet(false, true) && grant.dropHold()) {
-            grant.deleteNode();
+        if (released.compareAndSet(false, true)) {
+            grant.releaseOne();
         }
     }
 
@@ -193,6 +196,6 @@ public final class Lease implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "Lease{lock=" + grant.lockName + ", token=" + grant.token + ", state=" + state() + "}";
+        return "Lease{lock=" + grant.lockName() + ", token=" + grant.token() + ", state=" + state() + "}";
     }
 }

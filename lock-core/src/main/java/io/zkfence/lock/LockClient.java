@@ -164,6 +164,7 @@ public final class LockClient implements AutoCloseable {
             return;
         }
         rt.markClosing();
+        rt.cohorts.values().forEach(Cohort::close);
         Map<String, CompletableFuture<Boolean>> cleanUps = new LinkedHashMap<>();
         for (Acquisition a : rt.registry.acquisitions()) {
             cleanUps.put("a waiter's node under " + a.lockPath(), a.cancel());
@@ -201,6 +202,16 @@ public final class LockClient implements AutoCloseable {
     // ---- used by FencedLock ----
 
     Lease acquire(FencedLock lock, Duration timeout) {
+        if (lock.isCohort()) {
+            ensureOpen(lock.name());
+            long timeoutNanos = timeout == null ? -1 : saturatedNanos(timeout);
+            while (true) {
+                Lease lease = cohortOf(lock).acquire(timeoutNanos, timeout);
+                if (lease != null) {
+                    return lease;
+                }
+            }
+        }
         Lease again = reenter(lock);
         if (again != null) {
             return again;
@@ -209,6 +220,10 @@ public final class LockClient implements AutoCloseable {
     }
 
     Optional<Lease> tryAcquire(FencedLock lock) {
+        if (lock.isCohort()) {
+            ensureOpen(lock.name());
+            return Optional.ofNullable(cohortOf(lock).tryAcquire());
+        }
         Lease again = reenter(lock);
         if (again != null) {
             return Optional.of(again);
@@ -219,30 +234,47 @@ public final class LockClient implements AutoCloseable {
                         + lock.name() + "'", null)));
     }
 
+    private Cohort cohortOf(FencedLock lock) {
+        return rt.cohorts.computeIfAbsent(lock.path(), p -> new Cohort(this, rt, lock, lock.cohort()));
+    }
+
+    /** A try-acquire of a cohort's node, owned by {@code nodeOwner}: the grant, or null. */
+    Grant tryNodeForCohort(String name, String path, Thread nodeOwner) {
+        Duration bound = rt.config.operationTimeout();
+        return awaitGrant(name, path, null, true, bound, nodeOwner, () -> new CoordinationException(name,
+                "could not reach ZooKeeper within operationTimeout (" + bound.toMillis() + " ms) to try lock '"
+                        + name + "'", null));
+    }
+
     /**
      * Starts an acquisition and waits for it: the lease, or null when a try found the lock taken.
      * On timeout, interrupt or failure the acquisition is abandoned (its node removed); a grant
      * that raced in before a timeout is kept, one that raced in before an interrupt is released.
      */
     private Lease awaitGrant(FencedLock lock, boolean tryOnly, Duration timeout, Supplier<LockException> onTimeout) {
+        Grant g = awaitGrant(lock.name(), lock.path(), lock.maxHold().orElse(null), tryOnly, timeout,
+                Thread.currentThread(), onTimeout);
+        return g == null ? null : lease(g);
+    }
+
+    private Grant awaitGrant(String name, String path, Duration maxHold, boolean tryOnly, Duration timeout, Thread owner,
+            Supplier<LockException> onTimeout) {
         // Before anything is queued: a timeout too long for nanoseconds (ChronoUnit.FOREVER) means no timeout.
         long timeoutNanos = timeout == null ? -1 : saturatedNanos(timeout);
-        Acquisition a = new Acquisition(rt, lock.name(), lock.path(), tryOnly, lock.maxHold().orElse(null),
-                Thread.currentThread());
+        Acquisition a = new Acquisition(rt, name, path, tryOnly, maxHold, owner);
         rt.registry.add(a);
         if (closed.get()) {
             // close() may have swept the registry before this acquisition was in it.
             rt.registry.remove(a);
-            throw closedError(lock.name());
+            throw closedError(name);
         }
         a.start();
         try {
-            Grant g = timeoutNanos < 0 ? a.result().get() : awaitTimed(a, timeoutNanos);
-            return g == null ? null : lease(g);
+            return timeoutNanos < 0 ? a.result().get() : awaitTimed(a, timeoutNanos);
         } catch (TimeoutException e) {
             Grant won = a.abandon();
             if (won != null) {
-                return lease(won); // granted just as the wait ran out: the caller has it
+                return won; // granted just as the wait ran out: the caller has it
             }
             throw onTimeout.get();
         } catch (InterruptedException e) {
@@ -252,10 +284,10 @@ public final class LockClient implements AutoCloseable {
                 won.releaseAll();
             }
             Thread.currentThread().interrupt();
-            throw new AcquireInterruptedException(lock.name(), e);
+            throw new AcquireInterruptedException(name, e);
         } catch (ExecutionException e) {
             a.abandon();
-            throw failure(lock.name(), e);
+            throw failure(name, e);
         } catch (RuntimeException | Error e) {
             // Whatever went wrong on this thread, the caller gets no lease: leave no lock behind.
             Grant won = a.abandon();

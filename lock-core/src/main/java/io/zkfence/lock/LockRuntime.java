@@ -26,6 +26,8 @@ final class LockRuntime {
     final NodeReaper reaper;
     final GuidSource guids = new GuidSource();
     final RetryLog retries = new RetryLog();
+    /** The cohorts of locks acquired in cohort mode, by lock path; an idle one removes itself. */
+    final java.util.concurrent.ConcurrentHashMap<String, Cohort> cohorts = new java.util.concurrent.ConcurrentHashMap<>();
     /** Set when {@link LockClient#close()} begins: failures from then on mean "closed". */
     private volatile boolean closing;
 

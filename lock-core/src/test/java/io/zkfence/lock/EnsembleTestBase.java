@@ -60,6 +60,19 @@ abstract class EnsembleTestBase {
         return closeable;
     }
 
+    /**
+     * The lock as this class's tests acquire it. The behaviour suites run in both modes: their
+     * cohort-mode subclasses override this with {@link FencedLock#withCohort()}.
+     */
+    protected FencedLock lock(LockClient client, String name) {
+        return client.lock(name);
+    }
+
+    /** Whether {@link #lock} hands out cohort-mode locks (tokens may repeat across grants). */
+    protected boolean cohortMode() {
+        return false;
+    }
+
     /** A lock client on its own session (10 s) on the whole ensemble. */
     protected LockClient newClient(String ownerId) {
         return closeLater(ensemble.client(root, ownerId));

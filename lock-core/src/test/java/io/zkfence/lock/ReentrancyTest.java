@@ -11,7 +11,7 @@ class ReentrancyTest extends EnsembleTestBase {
     @Test
     void holdingThreadReacquiresTheSameGrantAndTokenWithoutANewNode() throws Exception {
         LockClient a = newClient("a");
-        FencedLock lock = a.lock("reentrant");
+        FencedLock lock = lock(a, "reentrant");
         try (Lease outer = lock.acquire()) {
             long creates = a.stats().creates();
             try (Lease inner = lock.acquire()) {
@@ -27,7 +27,7 @@ class ReentrancyTest extends EnsembleTestBase {
     @Test
     void theNodeGoesOnlyWhenTheLastHoldIsReleased() throws Exception {
         LockClient a = newClient("a");
-        FencedLock lock = a.lock("holds");
+        FencedLock lock = lock(a, "holds");
         Lease first = lock.acquire();
         Lease second = lock.acquire();
         first.release();
@@ -43,7 +43,7 @@ class ReentrancyTest extends EnsembleTestBase {
     @Test
     void releasingOneHandleTwiceDoesNotDropAnotherHandlesHold() throws Exception {
         LockClient a = newClient("a");
-        FencedLock lock = a.lock("idempotent");
+        FencedLock lock = lock(a, "idempotent");
         Lease first = lock.acquire();
         Lease second = lock.acquire();
         first.release();
@@ -59,7 +59,7 @@ class ReentrancyTest extends EnsembleTestBase {
     @Test
     void anotherThreadOfTheSameClientIsNotReentrant() throws Exception {
         LockClient a = newClient("a");
-        FencedLock lock = a.lock("per-thread");
+        FencedLock lock = lock(a, "per-thread");
         try (Lease held = lock.acquire()) {
             boolean otherGotIt = CompletableFuture.supplyAsync(() -> lock.tryAcquire().isPresent()).get();
             assertThat(otherGotIt).isFalse();
@@ -70,13 +70,13 @@ class ReentrancyTest extends EnsembleTestBase {
     void aLeaseCanBeReleasedFromAnotherThread() throws Exception {
         LockClient a = newClient("a");
         LockClient b = newClient("b");
-        FencedLock lock = a.lock("handoff");
+        FencedLock lock = lock(a, "handoff");
         Lease lease = lock.acquire();
         CompletableFuture.runAsync(lease::release).get();
         assertThat(lease.state()).isEqualTo(LeaseState.RELEASED);
         // A release whose delete meets a connection hiccup finishes it in the background.
         eventually().untilAsserted(() -> assertThat(queueOf(lock)).isEmpty());
-        try (Lease next = b.lock("handoff").acquire()) {
+        try (Lease next = lock(b, "handoff").acquire()) {
             assertThat(next.token()).isGreaterThan(lease.token());
         }
     }
@@ -84,7 +84,7 @@ class ReentrancyTest extends EnsembleTestBase {
     @Test
     void afterTheLastReleaseTheSameThreadGetsANewGrantWithAHigherToken() {
         LockClient a = newClient("a");
-        FencedLock lock = a.lock("again");
+        FencedLock lock = lock(a, "again");
         long first;
         try (Lease lease = lock.acquire()) {
             first = lease.token();
@@ -97,7 +97,7 @@ class ReentrancyTest extends EnsembleTestBase {
     @Test
     void aReleasedHandleFailsCheckValidWithTheLockNameAndToken() {
         LockClient a = newClient("a");
-        Lease lease = a.lock("done").acquire();
+        Lease lease = lock(a, "done").acquire();
         lease.release();
         LeaseLostException e = assertThrows(LeaseLostException.class, lease::checkValid);
         assertThat(e.lockName()).isEqualTo("done");
