@@ -66,6 +66,10 @@ class SmokeRunTest {
             expected.add("cache_rebuild." + v + ".p99_us");
             expected.add("cache_rebuild." + v + ".loader_calls_per_expiry.max");
         }
+        for (String v : List.of("zkfence-cohort", "zkfence", "curator")) {
+            expected.add("hot-lock." + v + ".grants_per_s");
+            expected.add("hot-lock." + v + ".worst_share_deviation");
+        }
         expected.add("fencing_s3.plain_put.max_us");
         expected.add("fencing_s3.fenced_put.max_us");
         for (String name : expected) {
@@ -79,6 +83,7 @@ class SmokeRunTest {
         // Correctness, not speed: the lock excluded, and each release woke exactly one waiter.
         assertThat(figures.get("contended.violations").asDouble()).isZero();
         assertThat(figures.get("contended.counter_lost_updates").asDouble()).isZero();
+        assertThat(figures.get("hot-lock.violations").asDouble()).isZero();
         for (int w : smoke.handoffWaiters()) {
             assertThat(figures.get("handoff.waiters_" + w + ".watch_events_per_release").asDouble()).isEqualTo(1.0);
         }
@@ -92,7 +97,8 @@ class SmokeRunTest {
         assertThat(targetIds).contains("uncontended_vs_floor", "uncontended_vs_curator", "contended_vs_curator",
                 "handoff_p50_flat", "handoff_watch_events", "many_locks_flat", "jdbc_token_column_update",
                 "jdbc_fence_row_unit", "s3_steady_put", "cache_rebuild_stale_loader_calls",
-                "cache_rebuild_wait_loader_calls");
+                "cache_rebuild_wait_loader_calls", "hot_lock_cohort_vs_curator", "hot_lock_plain_vs_curator",
+                "hot_lock_cohort_fairness");
         json.get("targets").forEach(t -> assertThat(t.get("measured").isNumber()).isTrue());
 
         String report = Files.readString(out.resolve("README.md"));
