@@ -18,7 +18,9 @@ import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.annotation.ImportCandidates;
 import org.springframework.boot.context.properties.bind.BindException;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -61,6 +63,14 @@ class ZkfenceAutoConfigurationTest {
                                 .satisfies(h -> assertThat(h.ownerId()).isEqualTo("inventory-7"));
                     }
                 });
+    }
+
+    @Test
+    void theStarterRegistersEveryAutoConfigurationWithSpringBoot() {
+        assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
+                .contains(ZkfenceCuratorAutoConfiguration.class.getName(), ZkfenceAutoConfiguration.class.getName(),
+                        ZkfenceJdbcAutoConfiguration.class.getName(), ZkfenceS3AutoConfiguration.class.getName(),
+                        ZkfenceHealthAutoConfiguration.class.getName(), ZkfenceMetricsAutoConfiguration.class.getName());
     }
 
     @Test
