@@ -169,17 +169,23 @@ public final class ZkfenceLockProvider implements ExtensibleLockProvider {
         @Override
         protected Optional<SimpleLock> doExtend(LockConfiguration newConfig) {
             if (!run.isActive()) {
-                return Optional.empty();
+                return refused();
             }
             try {
                 if (!writeRecord(run, newConfig.getLockAtLeastUntil())) {
-                    return Optional.empty();
+                    return refused();
                 }
             } catch (Exception e) {
                 throw new LockException("zkfence: cannot extend the lockAtLeastFor record of job '" + run.name() + "': " + e, e);
             }
             run.expireAt(newConfig.getLockAtMostUntil());
             return Optional.of(new RunLock(newConfig, run));
+        }
+
+        /** ShedLock invalidates this handle even when extension fails, so nobody can unlock the run: end it here. */
+        private Optional<SimpleLock> refused() {
+            run.unlock();
+            return Optional.empty();
         }
     }
 }
