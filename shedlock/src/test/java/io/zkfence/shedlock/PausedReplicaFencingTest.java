@@ -18,6 +18,10 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import net.javacrumbs.shedlock.core.ClockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -47,10 +51,14 @@ class PausedReplicaFencingTest {
                 Replica next = new Replica(zk.connectString(), "replica-next", Duration.ofSeconds(15));
                 Replica third = new Replica(zk.connectString(), "replica-third", Duration.ofSeconds(15))) {
 
-            SimpleLock pausedRun = paused.provider.lock(config()).orElseThrow();
-            Lease pausedLease = ZkfenceShedLock.currentLease().orElseThrow();
-            long stale = ZkfenceShedLock.currentToken();
-            write(fence, stale, "paused");
+            // The paused replica's scheduler thread: its run, and its late write, happen there.
+            ExecutorService pausedScheduler = Executors.newSingleThreadExecutor();
+            SimpleLock pausedRun = pausedScheduler.submit(() -> {
+                SimpleLock run = paused.provider.lock(config()).orElseThrow();
+                settle(fence, "paused");
+                return run;
+            }).get(60, TimeUnit.SECONDS);
+            Lease pausedLease = pausedScheduler.submit(() -> ZkfenceShedLock.currentLease().orElseThrow()).get();
 
             proxy.freeze(); // GC pause / VM freeze / partition: no heartbeat reaches ZooKeeper
 
@@ -60,18 +68,20 @@ class PausedReplicaFencingTest {
                 l.ifPresent(x -> nextRun[0] = x);
                 return l.isPresent();
             });
-            long fresh = ZkfenceShedLock.currentToken();
-            assertThat(fresh).isGreaterThan(stale);
-            write(fence, fresh, "next");
+            assertThat(ZkfenceShedLock.currentToken()).isGreaterThan(pausedLease.token());
+            settle(fence, "next");
 
             proxy.thaw(); // the paused replica wakes up and carries on where it was
-            assertThrows(StaleTokenException.class, () -> write(fence, stale, "paused"));
+            ExecutionException late = assertThrows(ExecutionException.class,
+                    () -> pausedScheduler.submit(() -> settle(fence, "paused")).get(60, TimeUnit.SECONDS));
+            assertThat(late.getCause()).isInstanceOf(StaleTokenException.class);
             assertThat(writtenBy(ds)).isEqualTo("next");
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> pausedLease.state() == LeaseState.LOST);
 
-            pausedRun.unlock(); // ShedLock ends the paused run: the next run's lock stays
-            assertThat(third.provider.lock(config())).isEmpty();
+            pausedScheduler.submit(pausedRun::unlock).get(60, TimeUnit.SECONDS); // ShedLock ends the paused run
+            assertThat(third.provider.lock(config())).isEmpty(); // the next run's lock stays
             nextRun[0].unlock();
+            pausedScheduler.shutdown();
         }
     }
 
@@ -79,14 +89,18 @@ class PausedReplicaFencingTest {
         return new LockConfiguration(ClockProvider.now(), JOB, Duration.ofMinutes(5), Duration.ZERO);
     }
 
-    private static void write(JdbcFence fence, long token, String who) {
-        fence.inTransaction("settlement:1", token, c -> {
-            try (PreparedStatement ps = c.prepareStatement("update settlement set written_by = ? where id = 1")) {
-                ps.setString(1, who);
-                return ps.executeUpdate();
+    // snippet:task
+    /** The job's body: its write carries the run's token, so a run that lost the lock is fenced off. */
+    static int settle(JdbcFence fence, String replica) {
+        return fence.inTransaction("settlement:1", ZkfenceShedLock.currentToken(), connection -> {
+            try (PreparedStatement update = connection.prepareStatement(
+                    "update settlement set written_by = ? where id = 1")) {
+                update.setString(1, replica);
+                return update.executeUpdate();
             }
         });
     }
+    // end:task
 
     private static String writtenBy(JdbcDataSource ds) throws SQLException {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement();

@@ -28,8 +28,10 @@ final class Replica implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+        // snippet:provider
         client = LockClient.create(curator, LockClientConfig.builder().ownerId(owner).build());
-        provider = ZkfenceLockProvider.create(client, curator);
+        provider = ZkfenceLockProvider.create(client, curator); // records under /zkfence/shedlock
+        // end:provider
     }
 
     @Override

@@ -11,6 +11,9 @@ import io.zkfence.lock.LockClient;
 import io.zkfence.s3.FencedBucket;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.net.URI;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.time.Duration;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
@@ -76,6 +79,28 @@ class ZkfenceAdaptersAutoConfigurationTest {
                         fence.claim("inventory:sku:9", lease.token());
                     }
                     assertThrows(StaleTokenException.class, () -> fence.claim("inventory:sku:9", first));
+                });
+    }
+
+    @Test
+    void aServiceGetsTheLockClientAndTheFenceInjectedAndWritesFenced() {
+        runner().withBean(DataSource.class, () -> h2("service"))
+                .withPropertyValues("zkfence.jdbc.create-if-missing=true")
+                .withBean(InventoryService.class)
+                .run(ctx -> {
+                    DataSource ds = ctx.getBean(DataSource.class);
+                    try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                        s.execute("create table stock (sku varchar(20) primary key, reserved int)");
+                        s.execute("insert into stock values ('123', 0)");
+                    }
+                    ctx.getBean(InventoryService.class).reserve("123", 2);
+                    ctx.getBean(InventoryService.class).reserve("123", 3);
+                    try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+                            ResultSet rs = s.executeQuery("select reserved from stock where sku = '123'")) {
+                        rs.next();
+                        assertThat(rs.getInt(1)).isEqualTo(5);
+                    }
+                    assertThat(ctx.getBean(JdbcFence.class).currentToken("inventory:sku:123")).isPresent();
                 });
     }
 

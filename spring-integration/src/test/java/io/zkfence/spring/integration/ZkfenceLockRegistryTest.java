@@ -11,7 +11,9 @@ import io.zkfence.testkit.EmbeddedEnsemble;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ConcurrentModificationException;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
@@ -85,6 +87,36 @@ class ZkfenceLockRegistryTest {
         other.lock();
         assertThat(other.token().orElseThrow()).isGreaterThan(first);
         other.unlock();
+    }
+
+    /** Stands in for a DAO whose writes carry the token (fencing-jdbc / fencing-s3 in a real flow). */
+    interface OrderDao {
+        void markShipped(String orderId, long token);
+    }
+
+    // snippet:usage
+    /** A flow step: the registry's lock, and its token handed to the DAO. */
+    static void ship(ZkfenceLockRegistry registry, OrderDao dao, String orderId) throws InterruptedException {
+        ZkfenceLock lock = registry.obtain("orders:" + orderId);
+        if (!lock.tryLock(5, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("order " + orderId + " is being shipped elsewhere");
+        }
+        try {
+            lock.lease().orElseThrow().checkValid();
+            dao.markShipped(orderId, lock.token().orElseThrow());
+        } finally {
+            lock.unlock();
+        }
+    }
+    // end:usage
+
+    @Test
+    void theTokenReachesTheDaoThroughTheLock() throws Exception {
+        List<Long> tokens = new CopyOnWriteArrayList<>();
+        ship(a, (order, token) -> tokens.add(token), "o-1");
+        ship(b, (order, token) -> tokens.add(token), "o-1");
+        assertThat(tokens).hasSize(2);
+        assertThat(tokens.get(1)).isGreaterThan(tokens.get(0));
     }
 
     @Test
