@@ -29,7 +29,10 @@ class PublishedJarsTest {
             "zkfence-fencing-jdbc", "io.zkfence.jdbc",
             "zkfence-fencing-s3", "io.zkfence.s3",
             "zkfence-recipes", "io.zkfence.recipes",
-            "zkfence-testkit", "io.zkfence.testkit");
+            "zkfence-testkit", "io.zkfence.testkit",
+            "zkfence-spring-boot-starter", "io.zkfence.spring.boot",
+            "zkfence-shedlock", "io.zkfence.shedlock",
+            "zkfence-spring-integration", "io.zkfence.spring.integration");
 
     @Test
     void everyPublishedJarCarriesItsOwnAutomaticModuleName() throws IOException {
