@@ -19,7 +19,7 @@ import java.util.Optional;
  *   long after it started (began to try it), even if the task finished sooner, so a replica
  *   whose clock or scheduler is late finds it taken instead of running it again. 0 to 1 day.</td></tr>
  * <tr><td>{@code maxHold}</td><td>none</td><td>a run's lease is lost after this long (from the
- *   grant) unless the task {@linkplain Lease#renew() extends} it: the occurrence's lock is
+ *   grant) unless the task {@linkplain io.zkfence.lock.Lease#renew() extends} it: the occurrence's lock is
  *   released and the task is told through {@code run.lease().checkValid()}. More than 0 and at most
  *   1 day; with a {@code holdAtLeast}, at least 1 s longer than it (see below).</td></tr>
  * <tr><td>{@code misfireThreshold}</td><td>none</td><td>for occurrences given as a scheduled
