@@ -18,7 +18,8 @@ import java.util.Optional;
  * }</pre>
  *
  * <p>Acquirers are granted in arrival order. A thread that already holds this lock (through
- * the same {@link LockClient}) gets the same grant and token again. See {@link Lease} for the
+ * the same {@link LockClient}) gets the same grant and token again, unless the handle is
+ * {@link #nonReentrant()}. See {@link Lease} for the
  * token and lease contract.
  */
 public final class FencedLock {
@@ -28,17 +29,20 @@ public final class FencedLock {
     private final String path;
     private final Duration maxHold;
     private final CohortPolicy cohort;
+    private final boolean reentrant;
 
     FencedLock(LockClient client, String name, String path, Duration maxHold) {
-        this(client, name, path, maxHold, null);
+        this(client, name, path, maxHold, null, true);
     }
 
-    private FencedLock(LockClient client, String name, String path, Duration maxHold, CohortPolicy cohort) {
+    private FencedLock(LockClient client, String name, String path, Duration maxHold, CohortPolicy cohort,
+            boolean reentrant) {
         this.client = client;
         this.name = name;
         this.path = path;
         this.maxHold = maxHold;
         this.cohort = cohort;
+        this.reentrant = reentrant;
     }
 
     /** The application lock name. */
@@ -69,7 +73,7 @@ public final class FencedLock {
         if (maxHold.isNegative() || maxHold.isZero()) {
             throw new IllegalArgumentException("maxHold must be positive, was " + maxHold + " (lock '" + name + "')");
         }
-        return new FencedLock(client, name, path, maxHold, cohort);
+        return new FencedLock(client, name, path, maxHold, cohort, reentrant);
     }
 
     /**
@@ -77,7 +81,7 @@ public final class FencedLock {
      * {@link #withCohort(int, Duration)}.
      */
     public FencedLock withCohort() {
-        return new FencedLock(client, name, path, maxHold, CohortPolicy.DEFAULT);
+        return withCohort(CohortPolicy.DEFAULT.maxBatch(), CohortPolicy.DEFAULT.maxBatchTime());
     }
 
     /**
@@ -103,7 +107,36 @@ public final class FencedLock {
      *                                  not in (0, 1 min]
      */
     public FencedLock withCohort(int maxBatch, Duration maxBatchTime) {
-        return new FencedLock(client, name, path, maxHold, new CohortPolicy(maxBatch, maxBatchTime));
+        CohortPolicy policy = new CohortPolicy(maxBatch, maxBatchTime);
+        if (!reentrant) {
+            throw new IllegalArgumentException("cohort mode takes turns per thread and is re-entrant per thread; it"
+                    + " cannot be combined with nonReentrant() (lock '" + name + "')");
+        }
+        return new FencedLock(client, name, path, maxHold, policy, true);
+    }
+
+    /**
+     * The same lock without re-entrancy: every acquire through the returned handle queues its own
+     * node and waits for it, even in a thread that already holds the lock (through any handle), as
+     * Curator's {@code InterProcessSemaphoreMutex} does and as Hazelcast lets you choose. A thread
+     * that acquires it twice without releasing waits for itself: an untimed acquire then never
+     * returns, a timed one times out. Use it when the lock is a permit handed between threads, or
+     * when you build your own re-entrancy per object (the Curator door does). Plain acquires do
+     * not re-enter a grant made through this handle either.
+     *
+     * @throws IllegalArgumentException on a cohort-mode lock
+     */
+    public FencedLock nonReentrant() {
+        if (cohort != null) {
+            throw new IllegalArgumentException("cohort mode takes turns per thread and is re-entrant per thread; it"
+                    + " cannot be combined with nonReentrant() (lock '" + name + "')");
+        }
+        return new FencedLock(client, name, path, maxHold, null, false);
+    }
+
+    /** Whether a thread that holds this lock gets the same grant again (the default), see {@link #nonReentrant()}. */
+    public boolean isReentrant() {
+        return reentrant;
     }
 
     /** Whether this handle acquires in cohort mode ({@link #withCohort(int, Duration)}). */
@@ -176,6 +209,7 @@ public final class FencedLock {
     @Override
     public String toString() {
         return "FencedLock{" + name + " at " + path + (maxHold == null ? "" : ", maxHold=" + maxHold)
-                + (cohort == null ? "" : ", cohort=" + cohort.maxBatch() + "/" + cohort.maxBatchTime()) + "}";
+                + (cohort == null ? "" : ", cohort=" + cohort.maxBatch() + "/" + cohort.maxBatchTime())
+                + (reentrant ? "" : ", nonReentrant") + "}";
     }
 }

@@ -219,6 +219,14 @@ public final class LockClient implements AutoCloseable {
         return awaitGrant(lock, false, timeout, () -> new AcquireTimeoutException(lock.name(), timeout));
     }
 
+    /**
+     * The thread a grant is registered under: the caller's, so it can re-enter; for a
+     * non-re-entrant handle a thread of its own that never runs, so nobody re-enters it.
+     */
+    private static Thread ownerFor(FencedLock lock) {
+        return lock.isReentrant() ? Thread.currentThread() : Thread.ofVirtual().unstarted(() -> { });
+    }
+
     Optional<Lease> tryAcquire(FencedLock lock) {
         if (lock.isCohort()) {
             ensureOpen(lock.name());
@@ -252,8 +260,8 @@ public final class LockClient implements AutoCloseable {
      * that raced in before a timeout is kept, one that raced in before an interrupt is released.
      */
     private Lease awaitGrant(FencedLock lock, boolean tryOnly, Duration timeout, Supplier<LockException> onTimeout) {
-        Grant g = awaitGrant(lock.name(), lock.path(), lock.maxHold().orElse(null), tryOnly, timeout,
-                Thread.currentThread(), onTimeout);
+        Grant g = awaitGrant(lock.name(), lock.path(), lock.maxHold().orElse(null), tryOnly, timeout, ownerFor(lock),
+                onTimeout);
         return g == null ? null : lease(g);
     }
 
@@ -323,6 +331,9 @@ public final class LockClient implements AutoCloseable {
 
     private Lease reenter(FencedLock lock) {
         ensureOpen(lock.name());
+        if (!lock.isReentrant()) {
+            return null;
+        }
         Grant held = rt.registry.heldBy(lock.path(), Thread.currentThread());
         return held != null && held.holdAgain() ? lease(held) : null;
     }
