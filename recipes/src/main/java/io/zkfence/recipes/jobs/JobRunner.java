@@ -12,7 +12,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -172,7 +171,10 @@ public final class JobRunner implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("JobRunner is closed (job '" + job.name() + "', occurrence " + occurrence + ")");
         }
-        FencedLock lock = client.lock(job.lockName(occurrence));
+        // Never re-entrant: lock-core would hand a thread that still holds this occurrence (its
+        // hold-at-least, a nested call, another runner on the same client) the same grant again,
+        // a second run. Non-re-entrant, it finds our own earlier run holding it: TAKEN.
+        FencedLock lock = client.lock(job.lockName(occurrence)).nonReentrant();
         if (job.maxHold().isPresent()) {
             lock = lock.withMaxHold(job.maxHold().get());
         }
@@ -182,7 +184,7 @@ public final class JobRunner implements AutoCloseable {
         // Hold-at-least counts from here, never later than the grant, where max-hold's clock
         // starts: so with maxHold > holdAtLeast the release is due before the max-hold deadline.
         long started = System.nanoTime();
-        Optional<Lease> acquired = tryAsNewOwner(lock);
+        Optional<Lease> acquired = lock.tryAcquire();
         if (acquired.isEmpty()) {
             log.debug("job '{}' occurrence {} is taken (by another replica, or still held by this one)", job.name(),
                     occurrence);
@@ -206,54 +208,6 @@ public final class JobRunner implements AutoCloseable {
             finish(lease, job.holdAtLeast(), started);
         }
         return JobOutcome.RAN;
-    }
-
-    /**
-     * {@link FencedLock#tryAcquire()} on a new virtual thread, so that the try is never re-entrant.
-     * lock-core hands a thread that already holds a lock the same grant again; here that would be
-     * a second run of an occurrence this process still holds for its hold-at-least (a second call
-     * on the same thread, a nested call, or a call through another runner on the same client). A
-     * thread that has never held anything is a new owner: it finds our own earlier run holding
-     * the occurrence, so TAKEN. An interrupt of the calling thread is passed to the try, and
-     * lock-core's answer — the lease, or its exception — is returned or rethrown unchanged, with
-     * the caller's interrupt flag set again (as lock-core itself keeps a grant that completed
-     * before it saw the interrupt).
-     */
-    private static Optional<Lease> tryAsNewOwner(FencedLock lock) {
-        CompletableFuture<Optional<Lease>> answer = new CompletableFuture<>();
-        Thread trying = Thread.ofVirtual().name("zkfence-job-try").start(() -> {
-            try {
-                answer.complete(lock.tryAcquire());
-            } catch (Throwable t) {
-                answer.completeExceptionally(t);
-            }
-        });
-        boolean interrupted = false;
-        try {
-            while (true) {
-                try {
-                    return answer.get();
-                } catch (InterruptedException e) {
-                    // lock-core then abandons the try (removing its node) and throws
-                    // AcquireInterruptedException, which is rethrown below with our flag set again.
-                    interrupted = true;
-                    trying.interrupt();
-                } catch (ExecutionException e) {
-                    if (e.getCause() instanceof Error err) {
-                        throw err;
-                    }
-                    if (e.getCause() instanceof RuntimeException r) {
-                        throw r;
-                    }
-                    // tryAcquire declares no checked exception, so this is not expected.
-                    throw new IllegalStateException("trying lock '" + lock.name() + "' failed", e.getCause());
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 
     private boolean misfired(RunOnceJob job, Instant scheduledAt) {
