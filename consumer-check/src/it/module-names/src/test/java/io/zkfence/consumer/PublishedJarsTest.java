@@ -23,16 +23,17 @@ import org.junit.jupiter.api.Test;
 class PublishedJarsTest {
 
     /** Artifact id to the Automatic-Module-Name it must carry (docs/versioning.md lists the same). */
-    private static final Map<String, String> MODULE_NAMES = Map.of(
-            "zkfence-fencing-api", "io.zkfence.fencing",
-            "zkfence-lock-core", "io.zkfence.lock",
-            "zkfence-fencing-jdbc", "io.zkfence.jdbc",
-            "zkfence-fencing-s3", "io.zkfence.s3",
-            "zkfence-recipes", "io.zkfence.recipes",
-            "zkfence-testkit", "io.zkfence.testkit",
-            "zkfence-spring-boot-starter", "io.zkfence.spring.boot",
-            "zkfence-shedlock", "io.zkfence.shedlock",
-            "zkfence-spring-integration", "io.zkfence.spring.integration");
+    private static final Map<String, String> MODULE_NAMES = Map.ofEntries(
+            Map.entry("zkfence-fencing-api", "io.zkfence.fencing"),
+            Map.entry("zkfence-lock-core", "io.zkfence.lock"),
+            Map.entry("zkfence-fencing-jdbc", "io.zkfence.jdbc"),
+            Map.entry("zkfence-fencing-s3", "io.zkfence.s3"),
+            Map.entry("zkfence-recipes", "io.zkfence.recipes"),
+            Map.entry("zkfence-testkit", "io.zkfence.testkit"),
+            Map.entry("zkfence-spring-boot-starter", "io.zkfence.spring.boot"),
+            Map.entry("zkfence-shedlock", "io.zkfence.shedlock"),
+            Map.entry("zkfence-spring-integration", "io.zkfence.spring.integration"),
+            Map.entry("zkfence-curator", "io.zkfence.curator"));
 
     @Test
     void everyPublishedJarCarriesItsOwnAutomaticModuleName() throws IOException {
