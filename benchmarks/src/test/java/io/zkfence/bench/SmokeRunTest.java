@@ -70,6 +70,11 @@ class SmokeRunTest {
             expected.add("hot-lock." + v + ".grants_per_s");
             expected.add("hot-lock." + v + ".worst_share_deviation");
         }
+        for (String layout : List.of("one_client", "four_clients")) {
+            for (String v : List.of("floor", "zkfence", "curator")) {
+                expected.add("aggregate." + layout + "." + v + ".cycles_per_s");
+            }
+        }
         expected.add("fencing_s3.plain_put.max_us");
         expected.add("fencing_s3.fenced_put.max_us");
         for (String name : expected) {
@@ -98,7 +103,7 @@ class SmokeRunTest {
                 "handoff_p50_flat", "handoff_watch_events", "many_locks_flat", "jdbc_token_column_update",
                 "jdbc_fence_row_unit", "s3_steady_put", "cache_rebuild_stale_loader_calls",
                 "cache_rebuild_wait_loader_calls", "hot_lock_cohort_vs_curator", "hot_lock_plain_vs_curator",
-                "hot_lock_cohort_fairness");
+                "hot_lock_cohort_fairness", "aggregate_one_client_vs_floor", "aggregate_four_clients_vs_curator");
         json.get("targets").forEach(t -> assertThat(t.get("measured").isNumber()).isTrue());
 
         String report = Files.readString(out.resolve("README.md"));
