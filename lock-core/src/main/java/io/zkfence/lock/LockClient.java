@@ -18,6 +18,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.utils.ZKPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -138,6 +139,42 @@ public final class LockClient implements AutoCloseable {
         String path = LockPaths.lockPath(rt.config.rootPath(), name);
         ensureOpen(name);
         return await(name, inspector.inspect(name, path), "inspecting");
+    }
+
+    /**
+     * The operator's side of this client: list, linearizable inspect, force-release with an audit
+     * record. Audit entries go to {@code audit} next to the root ({@code /zkfence/audit} for the
+     * default root {@code /zkfence/locks}), at most {@link LockAdmin#DEFAULT_AUDIT_RETENTION} kept.
+     */
+    public LockAdmin admin() {
+        String root = rt.config.rootPath();
+        String parent = root.equals("/") ? "" : ZKPaths.getPathAndNode(root).getPath();
+        return admin((parent.equals("/") ? "" : parent) + "/audit", LockAdmin.DEFAULT_AUDIT_RETENTION);
+    }
+
+    /**
+     * {@link #admin()} with the audit log at {@code auditPath}, keeping the newest {@code retention} entries.
+     *
+     * @throws IllegalArgumentException if the path is not a valid ZooKeeper path, lies under the
+     *                                  lock root, or {@code retention} is below 1
+     */
+    public LockAdmin admin(String auditPath, int retention) {
+        Objects.requireNonNull(auditPath, "auditPath");
+        org.apache.curator.utils.PathUtils.validatePath(auditPath);
+        String root = rt.config.rootPath();
+        if (auditPath.equals(root) || auditPath.startsWith(root.equals("/") ? "/" : root + "/")) {
+            throw new IllegalArgumentException("auditPath \"" + auditPath + "\" must not lie under the lock root "
+                    + root + " (its entries would read as locks)");
+        }
+        if (retention < 1) {
+            throw new IllegalArgumentException("audit retention must be at least 1, was " + retention);
+        }
+        return new LockAdmin(this, curator, rt.config, inspector, rt.clock, auditPath, retention);
+    }
+
+    /** Throws if this client is closed; for {@link LockAdmin}. */
+    void checkOpen(String name) {
+        ensureOpen(name);
     }
 
     /** Counters since this client was created. */
