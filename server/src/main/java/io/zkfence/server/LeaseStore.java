@@ -1,0 +1,324 @@
+package io.zkfence.server;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The service's leases, kept entirely in ZooKeeper so that any replica can serve any call and a
+ * replica may die at any time.
+ *
+ * <p>Each lock is a znode with one persistent sequential child per acquire (a waiter or the
+ * holder), in FIFO order by sequence. An entry's data carries owner, request id, TTL, and once
+ * granted its {@code expiresAt}; every change is a conditional write on the version just read,
+ * so two replicas racing on one entry cannot both win. Any replica deletes a dead entry (a lease
+ * past {@code expiresAt}, a waiter past {@code waitUntil}) with a versioned delete. The fencing
+ * token is the entry's creation zxid: entries are created in queue order, so tokens strictly
+ * increase from holder to holder. Clocks decide when a lease ends (skew between replicas moves
+ * expiry by the skew); the fencing token is why that can cost availability, never safety.
+ */
+final class LeaseStore {
+
+    /** How long a waiting entry outlives its request's deadline before any replica reaps it. */
+    static final long WAITER_GRACE_MILLIS = 2_000;
+
+    private final CuratorFramework zk;
+    private final String root;
+    private final Clock clock;
+    private final ObjectMapper json = new ObjectMapper();
+
+    LeaseStore(CuratorFramework zk, String root, Clock clock) {
+        this.zk = zk;
+        this.root = root;
+        this.clock = clock;
+    }
+
+    /**
+     * Acquires {@code key} for {@code ownerId}: at once if free, else in FIFO order within
+     * {@code waitMillis} when {@code wait}. A retry with the same owner and request id finds the
+     * same entry (the same grant, or the same place in line), never a second one.
+     *
+     * @throws LockServiceException 409 {@code LOCK_ALREADY_HELD} if not granted in time (the
+     *                              entry is removed)
+     */
+    Grant acquire(String key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId) {
+        String lockPath = lockPath(key);
+        long deadline = clock.millis() + (wait ? waitMillis : 0);
+        String requestKey = requestKey(ownerId, requestId);
+        sync(lockPath);
+        Entry mine = find(read(lockPath), e -> e.requestKey().equals(requestKey) && e.data().ownerId().equals(ownerId));
+        if (mine == null) {
+            create(lockPath, requestKey, new EntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0));
+        } else if (!mine.granted()) {
+            // A retry of a waiting acquire: keep the place, with this call's deadline.
+            setData(lockPath, mine, mine.data().waitingUntil(Math.max(mine.data().waitUntil(),
+                    deadline + WAITER_GRACE_MILLIS)));
+        }
+        while (true) {
+            long now = clock.millis();
+            List<Entry> queue = live(lockPath, now);
+            Entry own = find(queue, e -> e.requestKey().equals(requestKey) && e.data().ownerId().equals(ownerId));
+            if (own == null) {
+                // Reaped (our waiting time ran out on every replica's clock) or released by a retry.
+                throw alreadyHeld(key, queue, now);
+            }
+            Entry head = queue.get(0);
+            if (head == own) {
+                if (own.granted()) {
+                    return grant(key, own, own.data().expiresAt()); // a retry of an acquire that was granted
+                }
+                long expiresAt = now + ttlMillis;
+                if (setData(lockPath, own, own.data().granted(expiresAt))) {
+                    return grant(key, own, expiresAt);
+                }
+                continue; // changed meanwhile: read again
+            }
+            if (now >= deadline) {
+                delete(lockPath, own);
+                throw alreadyHeld(key, queue, now);
+            }
+            Entry predecessor = queue.get(queue.indexOf(own) - 1);
+            long until = deadline;
+            if (head.granted()) {
+                until = Math.min(until, head.data().expiresAt()); // wake to reap an expired holder
+            }
+            awaitGone(lockPath + "/" + predecessor.node(), Math.max(1, until - now));
+        }
+    }
+
+    /**
+     * Pushes the lease's expiry to now + {@code ttlMillis}.
+     *
+     * @return the new expiry
+     * @throws LockServiceException 409 {@code LOCK_EXPIRED} if the lease is gone or past its
+     *                              expiry; 403 {@code NOT_LOCK_OWNER} if {@code ownerId} is not its owner
+     */
+    long renew(String key, String lockToken, String ownerId, long ttlMillis) {
+        String lockPath = lockPath(key);
+        sync(lockPath);
+        while (true) {
+            long now = clock.millis();
+            Entry e = find(read(lockPath), x -> x.lockToken().equals(lockToken));
+            if (e == null || !e.granted()) {
+                throw new LockServiceException(409, "LOCK_EXPIRED", "no live lease with this lockToken on lock '" + key
+                        + "': it expired or was released");
+            }
+            checkOwner(key, e, ownerId);
+            if (e.dead(now)) {
+                delete(lockPath, e);
+                throw new LockServiceException(409, "LOCK_EXPIRED", "the lease on lock '" + key + "' expired "
+                        + (now - e.data().expiresAt()) + " ms ago; acquire again");
+            }
+            long expiresAt = now + ttlMillis;
+            if (setData(lockPath, e, e.data().granted(expiresAt))) {
+                return expiresAt;
+            }
+        }
+    }
+
+    /**
+     * Releases the lease; a lease that is already gone or expired is released already (true
+     * means this call removed a live lease).
+     *
+     * @throws LockServiceException 403 {@code NOT_LOCK_OWNER} if {@code ownerId} is not its owner
+     */
+    boolean release(String key, String lockToken, String ownerId) {
+        String lockPath = lockPath(key);
+        sync(lockPath);
+        while (true) {
+            Entry e = find(read(lockPath), x -> x.lockToken().equals(lockToken));
+            if (e == null) {
+                return false;
+            }
+            checkOwner(key, e, ownerId);
+            boolean wasLive = !e.dead(clock.millis());
+            if (delete(lockPath, e)) {
+                return wasLive;
+            }
+        }
+    }
+
+    /** The lock's live queue after a sync: the holder (granted) first, then the waiters in order. */
+    List<Entry> status(String key) {
+        String lockPath = lockPath(key);
+        sync(lockPath);
+        return live(lockPath, clock.millis());
+    }
+
+    /** The entries, with every dead one removed (any replica may: versioned deletes). */
+    private List<Entry> live(String lockPath, long now) {
+        List<Entry> queue = read(lockPath);
+        List<Entry> live = new ArrayList<>();
+        for (Entry e : queue) {
+            if (e.dead(now)) {
+                delete(lockPath, e);
+            } else {
+                live.add(e);
+            }
+        }
+        return live;
+    }
+
+    private List<Entry> read(String lockPath) {
+        List<String> children;
+        try {
+            children = zk.getChildren().forPath(lockPath);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw unavailable("reading " + lockPath, e);
+        }
+        List<Entry> entries = new ArrayList<>();
+        for (String child : children) {
+            Optional<String[]> parts = Entry.parseName(child);
+            if (parts.isEmpty()) {
+                continue;
+            }
+            try {
+                Stat stat = new Stat();
+                byte[] data = zk.getData().storingStatIn(stat).forPath(lockPath + "/" + child);
+                EntryData d = json.readValue(data, EntryData.class);
+                entries.add(new Entry(child, Integer.parseInt(parts.get()[3]), parts.get()[1], parts.get()[2], d,
+                        stat.getCzxid(), stat.getVersion()));
+            } catch (KeeperException.NoNodeException gone) {
+                // released or reaped since the children read
+            } catch (Exception e) {
+                throw unavailable("reading entry " + child + " of " + lockPath, e);
+            }
+        }
+        entries.sort((a, b) -> Integer.signum(a.sequence() - b.sequence())); // serial order, as lock-core
+        return entries;
+    }
+
+    private void create(String lockPath, String requestKey, EntryData data) {
+        String lockToken = UUID.randomUUID().toString().replace("-", "");
+        try {
+            zk.create().creatingParentContainersIfNeeded().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                    .forPath(lockPath + "/e-" + lockToken + "-" + requestKey + "-", json.writeValueAsBytes(data));
+        } catch (Exception e) {
+            throw unavailable("queueing on " + lockPath, e);
+        }
+    }
+
+    /** A conditional write on the version read; false if the entry changed or went meanwhile. */
+    private boolean setData(String lockPath, Entry e, EntryData data) {
+        try {
+            zk.setData().withVersion(e.version()).forPath(lockPath + "/" + e.node(), json.writeValueAsBytes(data));
+            return true;
+        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
+            return false;
+        } catch (Exception ex) {
+            throw unavailable("writing entry " + e.node() + " of " + lockPath, ex);
+        }
+    }
+
+    /** A versioned delete; false if the entry changed meanwhile (true also when it was gone already). */
+    private boolean delete(String lockPath, Entry e) {
+        try {
+            zk.delete().withVersion(e.version()).forPath(lockPath + "/" + e.node());
+            return true;
+        } catch (KeeperException.NoNodeException gone) {
+            return true;
+        } catch (KeeperException.BadVersionException changed) {
+            return false;
+        } catch (Exception ex) {
+            throw unavailable("deleting entry " + e.node() + " of " + lockPath, ex);
+        }
+    }
+
+    /** Waits until {@code path} is deleted or {@code millis} pass. */
+    private void awaitGone(String path, long millis) {
+        CountDownLatch gone = new CountDownLatch(1);
+        try {
+            Stat stat = zk.checkExists().usingWatcher((org.apache.zookeeper.Watcher) event -> gone.countDown())
+                    .forPath(path);
+            if (stat == null) {
+                return;
+            }
+            gone.await(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockServiceException(503, "UNAVAILABLE", "interrupted while waiting for " + path);
+        } catch (Exception e) {
+            throw unavailable("watching " + path, e);
+        }
+    }
+
+    private void sync(String path) {
+        CountDownLatch synced = new CountDownLatch(1);
+        try {
+            zk.getZookeeperClient().getZooKeeper().sync(ZKPaths.fixForNamespace(zk.getNamespace(), path),
+                    (rc, p, ctx) -> synced.countDown(), null);
+            if (!synced.await(10, TimeUnit.SECONDS)) {
+                throw new LockServiceException(503, "UNAVAILABLE", "ZooKeeper did not answer a sync of " + path);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockServiceException(503, "UNAVAILABLE", "interrupted syncing " + path);
+        } catch (LockServiceException e) {
+            throw e;
+        } catch (Exception e) {
+            throw unavailable("syncing " + path, e);
+        }
+    }
+
+    private static void checkOwner(String key, Entry e, String ownerId) {
+        if (!e.data().ownerId().equals(ownerId)) {
+            throw new LockServiceException(403, "NOT_LOCK_OWNER", "lockToken of lock '" + key + "' belongs to another"
+                    + " owner than '" + ownerId + "'");
+        }
+    }
+
+    private static Grant grant(String key, Entry e, long expiresAt) {
+        return new Grant(key, e.lockToken(), e.fencingToken(), e.data().ownerId(), expiresAt);
+    }
+
+    private static LockServiceException alreadyHeld(String key, List<Entry> queue, long now) {
+        Map<String, Object> extra = new LinkedHashMap<>();
+        Entry head = queue.isEmpty() ? null : queue.get(0);
+        extra.put("currentOwner", head == null ? null : head.data().ownerId());
+        extra.put("retryAfterMillis", head != null && head.granted() ? Math.max(0, head.data().expiresAt() - now) : 0);
+        return new LockServiceException(409, "LOCK_ALREADY_HELD", "lock '" + key + "' is held"
+                + (head == null ? "" : " by '" + head.data().ownerId() + "'"), extra);
+    }
+
+    private static Entry find(List<Entry> entries, java.util.function.Predicate<Entry> which) {
+        return entries.stream().filter(which).findFirst().orElse(null);
+    }
+
+    private String lockPath(String key) {
+        return ("/".equals(root) ? "" : root) + "/" + LockKey.znode(key);
+    }
+
+    /** A digest of owner and request: the same pair always finds the same entry. No request id: a fresh one. */
+    private static String requestKey(String ownerId, String requestId) {
+        String id = requestId == null ? UUID.randomUUID().toString() : requestId;
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest((ownerId + "\u0000" + id).getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
+
+    private static LockServiceException unavailable(String what, Exception e) {
+        return new LockServiceException(503, "UNAVAILABLE", what + " failed: " + e);
+    }
+}
