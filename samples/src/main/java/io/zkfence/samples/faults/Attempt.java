@@ -1,0 +1,22 @@
+package io.zkfence.samples.faults;
+
+/**
+ * One write attempt as a worker logged it, one JSON line each: which lock and token, the lease's
+ * state right before the write, and what each resource answered.
+ *
+ * @param attempt  unique id ({@code <worker>-<n>}), also written into the history row
+ * @param worker   the worker
+ * @param resource the lock name, also the fenced resource's key
+ * @param token    the lease's fencing token
+ * @param state    the lease's state before the write
+ * @param jdbc     {@code accepted}, {@code stale-rejected}, {@code retryable} or {@code error: ...}
+ * @param s3       same, for the S3 document
+ * @param atMillis when the worker logged it
+ */
+record Attempt(String attempt, String worker, String resource, long token, String state, String jdbc, String s3,
+        long atMillis) {
+
+    static final String ACCEPTED = "accepted";
+    static final String STALE = "stale-rejected";
+    static final String RETRYABLE = "retryable";
+}

@@ -1,0 +1,53 @@
+package io.zkfence.samples.faults;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/** The campaign's report: seed and settings, faults injected, outcomes, violations (must be none). */
+final class CampaignReport {
+
+    private CampaignReport() {}
+
+    static Path write(Path file, FaultCampaign.Settings s, Instant started, Map<String, Integer> faults,
+            List<String> timeline, Checker.Result check, FaultCampaign.S3Summary s3) {
+        StringBuilder md = new StringBuilder("# Fault campaign report\n\n");
+        md.append("- started ").append(started).append(", ran ")
+                .append(Duration.between(started, Instant.now()).toSeconds()).append(" s (faults for ")
+                .append(s.duration().toSeconds()).append(" s)\n");
+        md.append("- **seed ").append(s.seed()).append("** (replay: `./faults --seed ").append(s.seed())
+                .append(" --seconds ").append(s.duration().toSeconds()).append("`)\n");
+        md.append("- ").append(s.workers()).append(" worker JVMs × ").append(s.threads()).append(" threads, ")
+                .append(s.locks()).append(" locks; 3 ZooKeeper servers (fsync, tickTime 1 s); worker session timeout ")
+                .append(FaultCampaign.SESSION.toSeconds()).append(" s; PostgreSQL (embedded) and S3Mock\n\n");
+        md.append("## Verdict\n\n");
+        md.append(check.violations().isEmpty() ? "**0 violations**" : "**" + check.violations().size() + " VIOLATIONS**")
+                .append(" in ").append(check.rows()).append(" committed PostgreSQL writes (PostgreSQL is the strict"
+                        + " checker: token order per resource, no lost or doubled update, logs reconciled).\n\n");
+        check.violations().forEach(v -> md.append("- ").append(v).append('\n'));
+        md.append("\n## Faults injected\n\n| fault | count |\n|---|---:|\n");
+        faults.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
+        md.append("\n## Outcomes, as the workers logged them\n\n| resource | outcome | attempts |\n|---|---|---:|\n");
+        check.jdbcOutcomes().forEach((k, v) -> md.append("| PostgreSQL | ").append(k).append(" | ").append(v).append(" |\n"));
+        check.s3Outcomes().forEach((k, v) -> md.append("| S3 | ").append(k).append(" | ").append(v).append(" |\n"));
+        md.append("\nCommitted writes with no log line (worker killed between commit and log): ")
+                .append(check.unloggedCommits()).append(".\n\n");
+        md.append("## S3, counted apart\n\nAccepted S3 writes logged: ").append(s3.acceptedWrites())
+                .append("; sum of the documents' counters: ").append(s3.finalCounters()).append(".\n");
+        s3.notes().forEach(n -> md.append("- ").append(n).append('\n'));
+        md.append("\n## Timeline\n\n```\n");
+        timeline.forEach(t -> md.append(t).append('\n'));
+        md.append("```\n");
+        try {
+            Files.writeString(file, md.toString());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return file;
+    }
+}

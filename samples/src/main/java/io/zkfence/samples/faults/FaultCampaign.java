@@ -1,0 +1,274 @@
+package io.zkfence.samples.faults;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.zkfence.jdbc.FenceConfig;
+import io.zkfence.jdbc.FenceDialect;
+import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.samples.demo.EmbeddedServers;
+import io.zkfence.testkit.EmbeddedEnsemble;
+import io.zkfence.testkit.FreezableProxy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.curator.test.InstanceSpec;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * The fault campaign: worker JVMs hammer a few locks and fenced resources while faults drawn at
+ * random from a seed hit them — SIGSTOP shorter and longer than the session timeout, network
+ * partitions of one worker from the whole ensemble (its connections go through
+ * {@link FreezableProxy}s), ZooKeeper server kills and restarts, worker kill -9 and restart. Then
+ * the {@link Checker} reads PostgreSQL and reconciles the workers' logs, and a report is written.
+ */
+public final class FaultCampaign {
+
+    /** The worker's session timeout: the pauses and partitions are drawn shorter and longer than this. */
+    static final Duration SESSION = Duration.ofSeconds(4);
+
+    private final Settings settings;
+    private final Random random;
+    private final Path dir;
+    private final List<String> faultLog = new ArrayList<>();
+    private final Map<String, Integer> faultCounts = new TreeMap<>();
+
+    /**
+     * What to run.
+     *
+     * @param duration how long faults are injected
+     * @param seed     the random seed (printed in the report; the same seed replays the same faults)
+     * @param workers  worker JVMs
+     * @param threads  threads per worker
+     * @param locks    locks (and fenced resources) shared by all workers
+     * @param out      where the logs and the report go
+     */
+    public record Settings(Duration duration, long seed, int workers, int threads, int locks, Path out) {}
+
+    /** What a campaign found: the checker's result, the faults injected, the report's path. */
+    public record Outcome(Checker.Result check, Map<String, Integer> faults, Path report, S3Summary s3) {}
+
+    /** The S3 documents, counted apart (S3Mock is not an atomic compare-and-set; see docs/faults.md). */
+    public record S3Summary(long acceptedWrites, long finalCounters, List<String> notes) {}
+
+    private FaultCampaign(Settings settings) {
+        this.settings = settings;
+        this.random = new Random(settings.seed());
+        this.dir = settings.out();
+    }
+
+    /** Runs a campaign and writes its report. */
+    public static Outcome run(Settings settings) {
+        return new FaultCampaign(settings).run();
+    }
+
+    private Outcome run() {
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        Instant started = Instant.now();
+        try (EmbeddedServers servers = EmbeddedServers.start(true, true, true, dir)) {
+            EmbeddedEnsemble ensemble = servers.ensemble();
+            String bucket = "faults";
+            S3Client s3 = S3Client.builder().region(Region.US_EAST_1).forcePathStyle(true)
+                    .endpointOverride(servers.s3Endpoint())
+                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("f", "f"))).build();
+            s3.createBucket(b -> b.bucket(bucket));
+            prepareTables(servers.jdbcUrl());
+            List<WorkerHandle> workers = new ArrayList<>();
+            try {
+                for (int w = 0; w < settings.workers(); w++) {
+                    workers.add(WorkerHandle.start("w" + w, ensemble, servers, bucket, settings, dir));
+                }
+                inject(workers, ensemble);
+            } finally {
+                workers.forEach(WorkerHandle::close);
+                ensemble.servers().forEach(s -> restartIfDown(ensemble, s));
+            }
+            List<HistoryRow> history = new ArrayList<>();
+            Map<String, Long> counters = new LinkedHashMap<>();
+            readDatabase(servers.jdbcUrl(), history, counters);
+            List<Attempt> log = readLogs(workers);
+            Checker.Result check = Checker.check(history, counters, log);
+            S3Summary s3Summary = s3Summary(s3, bucket, log);
+            Path report = CampaignReport.write(dir.resolve("report.md"), settings, started, faultCounts, faultLog, check,
+                    s3Summary);
+            return new Outcome(check, faultCounts, report, s3Summary);
+        }
+    }
+
+    /** Draws faults until the campaign's time is up, one at a time. */
+    private void inject(List<WorkerHandle> workers, EmbeddedEnsemble ensemble) {
+        long end = System.nanoTime() + settings.duration().toNanos();
+        sleep(Duration.ofSeconds(2)); // let the workers get going
+        while (System.nanoTime() < end) {
+            WorkerHandle victim = workers.get(random.nextInt(workers.size()));
+            int kind = random.nextInt(6);
+            Duration shortPause = Duration.ofMillis(300 + random.nextInt(1_200));
+            Duration longPause = SESSION.plusMillis(1_000 + random.nextInt(3_000));
+            switch (kind) {
+                case 0 -> fault("pause-short", victim.name + " SIGSTOP for " + shortPause.toMillis() + " ms", () -> {
+                    victim.stop();
+                    sleep(shortPause);
+                    victim.resume();
+                });
+                case 1 -> fault("pause-long", victim.name + " SIGSTOP for " + longPause.toMillis() + " ms (past its session)",
+                        () -> {
+                            victim.stop();
+                            sleep(longPause);
+                            victim.resume();
+                        });
+                case 2 -> fault("partition-short", victim.name + " cut off from the ensemble for "
+                        + shortPause.toMillis() + " ms", () -> {
+                            victim.partition();
+                            sleep(shortPause);
+                            victim.heal();
+                        });
+                case 3 -> fault("partition-long", victim.name + " cut off from the ensemble for "
+                        + longPause.toMillis() + " ms (past its session)", () -> {
+                            victim.partition();
+                            sleep(longPause);
+                            victim.heal();
+                        });
+                case 4 -> {
+                    InstanceSpec server = ensemble.servers().get(random.nextInt(ensemble.servers().size()));
+                    boolean leader = server.equals(ensemble.leader());
+                    fault(leader ? "zk-leader-kill" : "zk-follower-kill", "ZooKeeper server :" + server.getPort()
+                            + (leader ? " (the leader)" : "") + " killed, restarted after 3 s", () -> {
+                                ensemble.kill(server);
+                                sleep(Duration.ofSeconds(3));
+                                ensemble.restart(server);
+                            });
+                }
+                default -> fault("worker-kill", victim.name + " kill -9, restarted", () -> {
+                    victim.kill();
+                    sleep(Duration.ofMillis(500));
+                    victim.restart();
+                });
+            }
+            sleep(Duration.ofMillis(500 + random.nextInt(1_500)));
+        }
+        sleep(Duration.ofSeconds(2)); // the last writes land
+    }
+
+    private void fault(String kind, String what, Runnable action) {
+        faultLog.add(Instant.now() + "  " + what);
+        faultCounts.merge(kind, 1, Integer::sum);
+        action.run();
+    }
+
+    private static void restartIfDown(EmbeddedEnsemble ensemble, InstanceSpec server) {
+        try {
+            ensemble.restart(server);
+        } catch (RuntimeException alreadyRunning) {
+            // it was up: nothing to do
+        }
+    }
+
+    private static void prepareTables(String jdbcUrl) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", ""); Statement s = c.createStatement()) {
+            s.execute("create table fault_counter (resource varchar(64) primary key, value bigint not null)");
+            s.execute("create table fault_history (id bigserial primary key, resource varchar(64) not null,"
+                    + " token bigint not null, attempt varchar(64) not null, value_after bigint not null)");
+            for (int i = 0; i < 64; i++) {
+                s.execute("insert into fault_counter values ('res-" + i + "', 0)");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot prepare the campaign's tables: " + e.getMessage(), e);
+        }
+        org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+        ds.setURL(jdbcUrl);
+        ds.setUser("postgres");
+        JdbcFence.create(ds, FenceConfig.defaults(FenceDialect.POSTGRES)).createIfMissing();
+    }
+
+    private static void readDatabase(String jdbcUrl, List<HistoryRow> history, Map<String, Long> counters) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", ""); Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("select id, resource, token, attempt, value_after from fault_history")) {
+                while (rs.next()) {
+                    history.add(new HistoryRow(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getLong(5)));
+                }
+            }
+            try (ResultSet rs = s.executeQuery("select resource, value from fault_counter where value > 0 or resource in"
+                    + " (select resource from fault_history)")) {
+                while (rs.next()) {
+                    counters.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the campaign's tables: " + e.getMessage(), e);
+        }
+    }
+
+    private static List<Attempt> readLogs(List<WorkerHandle> workers) {
+        ObjectMapper json = new ObjectMapper();
+        List<Attempt> all = new ArrayList<>();
+        for (WorkerHandle w : workers) {
+            try {
+                for (String line : Files.readAllLines(w.log, StandardCharsets.UTF_8)) {
+                    try {
+                        all.add(json.readValue(line, Attempt.class));
+                    } catch (IOException torn) {
+                        // the last line of a worker killed mid-write: nothing to judge
+                    }
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+        return all;
+    }
+
+    private static S3Summary s3Summary(S3Client s3, String bucket, List<Attempt> log) {
+        long accepted = log.stream().filter(a -> Attempt.ACCEPTED.equals(a.s3())).count();
+        Map<String, Long> perResource = log.stream().filter(a -> Attempt.ACCEPTED.equals(a.s3()))
+                .collect(Collectors.groupingBy(Attempt::resource, Collectors.counting()));
+        ObjectMapper json = new ObjectMapper();
+        long finals = 0;
+        List<String> notes = new ArrayList<>();
+        for (var e : perResource.entrySet()) {
+            try {
+                byte[] doc = s3.getObjectAsBytes(b -> b.bucket(bucket).key("docs/" + e.getKey() + ".json")).asByteArray();
+                long counter = json.readTree(doc).get("counter").asLong();
+                finals += counter;
+                if (counter != e.getValue()) {
+                    notes.add(e.getKey() + ": document counter " + counter + ", accepted writes logged " + e.getValue()
+                            + " (a write by a worker killed before its log line, or two conditional PUTs overlapping on"
+                            + " S3Mock, which is not an atomic compare-and-set)");
+                }
+            } catch (IOException ex) {
+                throw new UncheckedIOException(ex);
+            }
+        }
+        return new S3Summary(accepted, finals, notes);
+    }
+
+    static void sleep(Duration d) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(d.toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+}

@@ -1,0 +1,200 @@
+package io.zkfence.samples.faults;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.zkfence.fencing.StaleTokenException;
+import io.zkfence.jdbc.FenceConfig;
+import io.zkfence.jdbc.FenceDialect;
+import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.SerializationConflictException;
+import io.zkfence.lock.AcquireTimeoutException;
+import io.zkfence.lock.Lease;
+import io.zkfence.lock.LockClient;
+import io.zkfence.lock.LockClientConfig;
+import io.zkfence.s3.FencedBucket;
+import io.zkfence.s3.FencedObject;
+import io.zkfence.s3.S3FenceConfig;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * One worker JVM of the fault campaign: a {@link LockClient} and a few threads that take a
+ * handful of locks and, while holding, do read-modify-write work through fencing-jdbc on
+ * PostgreSQL (a counter and a history row in one fenced unit of work) and through fencing-s3 (a
+ * JSON document with a counter and the writer's token), logging every attempt as a JSON line. It
+ * runs until it is killed; the campaign pauses, partitions and kills it.
+ *
+ * <p>Arguments: {@code id zookeeper jdbcUrl s3Endpoint bucket locks threads sessionTimeoutMs logFile}.
+ */
+public final class FaultWorker {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String id;
+    private final LockClient client;
+    private final JdbcFence fence;
+    private final FencedBucket bucket;
+    private final int locks;
+    private final PrintWriter log;
+    private final AtomicLong attempts = new AtomicLong();
+
+    private FaultWorker(String id, LockClient client, JdbcFence fence, FencedBucket bucket, int locks, PrintWriter log) {
+        this.id = id;
+        this.client = client;
+        this.fence = fence;
+        this.bucket = bucket;
+        this.locks = locks;
+        this.log = log;
+    }
+
+    /** Runs a worker until the process is killed. */
+    public static void main(String[] args) throws IOException {
+        String id = args[0];
+        int locks = Integer.parseInt(args[5]);
+        int threads = Integer.parseInt(args[6]);
+        Duration session = Duration.ofMillis(Long.parseLong(args[7]));
+        HikariConfig pool = new HikariConfig();
+        pool.setJdbcUrl(args[2]);
+        pool.setUsername("postgres");
+        pool.setMaximumPoolSize(threads + 1);
+        pool.setConnectionTimeout(30_000);
+        HikariDataSource ds = new HikariDataSource(pool);
+        S3Client s3 = S3Client.builder().region(Region.US_EAST_1).forcePathStyle(true).endpointOverride(URI.create(args[3]))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("faults", "faults")))
+                .build();
+        LockClient client = LockClient.connect(args[1], LockClientConfig.builder().rootPath("/faults/locks").ownerId(id)
+                .sessionTimeout(session).connectionTimeout(Duration.ofSeconds(30)).build());
+        PrintWriter log = new PrintWriter(Files.newBufferedWriter(Path.of(args[8]), StandardCharsets.UTF_8,
+                StandardOpenOption.CREATE, StandardOpenOption.APPEND), true);
+        FaultWorker worker = new FaultWorker(id, client, JdbcFence.create(ds, FenceConfig.defaults(FenceDialect.POSTGRES)),
+                FencedBucket.create(s3, S3FenceConfig.of(args[4])), locks, log);
+        List<Thread> running = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            running.add(Thread.ofPlatform().name(id + "-t" + t).start(worker::loop));
+        }
+        System.out.println("ready " + id);
+        System.out.flush();
+        for (Thread t : running) {
+            try {
+                t.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    private void loop() {
+        while (!Thread.currentThread().isInterrupted()) {
+            String resource = "res-" + ThreadLocalRandom.current().nextInt(locks);
+            try (Lease lease = client.lock(resource).acquire(Duration.ofSeconds(3))) {
+                String state = lease.state().name();
+                String attempt = id + "-" + attempts.incrementAndGet();
+                String jdbc = writeRow(resource, lease.token(), attempt);
+                String s3 = writeDocument(resource, lease.token());
+                record(new Attempt(attempt, id, resource, lease.token(), state, jdbc, s3, System.currentTimeMillis()));
+            } catch (AcquireTimeoutException busy) {
+                // the lock was busy (or ZooKeeper unreachable) for 3 s: try another one
+            } catch (RuntimeException e) {
+                // ZooKeeper unreachable and the like: the campaign injects exactly that; keep going
+                record(new Attempt(id + "-x" + attempts.incrementAndGet(), id, resource, 0, "none",
+                        "error: " + e, "error: not tried", System.currentTimeMillis()));
+            }
+            pause(ThreadLocalRandom.current().nextInt(5));
+        }
+    }
+
+    /** A counter and a history row in one fenced unit of work. */
+    private String writeRow(String resource, long token, String attempt) {
+        try {
+            fence.inTransaction(resource, token, connection -> {
+                long value;
+                try (PreparedStatement up = connection.prepareStatement(
+                        "update fault_counter set value = value + 1 where resource = ? returning value")) {
+                    up.setString(1, resource);
+                    try (ResultSet rs = up.executeQuery()) {
+                        rs.next();
+                        value = rs.getLong(1);
+                    }
+                }
+                try (PreparedStatement ins = connection.prepareStatement(
+                        "insert into fault_history (resource, token, attempt, value_after) values (?, ?, ?, ?)")) {
+                    ins.setString(1, resource);
+                    ins.setLong(2, token);
+                    ins.setString(3, attempt);
+                    ins.setLong(4, value);
+                    ins.executeUpdate();
+                }
+                return value;
+            });
+            return Attempt.ACCEPTED;
+        } catch (StaleTokenException e) {
+            return Attempt.STALE;
+        } catch (SerializationConflictException e) {
+            return Attempt.RETRYABLE;
+        } catch (RuntimeException e) {
+            return "error: " + e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+
+    /** Read, increment, write back the resource's JSON document, fenced with the token. */
+    private String writeDocument(String resource, long token) {
+        String key = "docs/" + resource + ".json";
+        try {
+            Optional<FencedObject> current = bucket.read(key);
+            long counter = 0;
+            if (current.isPresent()) {
+                @SuppressWarnings("unchecked")
+                Map<String, Object> doc = JSON.readValue(current.get().asByteArray(), Map.class);
+                counter = ((Number) doc.get("counter")).longValue();
+            }
+            byte[] next = JSON.writeValueAsBytes(Map.of("counter", counter + 1, "token", token, "writer", id));
+            bucket.put(key, token, RequestBody.fromBytes(next));
+            return Attempt.ACCEPTED;
+        } catch (StaleTokenException e) {
+            return Attempt.STALE;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (RuntimeException e) {
+            return "error: " + e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+
+    private synchronized void record(Attempt a) {
+        try {
+            log.println(JSON.writeValueAsString(a));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** A worker's think time between attempts. */
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.zkfence.samples.faults;
+
+import io.zkfence.samples.demo.EmbeddedServers;
+import io.zkfence.testkit.EmbeddedEnsemble;
+import io.zkfence.testkit.FreezableProxy;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * One worker JVM as the campaign drives it. The worker reaches every ZooKeeper server only
+ * through its own {@link FreezableProxy}s, so freezing them cuts it off from the whole ensemble
+ * (a partition) while the servers and the other workers carry on.
+ */
+final class WorkerHandle implements AutoCloseable {
+
+    final String name;
+    final Path log;
+    private final List<FreezableProxy> proxies = new ArrayList<>();
+    private final List<String> command;
+    private final Path stderr;
+    private Process process;
+
+    private WorkerHandle(String name, Path log, List<String> command, Path stderr) {
+        this.name = name;
+        this.log = log;
+        this.command = command;
+        this.stderr = stderr;
+    }
+
+    static WorkerHandle start(String name, EmbeddedEnsemble ensemble, EmbeddedServers servers, String bucket,
+            FaultCampaign.Settings settings, Path dir) {
+        List<FreezableProxy> proxies = new ArrayList<>();
+        try {
+            for (var server : ensemble.servers()) {
+                proxies.add(new FreezableProxy(server.getPort()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the proxies of " + name, e);
+        }
+        String connect = proxies.stream().map(FreezableProxy::connectString).collect(Collectors.joining(","));
+        Path log = dir.resolve(name + ".jsonl");
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx192m", "-Dorg.jooq.no-logo=true",
+                "-Dorg.jooq.no-tips=true", "-Djava.io.tmpdir=" + dir.toAbsolutePath(),
+                "-cp", System.getProperty("java.class.path"), FaultWorker.class.getName(),
+                name, connect, servers.jdbcUrl(), servers.s3Endpoint().toString(), bucket,
+                Integer.toString(settings.locks()), Integer.toString(settings.threads()),
+                Long.toString(FaultCampaign.SESSION.toMillis()), log.toString());
+        WorkerHandle w = new WorkerHandle(name, log, command, dir.resolve(name + ".stderr.log"));
+        w.proxies.addAll(proxies);
+        w.restart();
+        return w;
+    }
+
+    /** Starts (again) the worker's JVM; its log is appended to. */
+    void restart() {
+        try {
+            process = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile())).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start worker " + name, e);
+        }
+    }
+
+    void stop() {
+        signal("-STOP");
+    }
+
+    void resume() {
+        signal("-CONT");
+    }
+
+    void partition() {
+        proxies.forEach(FreezableProxy::freeze);
+    }
+
+    void heal() {
+        proxies.forEach(FreezableProxy::thaw);
+    }
+
+    void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void signal(String signal) {
+        try {
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run kill (the campaign needs a POSIX system)", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+    }
+
+    @Override
+    public void close() {
+        resume();
+        heal();
+        kill();
+        for (FreezableProxy p : proxies) {
+            try {
+                p.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}

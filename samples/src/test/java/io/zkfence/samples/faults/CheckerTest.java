@@ -1,0 +1,51 @@
+package io.zkfence.samples.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The checker detects each kind of broken promise it claims to (and passes a clean history). */
+class CheckerTest {
+
+    private static Attempt logged(String attempt, String resource, long token, String jdbc) {
+        return new Attempt(attempt, "w0", resource, token, "HELD", jdbc, Attempt.ACCEPTED, 0);
+    }
+
+    @Test
+    void aCleanHistoryHasNoViolations() {
+        List<HistoryRow> rows = List.of(new HistoryRow(1, "r", 10, "a1", 1), new HistoryRow(2, "r", 10, "a2", 2),
+                new HistoryRow(3, "r", 12, "a3", 3));
+        Checker.Result r = Checker.check(rows, Map.of("r", 3L), List.of(logged("a1", "r", 10, Attempt.ACCEPTED),
+                logged("a2", "r", 10, Attempt.ACCEPTED), logged("a3", "r", 12, Attempt.ACCEPTED),
+                logged("a4", "r", 9, Attempt.STALE)));
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.rows()).isEqualTo(3);
+    }
+
+    @Test
+    void aLowerTokenAcceptedAfterAHigherOneIsAFencingViolation() {
+        List<HistoryRow> rows = List.of(new HistoryRow(1, "r", 12, "a1", 1), new HistoryRow(2, "r", 10, "a2", 2));
+        Checker.Result r = Checker.check(rows, Map.of("r", 2L), List.of());
+        assertThat(r.violations()).singleElement().asString().startsWith("fencing:").contains("token 10");
+    }
+
+    @Test
+    void aLostUpdateAndACounterMismatchAreViolations() {
+        List<HistoryRow> rows = List.of(new HistoryRow(1, "r", 10, "a1", 1), new HistoryRow(2, "r", 11, "a2", 1));
+        Checker.Result r = Checker.check(rows, Map.of("r", 1L), List.of());
+        assertThat(r.violations()).anyMatch(v -> v.startsWith("lost or doubled update"))
+                .anyMatch(v -> v.startsWith("counter:"));
+    }
+
+    @Test
+    void logsThatContradictTheDatabaseAreViolationsAndUnloggedCommitsAreCounted() {
+        List<HistoryRow> rows = List.of(new HistoryRow(1, "r", 10, "a1", 1), new HistoryRow(2, "r", 11, "a2", 2));
+        Checker.Result r = Checker.check(rows, Map.of("r", 2L), List.of(logged("a1", "r", 10, Attempt.STALE),
+                logged("a9", "r", 11, Attempt.ACCEPTED)));
+        assertThat(r.violations()).anyMatch(v -> v.contains("a1") && v.contains("rejected as stale"))
+                .anyMatch(v -> v.contains("a9") && v.contains("not in the history"));
+        assertThat(r.unloggedCommits()).isEqualTo(1);
+    }
+}

@@ -1,0 +1,29 @@
+package io.zkfence.samples.faults;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The short campaign CI runs (the long one is {@code ./faults --seconds N}): real worker JVMs, a
+ * fixed seed, faults of several kinds, and the checker's verdict at the resources.
+ */
+class FaultCampaignTest {
+
+    @TempDir
+    Path out;
+
+    @Test
+    void aShortCampaignWithFaultsOfSeveralKindsEndsWithNoViolationAtTheResources() throws Exception {
+        FaultCampaign.Outcome o = FaultCampaign.run(new FaultCampaign.Settings(Duration.ofSeconds(40), 42, 3, 2, 3, out));
+        assertThat(o.check().violations()).isEmpty();
+        assertThat(o.faults().values().stream().mapToInt(Integer::intValue).sum()).as("faults injected").isGreaterThanOrEqualTo(5);
+        assertThat(o.faults()).hasSizeGreaterThanOrEqualTo(3);
+        assertThat(o.check().rows()).as("committed writes").isPositive();
+        assertThat(Files.readString(o.report())).contains("seed 42", "0 violations");
+    }
+}
