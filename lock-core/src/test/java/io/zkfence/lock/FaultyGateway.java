@@ -5,7 +5,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
 
 /**
  * Wraps the real gateway and makes the next queue-node creates fail with CONNECTIONLOSS, in one
@@ -13,18 +12,17 @@ import org.apache.zookeeper.Watcher;
  * its answer was lost, or it never reached the server; or hides the children once, as a lagging
  * server's read would. Everything else goes to the real servers.
  */
-final class FaultyGateway implements ZkGateway {
+final class FaultyGateway extends ForwardingGateway {
 
     enum Mode { APPLIED_ANSWER_LOST, NEVER_SENT }
 
-    private final ZkGateway real;
     private final AtomicInteger failuresLeft = new AtomicInteger();
     private volatile Mode mode = Mode.APPLIED_ANSWER_LOST;
     private final java.util.concurrent.atomic.AtomicBoolean hideChildrenOnce = new java.util.concurrent.atomic.AtomicBoolean();
     final AtomicInteger createsSent = new AtomicInteger();
 
     FaultyGateway(ZkGateway real) {
-        this.real = real;
+        super(real);
     }
 
     void failNextCreates(int count, Mode mode) {
@@ -62,50 +60,5 @@ final class FaultyGateway implements ZkGateway {
             return real.children(path).thenApply(kids -> List.of());
         }
         return real.children(path);
-    }
-
-    @Override
-    public CompletableFuture<NodeContent> watchData(String path, Watcher watcher) {
-        return real.watchData(path, watcher);
-    }
-
-    @Override
-    public CompletableFuture<NodeContent> getData(String path) {
-        return real.getData(path);
-    }
-
-    @Override
-    public CompletableFuture<Void> delete(String path) {
-        return real.delete(path);
-    }
-
-    @Override
-    public void deleteSync(String path) throws Exception {
-        real.deleteSync(path);
-    }
-
-    @Override
-    public void removeWatch(String path, Watcher watcher) {
-        real.removeWatch(path, watcher);
-    }
-
-    @Override
-    public void createContainers(String path) throws Exception {
-        real.createContainers(path);
-    }
-
-    @Override
-    public boolean isConnected() {
-        return real.isConnected();
-    }
-
-    @Override
-    public long sessionId() {
-        return real.sessionId();
-    }
-
-    @Override
-    public int sessionTimeoutMs() {
-        return real.sessionTimeoutMs();
     }
 }

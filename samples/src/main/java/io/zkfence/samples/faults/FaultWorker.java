@@ -121,7 +121,7 @@ public final class FaultWorker {
                 record(new Attempt(id + "-x" + attempts.incrementAndGet(), id, resource, 0, "none",
                         "error: " + e, "error: not tried", System.currentTimeMillis()));
             }
-            pause(ThreadLocalRandom.current().nextInt(5));
+            FaultCampaign.sleep(Duration.ofMillis(ThreadLocalRandom.current().nextInt(5))); // think time
         }
     }
 
@@ -186,15 +186,6 @@ public final class FaultWorker {
             log.println(JSON.writeValueAsString(a));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
-        }
-    }
-
-    /** A worker's think time between attempts. */
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         }
     }
 }
