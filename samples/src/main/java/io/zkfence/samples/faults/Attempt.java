@@ -11,10 +11,12 @@ package io.zkfence.samples.faults;
  * @param state    the lease's state before the write
  * @param jdbc     {@code accepted}, {@code stale-rejected}, {@code retryable} or {@code error: ...}
  * @param s3       same, for the S3 document
- * @param atMillis when the worker logged it
+ * @param acquiredAt when the lock was granted (epoch ms; the workers share the machine's clock)
+ * @param atMillis when the worker logged it, after both writes
+ * @param stateAfter the lease's state after the writes
  */
 record Attempt(String attempt, String worker, String resource, long token, String state, String jdbc, String s3,
-        long atMillis) {
+        long acquiredAt, long atMillis, String stateAfter) {
 
     static final String ACCEPTED = "accepted";
     static final String STALE = "stale-rejected";

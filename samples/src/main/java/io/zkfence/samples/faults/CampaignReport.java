@@ -15,7 +15,7 @@ final class CampaignReport {
     private CampaignReport() {}
 
     static Path write(Path file, FaultCampaign.Settings s, Instant started, Map<String, Integer> faults,
-            List<String> timeline, Checker.Result check, FaultCampaign.S3Summary s3) {
+            List<String> timeline, Checker.Result check, FaultCampaign.S3Summary s3, int leftover) {
         StringBuilder md = new StringBuilder("# Fault campaign report\n\n");
         md.append("- started ").append(started).append(", ran ")
                 .append(Duration.between(started, Instant.now()).toSeconds()).append(" s (faults for ")
@@ -30,6 +30,15 @@ final class CampaignReport {
                 .append(" in ").append(check.rows()).append(" committed PostgreSQL writes (PostgreSQL is the strict"
                         + " checker: token order per resource, no lost or doubled update, logs reconciled).\n\n");
         check.violations().forEach(v -> md.append("- ").append(v).append('\n'));
+        md.append("\n**Overlaps:** ").append(check.overlaps()).append(" times two holders' critical sections on one"
+                + " resource overlapped in time (the earlier one had lost its lease: a pause, a partition, a killed"
+                + " session). The fences rejected ").append(check.overlapRejections()).append(" writes of the earlier"
+                + " holders; in ").append(check.overlapsStillHeld()).append(" of the overlaps the earlier holder's client"
+                + " had not yet noticed its loss when it wrote (it still said HELD), which is exactly the case only the"
+                + " resource can catch.\n\n");
+        md.append("**Liveness:** ").append(check.stalled().isEmpty() ? "every worker wrote again after the last fault"
+                : "no write after the last fault from " + check.stalled()).append("; queue nodes left once every worker"
+                + " exited: ").append(leftover).append(".\n");
         md.append("\n## Faults injected\n\n| fault | count |\n|---|---:|\n");
         faults.forEach((k, v) -> md.append("| ").append(k).append(" | ").append(v).append(" |\n"));
         md.append("\n## Outcomes, as the workers logged them\n\n| resource | outcome | attempts |\n|---|---|---:|\n");
@@ -43,7 +52,29 @@ final class CampaignReport {
         md.append("\n## Timeline\n\n```\n");
         timeline.forEach(t -> md.append(t).append('\n'));
         md.append("```\n");
+        java.util.Map<String, Object> json = new java.util.LinkedHashMap<>();
+        json.put("seed", s.seed());
+        json.put("faultSeconds", s.duration().toSeconds());
+        json.put("workers", s.workers());
+        json.put("threadsPerWorker", s.threads());
+        json.put("locks", s.locks());
+        json.put("injectors", s.injectors());
+        json.put("faults", faults);
+        json.put("faultsTotal", faults.values().stream().mapToInt(Integer::intValue).sum());
+        json.put("committedWrites", check.rows());
+        json.put("violations", check.violations());
+        json.put("jdbcOutcomes", check.jdbcOutcomes());
+        json.put("s3Outcomes", check.s3Outcomes());
+        json.put("overlaps", check.overlaps());
+        json.put("overlapWritesRejected", check.overlapRejections());
+        json.put("overlapsEarlierStillHeld", check.overlapsStillHeld());
+        json.put("stalledWorkers", check.stalled());
+        json.put("leftoverQueueNodes", leftover);
+        json.put("s3AcceptedWrites", s3.acceptedWrites());
+        json.put("s3CounterSum", s3.finalCounters());
         try {
+            Files.writeString(file.resolveSibling("report.json"),
+                    new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(json));
             Files.writeString(file, md.toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -23,13 +23,33 @@ import java.util.Set;
  */
 final class Checker {
 
-    /** What the check found. */
+    /**
+     * What the check found.
+     *
+     * @param violations        broken safety promises (must be none)
+     * @param rows              committed PostgreSQL writes
+     * @param unloggedCommits   committed writes with no log line
+     * @param jdbcOutcomes      PostgreSQL outcomes as logged, by kind
+     * @param s3Outcomes        S3 outcomes as logged, by kind
+     * @param overlaps          pairs of critical sections on one resource that overlapped in time
+     * @param overlapRejections writes of the earlier (lower-token) side of an overlap that a fence rejected
+     * @param overlapsStillHeld overlaps whose earlier side's client still said HELD after its writes
+     *                          (it had not yet noticed the loss; the fences decided)
+     * @param stalled           workers with no accepted write after the last fault ended (liveness)
+     */
     record Result(List<String> violations, int rows, int unloggedCommits, Map<String, Integer> jdbcOutcomes,
-            Map<String, Integer> s3Outcomes) {}
+            Map<String, Integer> s3Outcomes, int overlaps, int overlapRejections, int overlapsStillHeld,
+            List<String> stalled) {}
 
     private Checker() {}
 
     static Result check(List<HistoryRow> history, Map<String, Long> counters, List<Attempt> log) {
+        return check(history, counters, log, Set.of(), Long.MIN_VALUE);
+    }
+
+    /** As {@link #check(List, Map, List)}, also judging that each of {@code workers} made progress after {@code lastFaultEnd}. */
+    static Result check(List<HistoryRow> history, Map<String, Long> counters, List<Attempt> log, Set<String> workers,
+            long lastFaultEnd) {
         List<String> violations = new ArrayList<>();
         Map<String, Long> maxToken = new HashMap<>();
         Map<String, Long> lastValue = new HashMap<>();
@@ -72,7 +92,38 @@ final class Checker {
             }
         }
         int unlogged = (int) committed.stream().filter(c -> !logged.contains(c)).count();
-        return new Result(violations, history.size(), unlogged, jdbc, s3);
+        int[] overlap = overlaps(log);
+        List<String> stalled = workers.stream().sorted().filter(w -> log.stream().noneMatch(a -> a.worker().equals(w)
+                && Attempt.ACCEPTED.equals(a.jdbc()) && a.acquiredAt() > lastFaultEnd)).toList();
+        return new Result(violations, history.size(), unlogged, jdbc, s3, overlap[0], overlap[1], overlap[2], stalled);
+    }
+
+    /** {overlaps, rejected writes of their earlier sides, earlier sides still HELD}: see {@link Result}. */
+    private static int[] overlaps(List<Attempt> log) {
+        int overlaps = 0;
+        int rejected = 0;
+        int stillHeld = 0;
+        Map<String, List<Attempt>> byResource = new HashMap<>();
+        log.stream().filter(a -> a.token() > 0).forEach(a -> byResource.computeIfAbsent(a.resource(), k -> new ArrayList<>()).add(a));
+        for (List<Attempt> attempts : byResource.values()) {
+            attempts.sort((a, b) -> Long.compare(a.acquiredAt(), b.acquiredAt()));
+            for (int i = 0; i < attempts.size(); i++) {
+                Attempt a = attempts.get(i);
+                for (int j = i + 1; j < attempts.size() && attempts.get(j).acquiredAt() < a.atMillis(); j++) {
+                    Attempt b = attempts.get(j);
+                    if (a.token() == b.token()) {
+                        continue; // one grant (a re-entrant or retried attempt), not two holders
+                    }
+                    overlaps++;
+                    Attempt earlier = a.token() < b.token() ? a : b;
+                    rejected += (Attempt.STALE.equals(earlier.jdbc()) ? 1 : 0) + (Attempt.STALE.equals(earlier.s3()) ? 1 : 0);
+                    if ("HELD".equals(earlier.stateAfter())) {
+                        stillHeld++;
+                    }
+                }
+            }
+        }
+        return new int[] {overlaps, rejected, stillHeld};
     }
 
     private static String kind(String outcome) {

@@ -46,10 +46,12 @@ public final class FaultCampaign {
     static final Duration SESSION = Duration.ofSeconds(4);
 
     private final Settings settings;
-    private final Random random;
     private final Path dir;
-    private final List<String> faultLog = new ArrayList<>();
-    private final Map<String, Integer> faultCounts = new TreeMap<>();
+    private final List<String> faultLog = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final Map<String, Integer> faultCounts = java.util.Collections.synchronizedMap(new TreeMap<>());
+    private final java.util.concurrent.atomic.AtomicLong lastFaultEnd = new java.util.concurrent.atomic.AtomicLong();
+    /** At most one ZooKeeper server down at a time: faults test safety, a lost quorum only stops everyone. */
+    private final java.util.concurrent.Semaphore serverDown = new java.util.concurrent.Semaphore(1);
 
     /**
      * What to run.
@@ -58,20 +60,28 @@ public final class FaultCampaign {
      * @param seed     the random seed (printed in the report; the same seed replays the same faults)
      * @param workers  worker JVMs
      * @param threads  threads per worker
-     * @param locks    locks (and fenced resources) shared by all workers
-     * @param out      where the logs and the report go
+     * @param locks     locks (and fenced resources) shared by all workers
+     * @param injectors fault injectors running at once (each draws from its own seed: seed, seed + 1, ...),
+     *                  so faults overlap
+     * @param out       where the logs and the report go
      */
-    public record Settings(Duration duration, long seed, int workers, int threads, int locks, Path out) {}
+    public record Settings(Duration duration, long seed, int workers, int threads, int locks, int injectors, Path out) {}
 
-    /** What a campaign found: the checker's result, the faults injected, the report's path. */
-    public record Outcome(Checker.Result check, Map<String, Integer> faults, Path report, S3Summary s3) {}
+    /**
+     * What a campaign found: the checker's result, the faults injected, the queue nodes left once
+     * every worker exited (must be none), the report's path.
+     */
+    public record Outcome(Checker.Result check, Map<String, Integer> faults, int leftoverQueueNodes, Path report,
+            S3Summary s3) {}
+
+    /** How long the workers run on after the last fault, so that liveness can be judged. */
+    static final Duration SETTLE = Duration.ofSeconds(10);
 
     /** The S3 documents, counted apart (S3Mock is not an atomic compare-and-set; see docs/faults.md). */
     public record S3Summary(long acceptedWrites, long finalCounters, List<String> notes) {}
 
     private FaultCampaign(Settings settings) {
         this.settings = settings;
-        this.random = new Random(settings.seed());
         this.dir = settings.out();
     }
 
@@ -105,76 +115,140 @@ public final class FaultCampaign {
                 workers.forEach(WorkerHandle::close);
                 ensemble.servers().forEach(s -> restartIfDown(ensemble, s));
             }
+            int leftover = leftoverQueueNodes(ensemble.connectString());
             List<HistoryRow> history = new ArrayList<>();
             Map<String, Long> counters = new LinkedHashMap<>();
             readDatabase(servers.jdbcUrl(), history, counters);
             List<Attempt> log = readLogs(workers);
-            Checker.Result check = Checker.check(history, counters, log);
+            java.util.Set<String> names = workers.stream().map(w -> w.name).collect(Collectors.toSet());
+            Checker.Result check = Checker.check(history, counters, log, names, lastFaultEnd.get());
             S3Summary s3Summary = s3Summary(s3, bucket, log);
-            Path report = CampaignReport.write(dir.resolve("report.md"), settings, started, faultCounts, faultLog, check,
-                    s3Summary);
-            return new Outcome(check, faultCounts, report, s3Summary);
+            Map<String, Integer> faults = new TreeMap<>(faultCounts);
+            Path report = CampaignReport.write(dir.resolve("report.md"), settings, started, faults, List.copyOf(faultLog),
+                    check, s3Summary, leftover);
+            return new Outcome(check, faults, leftover, report, s3Summary);
         }
     }
 
-    /** Draws faults until the campaign's time is up, one at a time. */
+    /**
+     * Runs {@code injectors} fault injectors at once until the campaign's time is up, so faults
+     * overlap; each draws its faults from its own seed. Then the workers run on for {@link #SETTLE}.
+     */
     private void inject(List<WorkerHandle> workers, EmbeddedEnsemble ensemble) {
         long end = System.nanoTime() + settings.duration().toNanos();
         sleep(Duration.ofSeconds(2)); // let the workers get going
-        while (System.nanoTime() < end) {
-            WorkerHandle victim = workers.get(random.nextInt(workers.size()));
-            int kind = random.nextInt(6);
-            Duration shortPause = Duration.ofMillis(300 + random.nextInt(1_200));
-            Duration longPause = SESSION.plusMillis(1_000 + random.nextInt(3_000));
-            switch (kind) {
-                case 0 -> fault("pause-short", victim.name + " SIGSTOP for " + shortPause.toMillis() + " ms", () -> {
-                    victim.stop();
-                    sleep(shortPause);
-                    victim.resume();
-                });
-                case 1 -> fault("pause-long", victim.name + " SIGSTOP for " + longPause.toMillis() + " ms (past its session)",
-                        () -> {
-                            victim.stop();
-                            sleep(longPause);
-                            victim.resume();
-                        });
-                case 2 -> fault("partition-short", victim.name + " cut off from the ensemble for "
-                        + shortPause.toMillis() + " ms", () -> {
-                            victim.partition();
-                            sleep(shortPause);
-                            victim.heal();
-                        });
-                case 3 -> fault("partition-long", victim.name + " cut off from the ensemble for "
-                        + longPause.toMillis() + " ms (past its session)", () -> {
-                            victim.partition();
-                            sleep(longPause);
-                            victim.heal();
-                        });
-                case 4 -> {
-                    InstanceSpec server = ensemble.servers().get(random.nextInt(ensemble.servers().size()));
-                    boolean leader = server.equals(ensemble.leader());
-                    fault(leader ? "zk-leader-kill" : "zk-follower-kill", "ZooKeeper server :" + server.getPort()
-                            + (leader ? " (the leader)" : "") + " killed, restarted after 3 s", () -> {
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(settings.injectors());
+        List<java.util.concurrent.Future<?>> running = new ArrayList<>();
+        for (int i = 0; i < settings.injectors(); i++) {
+            Random random = new Random(settings.seed() + i);
+            running.add(pool.submit(() -> {
+                while (System.nanoTime() < end) {
+                    injectOne(random, workers, ensemble);
+                    sleep(Duration.ofMillis(200 + random.nextInt(800)));
+                }
+            }));
+        }
+        try {
+            for (java.util.concurrent.Future<?> f : running) {
+                f.get();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("a fault injector failed: " + e.getCause(), e.getCause());
+        } finally {
+            pool.shutdownNow();
+        }
+        sleep(SETTLE); // liveness: every worker must write again after the last fault
+    }
+
+    private void injectOne(Random random, List<WorkerHandle> workers, EmbeddedEnsemble ensemble) {
+        WorkerHandle victim = workers.get(random.nextInt(workers.size()));
+        int kind = random.nextInt(6);
+        Duration shortPause = Duration.ofMillis(300 + random.nextInt(1_200));
+        Duration longPause = SESSION.plusMillis(1_000 + random.nextInt(3_000));
+        switch (kind) {
+            case 0 -> fault("pause-short", victim.name + " SIGSTOP for " + shortPause.toMillis() + " ms", () -> {
+                victim.stop();
+                sleep(shortPause);
+                victim.resume();
+            });
+            case 1 -> fault("pause-long", victim.name + " SIGSTOP for " + longPause.toMillis() + " ms (past its session)",
+                    () -> {
+                        victim.stop();
+                        sleep(longPause);
+                        victim.resume();
+                    });
+            case 2 -> fault("partition-short", victim.name + " cut off from the ensemble for " + shortPause.toMillis()
+                    + " ms", () -> {
+                        victim.partition();
+                        sleep(shortPause);
+                        victim.heal();
+                    });
+            case 3 -> fault("partition-long", victim.name + " cut off from the ensemble for " + longPause.toMillis()
+                    + " ms (past its session)", () -> {
+                        victim.partition();
+                        sleep(longPause);
+                        victim.heal();
+                    });
+            case 4 -> {
+                if (!serverDown.tryAcquire()) {
+                    return; // another server is down: keep the quorum
+                }
+                try {
+                    // The leader preferred: two draws in three.
+                    InstanceSpec leader = ensemble.leader();
+                    InstanceSpec server = random.nextInt(3) < 2 && leader != null ? leader
+                            : ensemble.servers().get(random.nextInt(ensemble.servers().size()));
+                    boolean isLeader = server.equals(leader);
+                    fault(isLeader ? "zk-leader-kill" : "zk-follower-kill", "ZooKeeper server :" + server.getPort()
+                            + (isLeader ? " (the leader)" : "") + " killed, restarted after 3 s", () -> {
                                 ensemble.kill(server);
                                 sleep(Duration.ofSeconds(3));
                                 ensemble.restart(server);
                             });
+                } finally {
+                    serverDown.release();
                 }
-                default -> fault("worker-kill", victim.name + " kill -9, restarted", () -> {
-                    victim.kill();
-                    sleep(Duration.ofMillis(500));
-                    victim.restart();
-                });
             }
-            sleep(Duration.ofMillis(500 + random.nextInt(1_500)));
+            default -> fault("worker-kill", victim.name + " kill -9, restarted", () -> {
+                victim.kill();
+                sleep(Duration.ofMillis(500));
+                victim.restart();
+            });
         }
-        sleep(Duration.ofSeconds(2)); // the last writes land
     }
 
     private void fault(String kind, String what, Runnable action) {
         faultLog.add(Instant.now() + "  " + what);
         faultCounts.merge(kind, 1, Integer::sum);
         action.run();
+        lastFaultEnd.accumulateAndGet(System.currentTimeMillis(), Math::max);
+    }
+
+    /** Queue nodes still under the campaign's lock root once every worker exited and its session expired. */
+    private static int leftoverQueueNodes(String connectString) {
+        try (org.apache.curator.framework.CuratorFramework zk = org.apache.curator.framework.CuratorFrameworkFactory
+                .newClient(connectString, new org.apache.curator.retry.ExponentialBackoffRetry(100, 3))) {
+            zk.start();
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            int left;
+            do {
+                left = 0;
+                if (zk.checkExists().forPath("/faults/locks") != null) {
+                    for (String lock : zk.getChildren().forPath("/faults/locks")) {
+                        left += zk.getChildren().forPath("/faults/locks/" + lock).size();
+                    }
+                }
+                if (left > 0) {
+                    sleep(Duration.ofMillis(500)); // sessions of killed workers expire within their timeout
+                }
+            } while (left > 0 && System.nanoTime() < deadline);
+            return left;
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot read the campaign's queue nodes: " + e, e);
+        }
     }
 
     private static void restartIfDown(EmbeddedEnsemble ensemble, InstanceSpec server) {

@@ -109,17 +109,20 @@ public final class FaultWorker {
         while (!Thread.currentThread().isInterrupted()) {
             String resource = "res-" + ThreadLocalRandom.current().nextInt(locks);
             try (Lease lease = client.lock(resource).acquire(Duration.ofSeconds(3))) {
+                long acquiredAt = System.currentTimeMillis();
                 String state = lease.state().name();
                 String attempt = id + "-" + attempts.incrementAndGet();
                 String jdbc = writeRow(resource, lease.token(), attempt);
                 String s3 = writeDocument(resource, lease.token());
-                record(new Attempt(attempt, id, resource, lease.token(), state, jdbc, s3, System.currentTimeMillis()));
+                record(new Attempt(attempt, id, resource, lease.token(), state, jdbc, s3, acquiredAt,
+                        System.currentTimeMillis(), lease.state().name()));
             } catch (AcquireTimeoutException busy) {
                 // the lock was busy (or ZooKeeper unreachable) for 3 s: try another one
             } catch (RuntimeException e) {
                 // ZooKeeper unreachable and the like: the campaign injects exactly that; keep going
+                long now = System.currentTimeMillis();
                 record(new Attempt(id + "-x" + attempts.incrementAndGet(), id, resource, 0, "none",
-                        "error: " + e, "error: not tried", System.currentTimeMillis()));
+                        "error: " + e, "error: not tried", now, now, "none"));
             }
             FaultCampaign.sleep(Duration.ofMillis(ThreadLocalRandom.current().nextInt(5))); // think time
         }

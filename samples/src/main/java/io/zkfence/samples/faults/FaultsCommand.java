@@ -28,6 +28,10 @@ public final class FaultsCommand implements Callable<Integer> {
     @Option(names = "--locks", defaultValue = "3", description = "Locks shared by the workers. Default: ${DEFAULT-VALUE}")
     int locks;
 
+    @Option(names = "--injectors", defaultValue = "3", description = "Fault injectors at once (faults overlap)."
+            + " Default: ${DEFAULT-VALUE}")
+    int injectors;
+
     @Option(names = "--out", defaultValue = "target/faults", description = "Logs and report. Default: ${DEFAULT-VALUE}")
     Path out;
 
@@ -38,15 +42,18 @@ public final class FaultsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (seconds < 5 || workers < 1 || threads < 1 || locks < 1 || locks > 64) {
+        if (seconds < 5 || workers < 1 || threads < 1 || locks < 1 || locks > 64 || injectors < 1) {
             throw new CommandLine.ParameterException(new CommandLine(this),
-                    "need --seconds >= 5, --workers >= 1, --threads >= 1 and 1 <= --locks <= 64");
+                    "need --seconds >= 5, --workers >= 1, --threads >= 1, 1 <= --locks <= 64 and --injectors >= 1");
         }
         long s = seed != null ? seed : System.nanoTime();
         FaultCampaign.Outcome o = FaultCampaign.run(new FaultCampaign.Settings(Duration.ofSeconds(seconds), s, workers,
-                threads, locks, out));
+                threads, locks, injectors, out));
         System.out.println("faults: seed " + s + ", " + o.faults() + ", " + o.check().rows() + " committed writes, "
-                + o.check().violations().size() + " violations; report: " + o.report().toAbsolutePath());
-        return o.check().violations().isEmpty() ? 0 : 1;
+                + o.check().overlaps() + " overlaps, " + o.check().violations().size() + " violations, stalled workers "
+                + o.check().stalled() + ", leftover queue nodes " + o.leftoverQueueNodes() + "; report: "
+                + o.report().toAbsolutePath());
+        boolean ok = o.check().violations().isEmpty() && o.check().stalled().isEmpty() && o.leftoverQueueNodes() == 0;
+        return ok ? 0 : 1;
     }
 }

@@ -58,7 +58,10 @@ final class WorkerHandle implements AutoCloseable {
     }
 
     /** Starts (again) the worker's JVM; its log is appended to. */
-    void restart() {
+    synchronized void restart() {
+        if (process != null && process.isAlive()) {
+            return; // restarted by another fault already
+        }
         try {
             process = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
                     .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile())).start();
@@ -67,23 +70,23 @@ final class WorkerHandle implements AutoCloseable {
         }
     }
 
-    void stop() {
+    synchronized void stop() {
         signal("-STOP");
     }
 
-    void resume() {
+    synchronized void resume() {
         signal("-CONT");
     }
 
-    void partition() {
+    synchronized void partition() {
         proxies.forEach(FreezableProxy::freeze);
     }
 
-    void heal() {
+    synchronized void heal() {
         proxies.forEach(FreezableProxy::thaw);
     }
 
-    void kill() {
+    synchronized void kill() {
         process.destroyForcibly();
         try {
             process.waitFor(10, TimeUnit.SECONDS);
@@ -93,9 +96,12 @@ final class WorkerHandle implements AutoCloseable {
     }
 
     private void signal(String signal) {
+        if (!process.isAlive()) {
+            return; // killed by another fault meanwhile: nothing to stop or resume
+        }
         try {
             Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || (kill.exitValue() != 0 && process.isAlive())) {
                 throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
             }
         } catch (IOException e) {
@@ -107,7 +113,7 @@ final class WorkerHandle implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
         resume();
         heal();
         kill();

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class CheckerTest {
 
     private static Attempt logged(String attempt, String resource, long token, String jdbc) {
-        return new Attempt(attempt, "w0", resource, token, "HELD", jdbc, Attempt.ACCEPTED, 0);
+        return new Attempt(attempt, "w0", resource, token, "HELD", jdbc, Attempt.ACCEPTED, 0, 0, "RELEASED");
     }
 
     @Test
@@ -47,5 +47,27 @@ class CheckerTest {
         assertThat(r.violations()).anyMatch(v -> v.contains("a1") && v.contains("rejected as stale"))
                 .anyMatch(v -> v.contains("a9") && v.contains("not in the history"));
         assertThat(r.unloggedCommits()).isEqualTo(1);
+    }
+
+    @Test
+    void overlappingCriticalSectionsAreCountedWithTheEarlierSidesRejections() {
+        Attempt earlier = new Attempt("a1", "w0", "r", 10, "HELD", Attempt.STALE, Attempt.STALE, 100, 500, "HELD");
+        Attempt later = new Attempt("a2", "w1", "r", 12, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 300, 400, "RELEASED");
+        Attempt after = new Attempt("a3", "w1", "r", 13, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 600, 700, "RELEASED");
+        Checker.Result r = Checker.check(List.of(new HistoryRow(1, "r", 12, "a2", 1), new HistoryRow(2, "r", 13, "a3", 2)),
+                Map.of("r", 2L), List.of(earlier, later, after));
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.overlaps()).isEqualTo(1);
+        assertThat(r.overlapRejections()).isEqualTo(2);
+        assertThat(r.overlapsStillHeld()).isEqualTo(1);
+    }
+
+    @Test
+    void aWorkerWithNoAcceptedWriteAfterTheLastFaultIsStalled() {
+        Attempt early = new Attempt("a1", "w0", "r", 10, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 100, 200, "RELEASED");
+        Attempt late = new Attempt("a2", "w1", "r", 11, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 900, 950, "RELEASED");
+        Checker.Result r = Checker.check(List.of(new HistoryRow(1, "r", 10, "a1", 1), new HistoryRow(2, "r", 11, "a2", 2)),
+                Map.of("r", 2L), List.of(early, late), java.util.Set.of("w0", "w1"), 500);
+        assertThat(r.stalled()).containsExactly("w0");
     }
 }
