@@ -3,6 +3,9 @@ package io.zkfence.recipes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zkfence.recipes.cache.CacheRebuild;
+import io.zkfence.recipes.files.FilePass;
+import io.zkfence.recipes.files.FileProcessor;
+import io.zkfence.recipes.files.FileTask;
 import io.zkfence.recipes.cache.CacheRebuildException;
 import io.zkfence.recipes.cache.CacheRebuildTimeoutException;
 import io.zkfence.recipes.cache.CacheStore;
@@ -44,7 +47,8 @@ class PublicApiTest {
             FencedFlyway.class, FencedFlyway.Builder.class, MigrationReport.class, MigrationException.class,
             MigrationLockTimeoutException.class, MigrationFencedException.class, MigrationFailedException.class,
             CacheRebuild.class, CacheRebuild.Builder.class, CacheStore.class, CachedValue.class, JdbcCacheStore.class,
-            CacheRebuildException.class, CacheRebuildTimeoutException.class);
+            CacheRebuildException.class, CacheRebuildTimeoutException.class,
+            FileProcessor.class, FileProcessor.Builder.class, FileTask.class, FilePass.class);
 
     @Test
     void noPublicMethodOrConstructorDeclaresACheckedException() {
