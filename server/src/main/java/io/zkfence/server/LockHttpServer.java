@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * thread (a waiting acquire parks cheaply). Stateless: everything it knows is in ZooKeeper
  * ({@link LeaseStore}), so a client may send each call to any replica.
  *
- * <p>The JDK's own HTTP server: four routes need no framework, and the service then depends on
- * nothing but Curator and Jackson.
+ * <p>It runs on the JDK's own HTTP server for now; its issue asks for a well-kept framework
+ * (Javalin or Helidon SE), which is still to do (docs/server.md, "Not done yet").
  */
 final class LockHttpServer implements AutoCloseable {
 
