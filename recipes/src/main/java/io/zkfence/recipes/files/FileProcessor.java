@@ -85,7 +85,10 @@ public final class FileProcessor {
         return new Builder(locks, s3, output, fence, database, task);
     }
 
-    /** Creates the completion table if it does not exist (plain SQL; PostgreSQL, MariaDB and H2). */
+    /**
+     * Creates the completion table if it does not exist (plain SQL; PostgreSQL, MariaDB and H2).
+     * The fence table is the {@link JdbcFence}'s: create it with {@link JdbcFence#createIfMissing()}.
+     */
     public void createCompletionTableIfMissing() {
         try (Connection c = database.getConnection(); Statement s = c.createStatement()) {
             s.execute("create table if not exists " + table + " (file_key varchar(1024) primary key, token bigint not null,"
