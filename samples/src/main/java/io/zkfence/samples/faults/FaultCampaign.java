@@ -198,7 +198,7 @@ public final class FaultCampaign {
                 }
                 try {
                     // The leader preferred: two draws in three.
-                    InstanceSpec leader = ensemble.leader();
+                    InstanceSpec leader = leaderOrNull(ensemble);
                     InstanceSpec server = random.nextInt(3) < 2 && leader != null ? leader
                             : ensemble.servers().get(random.nextInt(ensemble.servers().size()));
                     boolean isLeader = server.equals(leader);
@@ -225,6 +225,15 @@ public final class FaultCampaign {
         faultCounts.merge(kind, 1, Integer::sum);
         action.run();
         lastFaultEnd.accumulateAndGet(System.currentTimeMillis(), Math::max);
+    }
+
+    /** The leader, or null while an election runs (a restarted server may still be rejoining). */
+    private static InstanceSpec leaderOrNull(EmbeddedEnsemble ensemble) {
+        try {
+            return ensemble.leader();
+        } catch (IllegalStateException electing) {
+            return null;
+        }
     }
 
     /** Queue nodes still under the campaign's lock root once every worker exited and its session expired. */
