@@ -113,7 +113,9 @@ final class CohortHold implements Hold {
     @Override
     public CompletionStage<LeaseState> ended() {
         LeaseState s = ownEnd;
-        return s != null ? CompletableFuture.completedStage(s) : ended.minimalCompletionStage();
+        // As Grant.ended(): callers only get a stage that hops to the event thread.
+        return s != null ? CompletableFuture.completedStage(s)
+                : ended.thenApplyAsync(end -> end, this::execute).minimalCompletionStage();
     }
 
     @Override
@@ -166,7 +168,7 @@ final class CohortHold implements Hold {
 
     /**
      * Ends this turn with {@code to}; false if it had ended. Listeners hear it on the event thread,
-     * and so do {@link #ended()}'s continuations (queued after them).
+     * and so do {@link #ended()}'s continuations (their hop is queued after the listeners' task).
      */
     private boolean end(LeaseState state, String why) {
         List<Registration> snapshot;
@@ -196,8 +198,7 @@ final class CohortHold implements Hold {
                 LeaseState end = to;
                 execute(() -> snapshot.forEach(r -> notify(r, from, end)));
             }
-            LeaseState end = to;
-            execute(() -> ended.complete(end));
+            ended.complete(to);
         }
         return true;
     }

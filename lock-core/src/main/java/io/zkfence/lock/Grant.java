@@ -27,10 +27,12 @@ import org.slf4j.LoggerFactory;
  * last hold is released.
  *
  * <p><b>Threads.</b> Listeners and {@link #ended()}'s continuations run on the client's event
- * thread, never on ZooKeeper's: the end is always signalled by a task on that thread (after the
- * listeners' task), and once the grant has ended, {@link #ended()} hands out an already
- * completed stage, whose continuations run on the thread that attaches them. No check of who is
- * waiting decides it, so no attach can race it.
+ * thread, never on ZooKeeper's. The internal end future is completed in place by whichever thread
+ * ends the grant, but no caller ever sees it: {@link #ended()} hands out a stage that depends on
+ * it <em>asynchronously</em> through the event thread (so its continuations run there, after the
+ * listeners' task), or, once the grant has ended, an already completed stage, whose continuations
+ * run on the thread that attaches them. No check of who is waiting decides it, so no attach can
+ * race it, and a release nobody waits on costs no thread hand-off.
  */
 final class Grant implements Hold {
 
@@ -50,7 +52,7 @@ final class Grant implements Hold {
 
     private final HoldCount holds = new HoldCount();
     private final CopyOnWriteArrayList<Registration> listeners = new CopyOnWriteArrayList<>();
-    /** Completed on the event thread only; see the class comment. */
+    /** Completed in place by the end; only {@link #ended()}'s asynchronous dependents see it (class comment). */
     private final CompletableFuture<LeaseState> ended = new CompletableFuture<>();
     private final Watcher ownNodeWatcher = this::onOwnNodeEvent;
     private final long grantedAtNanos = System.nanoTime();
@@ -175,7 +177,8 @@ final class Grant implements Hold {
     @Override
     public CompletionStage<LeaseState> ended() {
         LeaseState s = state;
-        return s.isFinal() ? CompletableFuture.completedStage(s) : ended.minimalCompletionStage();
+        return s.isFinal() ? CompletableFuture.completedStage(s)
+                : ended.thenApplyAsync(end -> end, this::execute).minimalCompletionStage();
     }
 
     /** Adds a re-entrant hold; false if the grant already ended (the caller must acquire anew). */
@@ -313,8 +316,8 @@ final class Grant implements Hold {
                 timer.cancel(false);
             }
             notifyListeners(from, to);
-            // Queued after the listeners' task on the same single thread: they hear it first.
-            execute(() -> ended.complete(to));
+            // In place: ended()'s stages hop to the event thread, queued after the listeners' task.
+            ended.complete(to);
         }
         rt.registry.remove(this);
         return true;
