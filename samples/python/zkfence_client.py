@@ -10,6 +10,7 @@ protected resource; the resource rejects lower ones.
 """
 import argparse
 import json
+import os
 import sys
 import threading
 import time
@@ -19,9 +20,16 @@ import urllib.request
 import uuid
 
 
+# The server's bearer API key (none when it runs with --no-auth): --api-key or $ZKFENCE_API_KEY.
+API_KEY = os.environ.get("ZKFENCE_API_KEY")
+
+
 def call(method, url, body=None, timeout=35):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, method=method, data=data, headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    if API_KEY:
+        headers["Authorization"] = "Bearer " + API_KEY
+    req = urllib.request.Request(url, method=method, data=data, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, json.load(r)
@@ -83,7 +91,10 @@ def main():
     p.add_argument("--owner", required=True)
     p.add_argument("--ttl-ms", type=int, default=3000)
     p.add_argument("--hold-ms", type=int, default=1000)
+    p.add_argument("--api-key", help="bearer API key (default: $ZKFENCE_API_KEY)")
     a = p.parse_args()
+    global API_KEY
+    API_KEY = a.api_key or API_KEY
     lease = acquire(a.base, a.key, a.owner, a.ttl_ms)
     if lease is None:
         print("lock %s is held by someone else" % a.key)
