@@ -64,8 +64,13 @@ final class LeaseStore {
         String lockPath = lockPath(key);
         long deadline = clock.millis() + (wait ? waitMillis : 0);
         String requestKey = requestKey(ownerId, requestId);
-        sync(lockPath);
-        Entry mine = find(read(lockPath), e -> e.requestKey().equals(requestKey) && e.data().ownerId().equals(ownerId));
+        // Only a request id can name an earlier entry; without one, skip the sync and the lookup.
+        // The reads below follow this session's own create, so they see at least what it saw.
+        Entry mine = null;
+        if (requestId != null) {
+            sync(lockPath);
+            mine = find(read(lockPath), e -> e.requestKey().equals(requestKey) && e.data().ownerId().equals(ownerId));
+        }
         if (mine == null) {
             create(lockPath, requestKey, new EntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0));
         } else if (!mine.granted()) {
