@@ -12,9 +12,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
@@ -44,6 +47,9 @@ final class LeaseStore {
     private final Clock clock;
     private final ObjectMapper json = new ObjectMapper();
     private final AuditTrail audit;
+    private final Set<CountDownLatch> waits = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger acquiresInFlight = new AtomicInteger();
+    private volatile boolean stopping;
 
     LeaseStore(CuratorFramework zk, String root, Clock clock, int auditRetention) {
         this.zk = zk;
@@ -61,6 +67,37 @@ final class LeaseStore {
      *                              entry is removed)
      */
     Grant acquire(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId) {
+        acquiresInFlight.incrementAndGet();
+        try {
+            if (stopping) {
+                throw shuttingDown();
+            }
+            return acquireOnce(key, ownerId, ttlMillis, wait, waitMillis, requestId);
+        } finally {
+            acquiresInFlight.decrementAndGet();
+        }
+    }
+
+    /**
+     * Stops waiting: every acquire waiting here removes its queue entry and answers 503
+     * {@code SHUTTING_DOWN} (retry on another replica), new acquires are refused the same way.
+     * Returns once no acquire is in flight here, or after {@code within}.
+     */
+    void shutdown(java.time.Duration within) {
+        stopping = true;
+        waits.forEach(CountDownLatch::countDown);
+        long deadline = System.nanoTime() + within.toNanos();
+        while (acquiresInFlight.get() > 0 && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+    }
+
+    private static LockServiceException shuttingDown() {
+        return new LockServiceException(503, "SHUTTING_DOWN", "this replica is shutting down; retry the acquire with the"
+                + " same requestId on another replica");
+    }
+
+    private Grant acquireOnce(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId) {
         String lockPath = lockPath(key);
         long deadline = clock.millis() + (wait ? waitMillis : 0);
         String requestKey = requestKey(ownerId, requestId);
@@ -100,6 +137,10 @@ final class LeaseStore {
             if (now >= deadline) {
                 delete(lockPath, own);
                 throw alreadyHeld(key, queue, now);
+            }
+            if (stopping) {
+                delete(lockPath, own);
+                throw shuttingDown();
             }
             Entry predecessor = queue.get(queue.indexOf(own) - 1);
             long until = deadline;
@@ -344,6 +385,10 @@ final class LeaseStore {
     /** Waits until {@code path} is deleted or {@code millis} pass. */
     private void awaitGone(String path, long millis) {
         CountDownLatch gone = new CountDownLatch(1);
+        waits.add(gone);
+        if (stopping) {
+            gone.countDown(); // shutdown() ran before this wait was registered
+        }
         try {
             Stat stat = zk.checkExists().usingWatcher((org.apache.zookeeper.Watcher) event -> gone.countDown())
                     .forPath(path);
@@ -356,6 +401,8 @@ final class LeaseStore {
             throw new LockServiceException(503, "UNAVAILABLE", "interrupted while waiting for " + path);
         } catch (Exception e) {
             throw unavailable("watching " + path, e);
+        } finally {
+            waits.remove(gone);
         }
     }
 

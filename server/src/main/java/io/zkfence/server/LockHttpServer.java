@@ -117,9 +117,13 @@ final class LockHttpServer implements AutoCloseable {
         return app.port();
     }
 
-    /** Stops accepting, then stops the server (in-flight requests are cut at Jetty's stop timeout). */
+    /**
+     * Graceful stop: waiting acquires remove their queue entries and answer 503
+     * {@code SHUTTING_DOWN} (up to 10 s for them to finish), then the HTTP server stops.
+     */
     @Override
     public void close() {
+        store.shutdown(java.time.Duration.ofSeconds(10));
         app.stop();
     }
 

@@ -144,6 +144,23 @@ class AdminEndpointsTest {
     }
 
     @Test
+    void aReplicaThatShutsDownAnswersItsWaitersAndRemovesTheirQueueEntries() throws Exception {
+        String key = ns + ":busy";
+        assertThat(b.post(key, "acquire", acquire("holder")).status()).isEqualTo(200);
+        var waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> a.post(key, "acquire",
+                "{\"ownerId\":\"waiter\",\"ttlMillis\":60000,\"wait\":true,\"waitMillis\":60000}"));
+        org.awaitility.Awaitility.await().until(() -> b.get(key).body().get("waiters").size() == 1);
+
+        a.close();
+
+        Reply answered = waiting.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(answered.status()).isEqualTo(503);
+        assertThat(answered.body().get("error").asText()).isEqualTo("SHUTTING_DOWN");
+        assertThat(b.get(key).body().get("waiters")).isEmpty();
+        assertThat(b.get(key).body().get("ownerId").asText()).isEqualTo("holder");
+    }
+
+    @Test
     void unknownRoutesAndMethodsAnswerProblemDetails() {
         Reply missing = a.path("/v1/nothing-here");
         assertThat(missing.status()).isEqualTo(404);
