@@ -16,7 +16,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
 import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,6 +70,18 @@ final class LockHttpServer implements AutoCloseable {
             config.jetty.host = settings.bind();
             config.jetty.port = settings.port();
             config.jetty.modifyServer(server -> server.setErrorHandler(new ProblemErrorHandler()));
+            if (settings.tls() != null) {
+                // HTTPS only: this connector takes the configured port, so Javalin adds no plain one.
+                config.jetty.addConnector((server, http) -> {
+                    http.addCustomizer(new SecureRequestCustomizer());
+                    ServerConnector https = new ServerConnector(server,
+                            new SslConnectionFactory(settings.tls().sslContextFactory(), "http/1.1"),
+                            new HttpConnectionFactory(http));
+                    https.setHost(settings.bind());
+                    https.setPort(settings.port());
+                    return https;
+                });
+            }
             for (Route r : ROUTES) {
                 config.routes.addHttpHandler(r.method().equals("GET") ? HandlerType.GET : HandlerType.POST, r.path(), handlers.get(r));
             }

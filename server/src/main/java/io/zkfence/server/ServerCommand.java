@@ -3,12 +3,16 @@ package io.zkfence.server;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -62,12 +66,75 @@ public final class ServerCommand implements Callable<Integer> {
             description = "Forced releases kept in the audit trail (env ZKFENCE_AUDIT_RETENTION). Default: ${DEFAULT-VALUE}")
     int auditRetention;
 
+    @Option(names = "--digest", paramLabel = "<user:password>", defaultValue = "${env:ZKFENCE_ZK_DIGEST}",
+            description = "Authenticate with ZooKeeper's digest scheme and create every znode readable and writable by"
+                    + " that identity only (env ZKFENCE_ZK_DIGEST; use ZooKeeper TLS with it)")
+    String digest;
+
+    @Option(names = "--tls-keystore", defaultValue = "${env:ZKFENCE_TLS_KEYSTORE}",
+            description = "Serve HTTPS with this PKCS#12 or JKS key store (env ZKFENCE_TLS_KEYSTORE)")
+    Path tlsKeyStore;
+
+    @Option(names = "--tls-keystore-password", defaultValue = "${env:ZKFENCE_TLS_KEYSTORE_PASSWORD}",
+            description = "The key store's password (env ZKFENCE_TLS_KEYSTORE_PASSWORD; prefer the environment)")
+    String tlsKeyStorePassword;
+
+    @Option(names = "--tls-cert", defaultValue = "${env:ZKFENCE_TLS_CERT}",
+            description = "Serve HTTPS with this PEM certificate chain, server certificate first (env ZKFENCE_TLS_CERT)")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", defaultValue = "${env:ZKFENCE_TLS_KEY}",
+            description = "The PEM PKCS#8 private key of --tls-cert (env ZKFENCE_TLS_KEY)")
+    Path tlsKey;
+
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     /** Runs the command line; exits the JVM with its code. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new ServerCommand()).execute(args));
+    }
+
+    private HttpTls tls() {
+        if (tlsKeyStore != null && (tlsCert != null || tlsKey != null)) {
+            throw new IllegalArgumentException("give either --tls-keystore or --tls-cert with --tls-key, not both");
+        }
+        if (tlsKeyStore != null) {
+            return HttpTls.fromKeyStore(tlsKeyStore, tlsKeyStorePassword);
+        }
+        if ((tlsCert == null) != (tlsKey == null)) {
+            throw new IllegalArgumentException("--tls-cert and --tls-key go together");
+        }
+        return tlsCert == null ? null : HttpTls.fromPem(tlsCert, tlsKey);
+    }
+
+    /**
+     * The replica's ZooKeeper client: with {@code digest} ({@code user:password}) it authenticates
+     * and every znode it creates carries {@code CREATOR_ALL_ACL}, so clients with other identities
+     * can neither read nor change the service's leases. ZooKeeper TLS is ZooKeeper's own client
+     * configuration ({@code -Dzookeeper.client.secure=true} and its key and trust store
+     * properties, in {@code ZKFENCE_SERVER_JAVA_OPTS}).
+     */
+    static CuratorFramework zooKeeper(String connect, String digest) {
+        CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder().connectString(connect)
+                .sessionTimeoutMs(15_000).connectionTimeoutMs(5_000).retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000));
+        if (digest != null && !digest.isBlank()) {
+            if (digest.indexOf(':') < 1) {
+                throw new IllegalArgumentException("--digest must be user:password");
+            }
+            b.authorization("digest", digest.getBytes(java.nio.charset.StandardCharsets.UTF_8)).aclProvider(new ACLProvider() {
+                @Override
+                public List<ACL> getDefaultAcl() {
+                    return ZooDefs.Ids.CREATOR_ALL_ACL;
+                }
+
+                @Override
+                public List<ACL> getAclForPath(String path) {
+                    return ZooDefs.Ids.CREATOR_ALL_ACL;
+                }
+            });
+        }
+        return b.build();
     }
 
     @Override
@@ -77,11 +144,14 @@ public final class ServerCommand implements Callable<Integer> {
             if (noAuth == (apiKeys != null)) {
                 throw new IllegalArgumentException("give exactly one of --api-keys FILE or --no-auth");
             }
+            if (digest != null && !digest.isBlank() && digest.indexOf(':') < 1) {
+                throw new IllegalArgumentException("--digest must be user:password");
+            }
             if (auditRetention < 1) {
                 throw new IllegalArgumentException("--audit-retention must be at least 1, was " + auditRetention);
             }
             settings = new ServerSettings(bind, port, maxTtlMillis, maxWaitMillis,
-                    noAuth ? ApiKeys.open() : ApiKeys.load(apiKeys));
+                    noAuth ? ApiKeys.open() : ApiKeys.load(apiKeys), tls());
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "zkfence-server: " + e.getMessage(), e);
         }
@@ -93,8 +163,7 @@ public final class ServerCommand implements Callable<Integer> {
             embedded = EmbeddedEnsemble.start();
             connect = embedded.connectString();
         }
-        CuratorFramework zk = CuratorFrameworkFactory.newClient(connect, 15_000, 5_000,
-                new ExponentialBackoffRetry(100, 10, 2_000));
+        CuratorFramework zk = zooKeeper(connect, digest);
         zk.start();
         if (!zk.blockUntilConnected(15, TimeUnit.SECONDS)) {
             zk.close();
@@ -110,7 +179,8 @@ public final class ServerCommand implements Callable<Integer> {
             System.err.println("zkfence-server: cannot listen on " + bind + ":" + port + ": " + e.getMessage());
             return 1;
         }
-        System.out.println("zkfence-server: listening on " + bind + ":" + server.port() + ", locks under " + root
+        System.out.println("zkfence-server: listening (" + (settings.tls() == null ? "HTTP" : "HTTPS") + ") on " + bind + ":"
+                + server.port() + ", locks under " + root
                 + " on " + connect + (noAuth ? " (no authentication: --no-auth)" : ""));
         CountDownLatch stopped = new CountDownLatch(1);
         EmbeddedEnsemble ensemble = embedded;

@@ -8,8 +8,9 @@ package io.zkfence.server;
  * @param maxTtlMillis   the longest lease TTL a request may ask for
  * @param maxWaitMillis  the longest wait an acquire may ask for (the HTTP request stays open that long)
  * @param apiKeys        who may call ({@link ApiKeys#open()} only when chosen explicitly)
+ * @param tls            the HTTPS identity, or null for plain HTTP
  */
-record ServerSettings(String bind, int port, long maxTtlMillis, long maxWaitMillis, ApiKeys apiKeys) {
+record ServerSettings(String bind, int port, long maxTtlMillis, long maxWaitMillis, ApiKeys apiKeys, HttpTls tls) {
 
     static final long DEFAULT_MAX_TTL_MILLIS = 3_600_000;
     static final long DEFAULT_MAX_WAIT_MILLIS = 300_000;
@@ -28,6 +29,11 @@ record ServerSettings(String bind, int port, long maxTtlMillis, long maxWaitMill
 
     /** Local defaults, no authentication: for tests. */
     static ServerSettings local(ApiKeys keys) {
-        return new ServerSettings("127.0.0.1", 0, DEFAULT_MAX_TTL_MILLIS, DEFAULT_MAX_WAIT_MILLIS, keys);
+        return new ServerSettings("127.0.0.1", 0, DEFAULT_MAX_TTL_MILLIS, DEFAULT_MAX_WAIT_MILLIS, keys, null);
+    }
+
+    /** The same settings served over HTTPS. */
+    ServerSettings withTls(HttpTls identity) {
+        return new ServerSettings(bind, port, maxTtlMillis, maxWaitMillis, apiKeys, identity);
     }
 }
