@@ -103,6 +103,19 @@ class FencedLockedTest {
         }
     }
 
+    /** Annotated on the interface: the bean is a JDK proxy of it. */
+    public interface Ledger {
+        @FencedLocked(name = "ledger:#{@region}:#{#key}")
+        String write(String key);
+    }
+
+    public static class PostgresLedger implements Ledger {
+        @Override
+        public String write(String key) {
+            return FencedLockContext.currentLease().orElseThrow().lockName();
+        }
+    }
+
     public static class BadTemplate {
         @FencedLocked(name = "stock:#{#sku")
         public void reserve(String sku) {
@@ -150,6 +163,15 @@ class FencedLockedTest {
             assertThat(FencedLockContext.currentLease()).as("outside the call").isEmpty();
             assertThrows(IllegalStateException.class, FencedLockContext::currentToken);
             assertThat(ctx.getBean(LockClient.class).inspect("stock:A-1").holder()).as("released").isEmpty();
+        });
+    }
+
+    @Test
+    void anAnnotationOnAnInterfaceMethodLocksTheImplementationAndNamesMayReferToBeans() {
+        runner().withBean("region", String.class, () -> "eu").withBean(Ledger.class, PostgresLedger::new).run(ctx -> {
+            Ledger ledger = ctx.getBean(Ledger.class);
+            assertThat(AopUtils.isJdkDynamicProxy(ledger)).isTrue();
+            assertThat(ledger.write("k-1")).isEqualTo("ledger:eu:k-1");
         });
     }
 
