@@ -70,7 +70,8 @@ class ZkfenceAutoConfigurationTest {
         assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
                 .contains(ZkfenceCuratorAutoConfiguration.class.getName(), ZkfenceAutoConfiguration.class.getName(),
                         ZkfenceJdbcAutoConfiguration.class.getName(), ZkfenceS3AutoConfiguration.class.getName(),
-                        ZkfenceHealthAutoConfiguration.class.getName(), ZkfenceMetricsAutoConfiguration.class.getName());
+                        ZkfenceHealthAutoConfiguration.class.getName(), ZkfenceMetricsAutoConfiguration.class.getName(),
+                        ZkfenceFencedLockedAutoConfiguration.class.getName());
     }
 
     @Test
