@@ -131,14 +131,17 @@ public final class LockClient implements AutoCloseable {
 
     /**
      * A snapshot of the lock's queue: holder (owner id, token, when it asked) and waiters in grant
-     * order. For diagnostics: it is stale as soon as it returns.
+     * order, and this client's own cohort-mode threads waiting behind its node
+     * ({@link LockInfo#localWaiters()}). For diagnostics: it is stale as soon as it returns.
      *
      * @throws CoordinationException if ZooKeeper cannot be read within {@code operationTimeout}
      */
     public LockInfo inspect(String name) {
         String path = LockPaths.lockPath(rt.config.rootPath(), name);
         ensureOpen(name);
-        return await(name, inspector.inspect(name, path), "inspecting");
+        LockInfo info = await(name, inspector.inspect(name, path), "inspecting");
+        Cohort cohort = rt.cohorts.get(path);
+        return cohort == null ? info : info.withLocalWaiters(cohort.waiting());
     }
 
     /**

@@ -10,14 +10,30 @@ import java.util.Optional;
  * <p>Read without any lock, so it can be stale the moment it returns; use it for diagnostics,
  * never to decide whether you may write.
  *
- * @param name    the application lock name
- * @param path    the lock's znode
- * @param entries queue entries in grant order: the first holds the lock, the rest wait
+ * @param name         the application lock name
+ * @param path         the lock's znode
+ * @param entries      queue entries in grant order: the first holds the lock, the rest wait
+ * @param localWaiters threads of the inspecting client waiting in cohort mode behind its one
+ *                     queue node ({@link FencedLock#withCohort()}); other processes' local
+ *                     waiters are not in ZooKeeper and are not counted
  */
-public record LockInfo(String name, String path, List<Entry> entries) {
+public record LockInfo(String name, String path, List<Entry> entries, int localWaiters) {
 
     public LockInfo {
         entries = List.copyOf(entries);
+        if (localWaiters < 0) {
+            throw new IllegalArgumentException("localWaiters must not be negative, was " + localWaiters);
+        }
+    }
+
+    /** A snapshot without local waiters (queues read from ZooKeeper alone). */
+    public LockInfo(String name, String path, List<Entry> entries) {
+        this(name, path, entries, 0);
+    }
+
+    /** This snapshot with {@code n} local waiters. */
+    LockInfo withLocalWaiters(int n) {
+        return new LockInfo(name, path, entries, n);
     }
 
     /** The current holder, if the lock is held. */

@@ -34,6 +34,10 @@ class CohortModeTest extends EnsembleTestBase {
             }));
         }
         eventually().until(() -> client.runtime().cohorts.get(lock.path()).waiting() == 6);
+        LockInfo seen = client.inspect("sku:flash");
+        assertThat(seen.entries()).as("one node in ZooKeeper for the whole cohort").hasSize(1);
+        assertThat(seen.localWaiters()).as("inspect shows the threads waiting behind it").isEqualTo(6);
+        assertThat(newClient("other").inspect("sku:flash").localWaiters()).as("another process cannot see them").isZero();
         long createsBefore = client.stats().creates();
         first.release();
         for (CompletableFuture<Long> w : waiting) {
