@@ -165,33 +165,19 @@ final class JdbcFencingBench implements Workload {
         long[] value = {0};
         long[] token = {1};
         return List.of(
-                op(mode + ".plain_update", () -> dsl.update(ACCOUNT).set(BALANCE, ++value[0]).where(ID.eq(base + 1)).execute()),
-                op(mode + ".token_column_update", () -> {
+                Op.of(mode + ".plain_update", () -> dsl.update(ACCOUNT).set(BALANCE, ++value[0]).where(ID.eq(base + 1)).execute()),
+                Op.of(mode + ".token_column_update", () -> {
                     long t = token[0]++;
                     dsl.update(ACCOUNT).set(BALANCE, ++value[0]).set(FENCE.field(), t)
                             .where(ID.eq(base + 2).and(FENCE.admits(t))).execute();
                 }),
-                op(mode + ".token_column_helper",
+                Op.of(mode + ".token_column_helper",
                         () -> FENCE.update(dsl, ACCOUNT, ID.eq(base + 5), token[0]++, Map.of(BALANCE, ++value[0]))),
-                op(mode + ".unit_without_fence", () -> handWrittenTransaction(ds, c -> update(c, base + 3, ++value[0]))),
-                op(mode + ".unit_with_fence_row", () -> fence.inTransaction("bench:account:" + (base + 4), token[0]++, c -> {
+                Op.of(mode + ".unit_without_fence", () -> handWrittenTransaction(ds, c -> update(c, base + 3, ++value[0]))),
+                Op.of(mode + ".unit_with_fence_row", () -> fence.inTransaction("bench:account:" + (base + 4), token[0]++, c -> {
                     update(c, base + 4, ++value[0]);
                     return null;
                 })));
-    }
-
-    private static Op op(String name, Runnable body) {
-        return new Op() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public void run() {
-                body.run();
-            }
-        };
     }
 
     private static void update(Connection c, long id, long balance) throws SQLException {

@@ -8,4 +8,19 @@ interface Op {
 
     /** Runs the operation once; failures are unchecked and end the run. */
     void run();
+
+    /** An operation named {@code name} that runs {@code body}. */
+    static Op of(String name, Runnable body) {
+        return new Op() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public void run() {
+                body.run();
+            }
+        };
+    }
 }

@@ -63,9 +63,9 @@ final class S3FencingBench implements Workload {
             Random random = new Random(42);
             long token = 7;
             List<Op> ops = List.of(
-                    op("plain_put", () -> plain.putObject(b -> b.bucket(bucketName).key("plain-object"),
+                    Op.of("plain_put", () -> plain.putObject(b -> b.bucket(bucketName).key("plain-object"),
                             RequestBody.fromBytes(body(random)))),
-                    op("fenced_put", () -> fenced.put("fenced-object", token, RequestBody.fromBytes(body(random)))));
+                    Op.of("fenced_put", () -> fenced.put("fenced-object", token, RequestBody.fromBytes(body(random)))));
             ctx.log().say("fencing on S3: %d warm-up + %d rounds x %d puts per variant", s.fenceWarmupRounds(),
                     s.fenceRounds(), s.fenceOpsPerRound());
             Map<String, Histogram> hs = Interleaved.run(ops, s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
@@ -124,19 +124,5 @@ final class S3FencingBench implements Workload {
         byte[] b = new byte[BODY_BYTES];
         random.nextBytes(b);
         return b;
-    }
-
-    private static Op op(String name, Runnable body) {
-        return new Op() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public void run() {
-                body.run();
-            }
-        };
     }
 }

@@ -70,7 +70,7 @@ final class ServerBench implements Workload {
             LockClient single = lockClient.apply(0);
             FencedLock singleLock = single.lock("uncontended");
             Cycle httpCycle = httpCycle(http, replicas.get(0), replicas.get(0), "bench:uncontended", "bench-http-0", false, errors);
-            List<Op> ops = List.of(op("http", httpCycle), op("lock-core", () -> singleLock.acquire().release()));
+            List<Op> ops = List.of(Op.of("http", httpCycle::run), Op.of("lock-core", () -> singleLock.acquire().release()));
             int rounds = s.smoke() ? 2 : 20;
             Map<String, Histogram> hist = Interleaved.run(ops, s.smoke() ? 1 : 3, rounds, s.smoke() ? 5 : 25);
             Latency httpL = Latency.of(hist.get("http"));
@@ -199,20 +199,6 @@ final class ServerBench implements Workload {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
-    }
-
-    private static Op op(String name, Cycle body) {
-        return new Op() {
-            @Override
-            public String name() {
-                return name;
-            }
-
-            @Override
-            public void run() {
-                body.run();
-            }
-        };
     }
 
     private Section report(BenchContext ctx, Latency httpL, Latency coreL, Map<String, Double> perSecond, long errors,
