@@ -3,46 +3,20 @@ package io.zkfence.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zkfence.server.ReplicaFixture.Reply;
-import io.zkfence.testkit.EmbeddedEnsemble;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** List, force-release, the audit trail and health, over real HTTP against two replicas. */
-class AdminEndpointsTest {
+class AdminEndpointsTest extends TwoReplicasTestBase {
 
-    private static EmbeddedEnsemble ensemble;
-    private ReplicaFixture a;
-    private ReplicaFixture b;
     private String ns;
 
-    @BeforeAll
-    static void startEnsemble() {
-        ensemble = EmbeddedEnsemble.builder().servers(1).start();
-    }
-
-    @AfterAll
-    static void stopEnsemble() {
-        ensemble.close();
-    }
-
     @BeforeEach
-    void twoReplicas() {
-        String root = "/service-" + UUID.randomUUID().toString().substring(0, 8);
-        a = new ReplicaFixture(ensemble.connectString(), root);
-        b = new ReplicaFixture(ensemble.connectString(), root);
+    void freshNamespace() {
         ns = "orders-" + UUID.randomUUID().toString().substring(0, 4);
-    }
-
-    @AfterEach
-    void stopReplicas() {
-        a.close();
-        b.close();
     }
 
     private static String acquire(String owner) {

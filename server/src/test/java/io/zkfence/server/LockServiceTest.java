@@ -7,7 +7,6 @@ import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.server.ReplicaFixture.Reply;
-import io.zkfence.testkit.EmbeddedEnsemble;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
@@ -19,42 +18,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.h2.jdbcx.JdbcDataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Two replicas of the service over one ensemble, driven through real HTTP. */
-class LockServiceTest {
+class LockServiceTest extends TwoReplicasTestBase {
 
-    private static EmbeddedEnsemble ensemble;
-    private ReplicaFixture a;
-    private ReplicaFixture b;
     private String key;
 
-    @BeforeAll
-    static void startEnsemble() {
-        ensemble = EmbeddedEnsemble.builder().servers(1).start();
-    }
-
-    @AfterAll
-    static void stopEnsemble() {
-        ensemble.close();
-    }
-
     @BeforeEach
-    void twoReplicas() {
-        String root = "/service-" + UUID.randomUUID().toString().substring(0, 8);
-        a = new ReplicaFixture(ensemble.connectString(), root);
-        b = new ReplicaFixture(ensemble.connectString(), root);
+    void freshKey() {
         key = "inventory:sku-" + UUID.randomUUID().toString().substring(0, 6);
-    }
-
-    @AfterEach
-    void stopReplicas() {
-        a.close();
-        b.close();
     }
 
     private static String acquireBody(String owner, long ttl, String requestId) {
