@@ -8,12 +8,9 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
-import java.util.Collections;
 import java.util.EnumMap;
-import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -47,14 +44,14 @@ import java.util.function.ToDoubleFunction;
  * hold and one acquire latency however many threads take turns under it (unlike
  * {@link LockStats#grants()}, which also counts the turns).
  *
- * <p>Bind it to as many registries as you like; binding it twice to one registry is harmless.
+ * <p>Bind it to as many registries as you like. A client is bound to one registry once: a second
+ * bind to the same registry (by this binder or another, whatever its settings) is ignored.
  */
 public final class LockClientMetrics implements MeterBinder {
 
     private final LockClient client;
     private final Function<String, String> lockTag;
     private final boolean percentileHistogram;
-    private final Set<MeterRegistry> bound = Collections.newSetFromMap(new IdentityHashMap<>());
 
     private LockClientMetrics(Builder b) {
         this.client = b.client;
@@ -75,10 +72,8 @@ public final class LockClientMetrics implements MeterBinder {
     @Override
     public void bindTo(MeterRegistry registry) {
         Objects.requireNonNull(registry, "registry");
-        synchronized (bound) {
-            if (!bound.add(registry)) {
-                return;
-            }
+        if (!client.runtime().observers.bind(registry)) {
+            return; // bound to this registry already (by this binder or another)
         }
         Tags owner = Tags.of("owner", client.config().ownerId());
         LockRuntime rt = client.runtime();

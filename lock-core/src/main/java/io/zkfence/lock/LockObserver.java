@@ -69,12 +69,19 @@ interface LockObserver {
 
         private final List<LockObserver> observers = new CopyOnWriteArrayList<>();
 
-        void add(LockObserver observer) {
-            observers.add(observer);
+        /** Who has bound meters here (registries, by identity): one binding per registry. */
+        private final java.util.Set<Object> bindings =
+                java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+
+        /** Reserves {@code binding} (a meter registry); false if it was bound already. */
+        boolean bind(Object binding) {
+            synchronized (bindings) {
+                return bindings.add(binding);
+            }
         }
 
-        void remove(LockObserver observer) {
-            observers.remove(observer);
+        void add(LockObserver observer) {
+            observers.add(observer);
         }
 
         private void each(java.util.function.Consumer<LockObserver> call) {

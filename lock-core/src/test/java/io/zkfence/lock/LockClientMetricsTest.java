@@ -190,6 +190,7 @@ class LockClientMetricsTest extends EnsembleTestBase {
         LockClientMetrics metrics = LockClientMetrics.of(a);
         metrics.bindTo(registry);
         metrics.bindTo(registry);
+        LockClientMetrics.of(a).bindTo(registry); // another binder, same client and registry
         a.lock("once").acquire().release();
         assertThat(count(registry, "zkfence.lock.grants")).isEqualTo(1);
         assertThat(registry.getMeters()).extracting(Meter::getId).doesNotHaveDuplicates();
