@@ -9,11 +9,13 @@ import java.util.Objects;
 
 /**
  * Micrometer meters for one {@link JdbcFence}: {@code zkfence.fence.writes} with tags
- * {@code adapter=jdbc}, {@code operation} ({@code transaction}: {@link JdbcFence#inTransaction}
- * and {@link JdbcFence#claim}, committed; {@code advance}: the {@code advance} methods, whose
- * commit is the caller's) and {@code outcome} ({@code accepted}, {@code stale},
- * {@code conflict}: a retryable {@link SerializationConflictException}). docs/operations.md
- * ("Metrics") lists them. Keys are never a tag: they are unbounded.
+ * {@code adapter=jdbc}, {@code resource} (the fence table, as configured), {@code operation}
+ * ({@code transaction}: {@link JdbcFence#inTransaction} and {@link JdbcFence#claim}, committed;
+ * {@code advance}: the {@code advance} methods, whose commit is the caller's) and {@code outcome}
+ * ({@code accepted}, {@code stale}, {@code conflict}: a retryable
+ * {@link SerializationConflictException}). docs/operations.md ("Metrics") lists them. Keys are
+ * never a tag: they are unbounded. fencing-s3's binder uses the same meter name and tag keys (its
+ * {@code resource} is the bucket), as Prometheus requires of one name.
  *
  * <pre>{@code
  * JdbcFenceMetrics.of(fence).bindTo(registry);
@@ -74,10 +76,11 @@ public final class JdbcFenceMetrics implements MeterBinder {
         });
     }
 
-    private static Counter writes(MeterRegistry registry, String operation, String outcome) {
+    private Counter writes(MeterRegistry registry, String operation, String outcome) {
         return Counter.builder("zkfence.fence.writes")
                 .description("fenced calls by outcome: accepted, stale (token rejected), conflict (retryable)")
-                .tags(Tags.of("adapter", "jdbc", "operation", operation, "outcome", outcome))
+                .tags(Tags.of("adapter", "jdbc", "resource", fence.config().qualifiedTable(), "operation", operation,
+                        "outcome", outcome))
                 .register(registry);
     }
 }

@@ -37,6 +37,12 @@ class JdbcFenceMetricsTest {
     }
 
     @Test
+    void theFenceTableIsTheResourceTag() {
+        assertThat(registry.get("zkfence.fence.writes").counter().getId().getTag("resource"))
+                .isEqualTo(fence.config().qualifiedTable());
+    }
+
+    @Test
     void everySeriesExistsFromZero() {
         assertThat(registry.find("zkfence.fence.writes").counters()).hasSize(6)
                 .allSatisfy(c -> assertThat(c.count()).isZero());

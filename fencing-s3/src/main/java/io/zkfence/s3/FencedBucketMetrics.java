@@ -10,7 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Micrometer meters for one {@link FencedBucket}, all tagged {@code adapter=s3} and
- * {@code bucket}: {@code zkfence.fence.writes} by {@code operation} (the S3 operation) and
+ * {@code resource} (the bucket; the tag keys of {@code zkfence.fence.writes} are fencing-jdbc's, as
+ * Prometheus requires of one name): {@code zkfence.fence.writes} by {@code operation} (the S3 operation) and
  * {@code outcome} ({@code accepted}, {@code stale}, {@code conflict}: every attempt lost its race,
  * {@link FenceContentionException}); {@code zkfence.fence.races} (conditional requests that lost a
  * race against an equal or lower token and were retried or, past the limit, ended in
@@ -49,7 +50,7 @@ public final class FencedBucketMetrics implements MeterBinder {
         if (!bucket.observers.bind(registry)) {
             return; // bound to this registry already (by this binder or another)
         }
-        Tags base = Tags.of("adapter", "s3", "bucket", bucket.config().bucket());
+        Tags base = Tags.of("adapter", "s3", "resource", bucket.config().bucket());
         Recorder recorder = new Recorder(registry, base);
         // Every series from zero, so rate() and alerts see them before the first event.
         for (String operation : OPERATIONS) {

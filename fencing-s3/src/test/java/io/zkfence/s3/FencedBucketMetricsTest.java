@@ -34,7 +34,7 @@ class FencedBucketMetricsTest extends S3MockTestBase {
         assertThrows(StaleTokenException.class, () -> bucket.delete("orders/1", 3));
         assertThat(bucket.delete("orders/1", 7)).isTrue();
 
-        assertThat(count(registry, "zkfence.fence.writes", "adapter", "s3", "bucket", bucketName, "operation",
+        assertThat(count(registry, "zkfence.fence.writes", "adapter", "s3", "resource", bucketName, "operation",
                 "PutObject", "outcome", "accepted")).isEqualTo(2);
         assertThat(count(registry, "zkfence.fence.writes", "operation", "PutObject", "outcome", "stale")).isEqualTo(1);
         assertThat(count(registry, "zkfence.fence.writes", "operation", "DeleteObject", "outcome", "stale"))
