@@ -10,6 +10,7 @@ protected resource; the resource rejects lower ones.
 """
 import argparse
 import json
+import os
 import sys
 import threading
 import time
@@ -19,9 +20,16 @@ import urllib.request
 import uuid
 
 
+# The server's bearer API key (none when it runs with --no-auth): --api-key or $ZKFENCE_API_KEY.
+API_KEY = os.environ.get("ZKFENCE_API_KEY")
+
+
 def call(method, url, body=None, timeout=35):
     data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, method=method, data=data, headers={"Content-Type": "application/json"})
+    headers = {"Content-Type": "application/json"}
+    if API_KEY:
+        headers["Authorization"] = "Bearer " + API_KEY
+    req = urllib.request.Request(url, method=method, data=data, headers=headers)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
             return r.status, json.load(r)
@@ -30,7 +38,7 @@ def call(method, url, body=None, timeout=35):
 
 
 class Lease:
-    def __init__(self, base, key, owner, grant, ttl_ms):
+    def __init__(self, base, key, owner, grant, ttl_ms, renew=True):
         self.url = base + "/v1/locks/" + urllib.parse.quote(key, safe="")
         self.owner = owner
         self.lock_token = grant["lockToken"]
@@ -38,7 +46,7 @@ class Lease:
         self.ttl_ms = ttl_ms
         self.lost = threading.Event()
         self._stop = threading.Event()
-        self._renewer = threading.Thread(target=self._renew_loop, daemon=True)
+        self._renewer = threading.Thread(target=self._renew_loop if renew else lambda: None, daemon=True)
         self._renewer.start()
 
     def _renew_loop(self):
@@ -56,7 +64,7 @@ class Lease:
         return call("POST", self.url + "/release", {"ownerId": self.owner, "lockToken": self.lock_token})
 
 
-def acquire(base, key, owner, ttl_ms, wait_ms=10000, attempts=3):
+def acquire(base, key, owner, ttl_ms, wait_ms=10000, attempts=3, renew=True):
     """The lease, or None if the lock stayed held. Retries on transport errors with the same requestId."""
     request_id = str(uuid.uuid4())
     url = base + "/v1/locks/" + urllib.parse.quote(key, safe="") + "/acquire"
@@ -69,7 +77,7 @@ def acquire(base, key, owner, ttl_ms, wait_ms=10000, attempts=3):
             time.sleep(0.2 * (attempt + 1))
             continue
         if status == 200:
-            return Lease(base, key, owner, reply, ttl_ms)
+            return Lease(base, key, owner, reply, ttl_ms, renew)
         if status == 409:
             return None
         raise RuntimeError("acquire failed: %s %s" % (status, reply))
@@ -83,8 +91,13 @@ def main():
     p.add_argument("--owner", required=True)
     p.add_argument("--ttl-ms", type=int, default=3000)
     p.add_argument("--hold-ms", type=int, default=1000)
+    p.add_argument("--api-key", help="bearer API key (default: $ZKFENCE_API_KEY)")
+    p.add_argument("--no-renew", action="store_true",
+                   help="behave like a paused client: never renew, so the lease expires during the hold")
     a = p.parse_args()
-    lease = acquire(a.base, a.key, a.owner, a.ttl_ms)
+    global API_KEY
+    API_KEY = a.api_key or API_KEY
+    lease = acquire(a.base, a.key, a.owner, a.ttl_ms, renew=not a.no_renew)
     if lease is None:
         print("lock %s is held by someone else" % a.key)
         return 2
@@ -92,8 +105,9 @@ def main():
     deadline = time.time() + a.hold_ms / 1000.0
     while time.time() < deadline and not lease.lost.is_set():
         time.sleep(0.05)  # the work, fenced with lease.fencing_token
+    print("writing %s with fencingToken=%d" % (a.key, lease.fencing_token), flush=True)
     status, body = lease.release()
-    print("released %s (%s)" % (a.key, body.get("status")))
+    print("released %s (%s, wasHeld=%s)" % (a.key, body.get("status"), body.get("wasHeld")))
     return 1 if lease.lost.is_set() else 0
 
 

@@ -26,7 +26,7 @@ public final class Bench implements Callable<Integer> {
     Path out;
 
     @Option(names = "--only", split = ",", paramLabel = "WORKLOAD",
-            description = "Run only these workloads: uncontended, contended, handoff, many-locks, cache-rebuild, hot-lock, aggregate, fencing-jdbc, fencing-s3.")
+            description = "Run only these workloads: uncontended, contended, handoff, many-locks, cache-rebuild, hot-lock, aggregate, file-processing, server, fencing-jdbc, fencing-s3.")
     List<String> only = List.of();
 
     @Option(names = "--zk-fsync", negatable = true, defaultValue = "true", fallbackValue = "true",

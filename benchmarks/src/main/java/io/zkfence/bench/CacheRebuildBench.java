@@ -262,7 +262,7 @@ final class CacheRebuildBench implements Workload {
         }
     }
 
-    private static HikariDataSource pool(EmbeddedPostgres pg, int size) {
+    static HikariDataSource pool(EmbeddedPostgres pg, int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(pg.getJdbcUrl("postgres", "postgres"));
         config.setUsername("postgres");

@@ -19,7 +19,8 @@ final class Harness {
 
     static List<Workload> all() {
         return List.of(new UncontendedBench(), new ContendedBench(), new HandoffBench(), new ManyLocksBench(),
-                new CacheRebuildBench(), new HotLockBench(), new AggregateBench(), new JdbcFencingBench(), new S3FencingBench());
+                new CacheRebuildBench(), new HotLockBench(), new AggregateBench(), new FileProcessingBench(), new ServerBench(), new JdbcFencingBench(),
+                new S3FencingBench());
     }
 
     private final Settings settings;

@@ -1,27 +1,17 @@
 package io.zkfence.bench;
 
-import com.adobe.testing.s3mock.S3MockApplication;
 import io.zkfence.s3.FencedBucket;
 import io.zkfence.s3.S3FenceConfig;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 /**
@@ -54,25 +44,17 @@ final class S3FencingBench implements Workload {
         return false;
     }
 
-    // S3Mock 5 marks its in-process API deprecated (see startS3Mock).
-    @SuppressWarnings("deprecation")
-    private static int httpPort(S3MockApplication app) {
-        return app.getHttpPort();
-    }
-
     @Override
     public Section run(BenchContext ctx) {
         Settings s = ctx.settings();
         Results r = ctx.results();
         ctx.log().say("fencing on S3: starting S3Mock");
         try (Closer closer = new Closer()) {
-            S3MockApplication app = startS3Mock();
-            closer.add(app::stop);
-            URI endpoint = URI.create("http://127.0.0.1:" + httpPort(app));
+            S3MockServer s3mock = closer.add(S3MockServer.start());
             RequestCounter plainCount = new RequestCounter();
             RequestCounter fencedCount = new RequestCounter();
-            S3Client plain = closer.add(client(endpoint, plainCount));
-            S3Client fencedClient = closer.add(client(endpoint, fencedCount));
+            S3Client plain = closer.add(s3mock.client(plainCount));
+            S3Client fencedClient = closer.add(s3mock.client(fencedCount));
             String bucketName = "zkfence-bench";
             plain.createBucket(b -> b.bucket(bucketName));
             FencedBucket fenced = FencedBucket.create(fencedClient, S3FenceConfig.of(bucketName));
@@ -156,28 +138,5 @@ final class S3FencingBench implements Workload {
                 body.run();
             }
         };
-    }
-
-    private static S3Client client(URI endpoint, ExecutionInterceptor counter) {
-        return S3Client.builder().endpointOverride(endpoint).forcePathStyle(true).region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench")))
-                .overrideConfiguration(c -> c.addExecutionInterceptor(counter)).build();
-    }
-
-    // S3Mock 5 deprecates its in-process API; it is the one that runs here without Docker.
-    @SuppressWarnings("deprecation")
-    private static S3MockApplication startS3Mock() {
-        try {
-            Path root = Files.createTempDirectory("zkfence-bench-s3mock");
-            Map<String, Object> properties = new HashMap<>(); // S3Mock mutates the map it is given
-            properties.put(S3MockApplication.PROP_HTTP_PORT, S3MockApplication.RANDOM_PORT);
-            properties.put(S3MockApplication.PROP_HTTPS_PORT, S3MockApplication.RANDOM_PORT);
-            properties.put("com.adobe.testing.s3mock.store.root", root.toString());
-            properties.put("com.adobe.testing.s3mock.store.retain-files-on-exit", false);
-            properties.put(S3MockApplication.PROP_SILENT, true);
-            return S3MockApplication.start(properties);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start S3Mock", e);
-        }
     }
 }

@@ -75,6 +75,15 @@ class SmokeRunTest {
                 expected.add("aggregate." + layout + "." + v + ".cycles_per_s");
             }
         }
+        for (int workers : List.of(1, 2)) {
+            expected.add("file_processing.workers_" + workers + ".files_per_s");
+            expected.add("file_processing.workers_" + workers + ".completions");
+        }
+        for (String shape : List.of("hot", "many")) {
+            expected.add("server." + shape + ".http.grants_per_s");
+            expected.add("server." + shape + ".lock_core.grants_per_s");
+        }
+        expected.add("server.uncontended.http.p50_us");
         expected.add("fencing_s3.plain_put.max_us");
         expected.add("fencing_s3.fenced_put.max_us");
         for (String name : expected) {
@@ -96,6 +105,13 @@ class SmokeRunTest {
         // One loader call per expiry with the recipe, across all the simulated pods' callers.
         assertThat(figures.get("cache_rebuild.stale.loader_calls_per_expiry.max").asDouble()).isEqualTo(1.0);
         assertThat(figures.get("cache_rebuild.wait.loader_calls_per_expiry.max").asDouble()).isEqualTo(1.0);
+        // The lock service answered every call of its workload with a 200.
+        assertThat(figures.get("server.errors").asDouble()).isZero();
+        // Every file processed once and recorded once, whatever the number of workers.
+        for (int workers : List.of(1, 2)) {
+            assertThat(figures.get("file_processing.workers_" + workers + ".task_runs").asDouble()).isEqualTo(FileProcessingBench.SMOKE_FILES);
+            assertThat(figures.get("file_processing.workers_" + workers + ".completions").asDouble()).isEqualTo(FileProcessingBench.SMOKE_FILES);
+        }
 
         List<String> targetIds = new ArrayList<>();
         json.get("targets").forEach(t -> targetIds.add(t.get("id").asText()));
@@ -103,7 +119,9 @@ class SmokeRunTest {
                 "handoff_p50_flat", "handoff_watch_events", "many_locks_flat", "jdbc_token_column_update",
                 "jdbc_fence_row_unit", "s3_steady_put", "cache_rebuild_stale_loader_calls",
                 "cache_rebuild_wait_loader_calls", "hot_lock_cohort_vs_curator", "hot_lock_plain_vs_curator",
-                "hot_lock_cohort_fairness", "aggregate_one_client_vs_floor", "aggregate_four_clients_vs_curator");
+                "hot_lock_cohort_fairness", "aggregate_one_client_vs_floor", "aggregate_four_clients_vs_curator",
+                "file_processing_task_runs_per_file", "file_processing_scaling",
+                "server_http_added_p50", "server_hot_key_vs_lock_core", "server_errors");
         json.get("targets").forEach(t -> assertThat(t.get("measured").isNumber()).isTrue());
 
         String report = Files.readString(out.resolve("README.md"));

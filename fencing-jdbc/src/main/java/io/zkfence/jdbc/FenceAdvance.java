@@ -11,9 +11,10 @@ import java.util.OptionalLong;
  * caller's transaction, or say exactly why not.
  *
  * <p>The hot path is a single conditional UPDATE whose matched-row count is the accept signal
- * on every dialect (no upsert: jOOQ emulates {@code ON CONFLICT ... WHERE} on MariaDB with a
- * CASE that turns a rejection into a silent no-op). Only when it matches nothing does a locking
- * read tell "stale" from "no row yet", and only a brand-new key needs an INSERT.
+ * on every dialect (no upsert: MariaDB has no conditional {@code ON CONFLICT ... WHERE}, and its
+ * {@code ON DUPLICATE KEY UPDATE} with a CASE turns a rejection into a silent no-op). Only when
+ * it matches nothing does a locking read tell "stale" from "no row yet", and only a brand-new key
+ * needs an INSERT.
  */
 final class FenceAdvance {
 

@@ -1,5 +1,6 @@
 package io.zkfence.jdbc;
 
+import io.zkfence.jdbc.EngineErrors.Codes;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -17,40 +18,82 @@ import org.jooq.SQLDialect;
  *
  * <p>Each dialect ships the fence table's DDL as a classpath resource
  * ({@link #ddlResource()}), written with the default names of {@link FenceConfig}, so it can be
- * copied into Flyway or Liquibase migrations as it is.
+ * copied into Flyway or Liquibase migrations as it is, and the four fence statements beside it
+ * ({@code fence_advance.sql}, {@code fence_locked_read.sql}, {@code fence_insert.sql},
+ * {@code fence_read.sql}), run with plain JDBC. Each constant also says what its engine's error
+ * codes mean. Nothing here needs jOOQ, except {@link #sqlDialect()}.
  */
 public enum FenceDialect {
 
     /** PostgreSQL 12 or newer (tested on 14). */
-    POSTGRES(SQLDialect.POSTGRES, "postgres"),
+    POSTGRES("POSTGRES", "postgres", new EngineErrors(
+            Codes.states("40001", "40P01"),            // serialization_failure, deadlock_detected
+            Codes.states("55P03"),                     // lock_not_available: lock_timeout, NOWAIT
+            Codes.states("42P01"),                     // undefined_table, also for a missing schema
+            Codes.states("42703"),                     // undefined_column
+            Codes.states("23505"),                     // unique_violation
+            // duplicate_table, duplicate_object, or a unique violation on a system catalog (e.g.
+            // pg_type_typname_nsp_index) when a concurrent creator committed while this one waited
+            Codes.states("42P07", "42710", "23505"))),
 
     /**
      * MariaDB 10.6 or newer with InnoDB (tested on 11.4). The key column uses the binary,
      * no-pad collation {@code utf8mb4_nopad_bin}, so keys differing only in case or trailing
      * spaces are different resources, as on the other dialects.
      */
-    MARIADB(SQLDialect.MARIADB, "mariadb"),
+    MARIADB("MARIADB", "mariadb", new EngineErrors(
+            // ER_CHECKREAD (innodb_snapshot_isolation, REPEATABLE READ), ER_LOCK_DEADLOCK
+            Codes.states("40001", "40P01").orVendor(1020, 1213),
+            Codes.vendor(1205),                        // ER_LOCK_WAIT_TIMEOUT: innodb_lock_wait_timeout
+            Codes.vendor(1146),                        // ER_NO_SUCH_TABLE, also for a missing schema
+            Codes.vendor(1054),                        // ER_BAD_FIELD_ERROR
+            Codes.vendor(1062),                        // ER_DUP_ENTRY
+            Codes.vendor(1050))),                      // ER_TABLE_EXISTS_ERROR
 
     /** H2 2.x (tested on 2.5), in any mode that keeps H2's own identifier case rules. */
-    H2(SQLDialect.H2, "h2");
+    H2("H2", "h2", new EngineErrors(
+            // most snapshot conflicts are 40001; CONCURRENT_UPDATE_1 (90131) the others
+            Codes.states("40001", "40P01").orVendor(90131),
+            Codes.vendor(50200),                       // LOCK_TIMEOUT_1
+            // TABLE_OR_VIEW_NOT_FOUND_1, ..._DATABASE_EMPTY_1, SCHEMA_NOT_FOUND_1 (the others
+            // report a missing schema as a missing table, and so does the fence)
+            Codes.vendor(42102, 42104, 90079),
+            Codes.vendor(42122),                       // COLUMN_NOT_FOUND_1
+            Codes.vendor(23505),                       // DUPLICATE_KEY_1
+            Codes.vendor(42101)));                     // TABLE_OR_VIEW_ALREADY_EXISTS_1
 
     private static final String SUPPORTED = "PostgreSQL, MariaDB, H2";
 
-    private final SQLDialect sqlDialect;
+    /** The name of the jOOQ SQLDialect constant, resolved only when jOOQ is used. */
+    private final String jooqDialect;
     private final String folder;
+    private final EngineErrors errors;
 
-    FenceDialect(SQLDialect sqlDialect, String folder) {
-        this.sqlDialect = sqlDialect;
+    FenceDialect(String jooqDialect, String folder, EngineErrors errors) {
+        this.jooqDialect = jooqDialect;
         this.folder = folder;
+        this.errors = errors;
     }
 
     /**
-     * Returns the jOOQ dialect used to render this dialect's statements.
+     * Returns the jOOQ dialect of this database, for a {@code DSLContext} and
+     * {@link TokenColumn}. Needs jOOQ on the class path (the fence itself does not).
      *
      * @return the jOOQ dialect
+     * @throws NoClassDefFoundError if jOOQ is not on the class path
      */
     public SQLDialect sqlDialect() {
-        return sqlDialect;
+        return SQLDialect.valueOf(jooqDialect);
+    }
+
+    /** What this engine's errors mean. */
+    EngineErrors errors() {
+        return errors;
+    }
+
+    /** The class path location of one of this dialect's SQL scripts, e.g. {@code fence_advance.sql}. */
+    String resource(String fileName) {
+        return "io/zkfence/jdbc/" + folder + "/" + fileName;
     }
 
     /**
@@ -61,7 +104,7 @@ public enum FenceDialect {
      * @return a resource path usable with {@link ClassLoader#getResource(String)}
      */
     public String ddlResource() {
-        return "io/zkfence/jdbc/" + folder + "/zkfence_fence.sql";
+        return resource("zkfence_fence.sql");
     }
 
     /**
@@ -71,13 +114,18 @@ public enum FenceDialect {
      * @throws UncheckedIOException if the resource cannot be read
      */
     public String ddl() {
-        try (InputStream in = FenceDialect.class.getClassLoader().getResourceAsStream(ddlResource())) {
+        return text(ddlResource());
+    }
+
+    /** The text of a class path resource of this module. */
+    static String text(String resource) {
+        try (InputStream in = FenceDialect.class.getClassLoader().getResourceAsStream(resource)) {
             if (in == null) {
-                throw new UncheckedIOException(new IOException("missing classpath resource " + ddlResource()));
+                throw new UncheckedIOException(new IOException("missing classpath resource " + resource));
             }
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read " + ddlResource(), e);
+            throw new UncheckedIOException("cannot read " + resource, e);
         }
     }
 
@@ -123,7 +171,7 @@ public enum FenceDialect {
     static FenceDialect of(DSLContext dsl, String what) {
         SQLDialect family = dsl.family();
         for (FenceDialect dialect : values()) {
-            if (dialect.sqlDialect.family() == family) {
+            if (dialect.sqlDialect().family() == family) {
                 return dialect;
             }
         }

@@ -4,41 +4,45 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import org.jooq.DSLContext;
-import org.jooq.Field;
-import org.jooq.Name;
-import org.jooq.Param;
-import org.jooq.Query;
-import org.jooq.Record;
-import org.jooq.Table;
-import org.jooq.conf.RenderQuotedNames;
-import org.jooq.conf.Settings;
-import org.jooq.impl.DSL;
-import org.jooq.impl.SQLDataType;
+import java.util.Locale;
 
 /**
- * The fence's SQL, rendered once per configuration by jOOQ and then run as plain JDBC
- * prepared statements, so that the hot path costs one round trip and no rendering.
+ * The fence's four statements for a configuration, read from the dialect's SQL resources beside
+ * its DDL ({@code io/zkfence/jdbc/<dialect>/fence_*.sql}) and run as plain JDBC prepared
+ * statements: one round trip on the hot path, no SQL library needed.
+ *
+ * <p>Each resource is one statement with {@code ?} placeholders, written with the default names
+ * (replaced like the DDL's, see {@link SqlScript}), and a comment line that lists what each
+ * placeholder binds, in order:
+ * <pre>{@code
+ * -- binds: token, holder, key, token
+ * UPDATE zkfence_fence SET fence_token = ?, holder = ?, ... WHERE ... resource_key = ? AND ... fence_token <= ?
+ * }</pre>
+ * The list is the statement's contract; loading checks that it names one value per placeholder.
  */
 final class FenceStatements {
 
-    private static final String KEY = "zkfence_key";
-    private static final String TOKEN = "zkfence_token";
-    private static final String HOLDER = "zkfence_holder";
-    private static final Pattern NAMED_PARAM = Pattern.compile("(?<!:):(zkfence_[a-z]+)");
+    /** The values a fence statement binds. */
+    enum Bind {
+        /** The resource key, a string. */
+        KEY,
+        /** The presented fencing token, a long. */
+        TOKEN,
+        /** This process's holder label, a string. */
+        HOLDER
+    }
 
-    /** A statement's SQL with '?' placeholders and the parameter each placeholder binds. */
-    record Rendered(String sql, List<String> params) {
+    private static final String BINDS = "-- binds:";
+
+    /** A statement's SQL with '?' placeholders and the value each placeholder binds, in order. */
+    record Rendered(String sql, List<Bind> binds) {
 
         void bind(PreparedStatement ps, String key, long token, String holder) throws SQLException {
-            for (int i = 0; i < params.size(); i++) {
-                switch (params.get(i)) {
+            for (int i = 0; i < binds.size(); i++) {
+                switch (binds.get(i)) {
                     case KEY -> ps.setString(i + 1, key);
                     case TOKEN -> ps.setLong(i + 1, token);
                     case HOLDER -> ps.setString(i + 1, holder);
-                    default -> throw new IllegalStateException("unknown parameter " + params.get(i));
                 }
             }
         }
@@ -54,63 +58,50 @@ final class FenceStatements {
     final Rendered read;
 
     FenceStatements(FenceConfig config) {
-        DSLContext ctx = DSL.using(config.dialect().sqlDialect(), new Settings()
-                .withRenderFormatted(false)
-                .withRenderQuotedNames(RenderQuotedNames.EXPLICIT_DEFAULT_UNQUOTED));
-        Name tableName = config.schema()
-                .map(s -> DSL.unquotedName(s, config.table()))
-                .orElseGet(() -> DSL.unquotedName(config.table()));
-        Table<Record> table = DSL.table(tableName);
-        // Columns are qualified with the table name: unambiguous in any statement shape
-        // (PostgreSQL rejects an unqualified column in ON CONFLICT ... WHERE, for one).
-        Field<String> key = DSL.field(column(tableName, config.keyColumn()), SQLDataType.VARCHAR);
-        Field<Long> token = DSL.field(column(tableName, config.tokenColumn()), SQLDataType.BIGINT);
-        Field<String> holder = DSL.field(column(tableName, config.holderColumn()), SQLDataType.VARCHAR);
-        Field<java.time.OffsetDateTime> updatedAt =
-                DSL.field(column(tableName, config.updatedAtColumn()), SQLDataType.TIMESTAMPWITHTIMEZONE);
-        Param<String> pKey = DSL.param(KEY, SQLDataType.VARCHAR);
-        Param<Long> pToken = DSL.param(TOKEN, SQLDataType.BIGINT);
-        Param<String> pHolder = DSL.param(HOLDER, SQLDataType.VARCHAR);
-        Field<java.time.OffsetDateTime> now = DSL.field(nowExpression(config.dialect()), SQLDataType.TIMESTAMPWITHTIMEZONE);
-
-        this.advance = render(ctx, ctx.update(table)
-                .set(token, pToken)
-                .set(holder, pHolder)
-                .set(updatedAt, now)
-                .where(key.eq(pKey).and(token.le(pToken))));
-        this.lockedRead = render(ctx, ctx.select(token).from(table).where(key.eq(pKey)).forUpdate());
-        this.read = render(ctx, ctx.select(token).from(table).where(key.eq(pKey)));
-        var insertValues = ctx.insertInto(table, key, token, holder, updatedAt).values(pKey, pToken, pHolder, now);
-        // PostgreSQL aborts the whole transaction on a duplicate key, so the insert must not
-        // fail there; MariaDB and H2 fail only the statement, and a plain INSERT there keeps
-        // every other error (e.g. a too-long value) an error, which INSERT IGNORE would not.
-        this.insert = render(ctx, config.dialect() == FenceDialect.POSTGRES ? insertValues.onConflictDoNothing() : insertValues);
+        this.advance = load(config, "fence_advance.sql");
+        this.lockedRead = load(config, "fence_locked_read.sql");
+        this.insert = load(config, "fence_insert.sql");
+        this.read = load(config, "fence_read.sql");
     }
 
-    private static Name column(Name table, String column) {
-        return DSL.name(table, DSL.unquotedName(column));
-    }
-
-    private static String nowExpression(FenceDialect dialect) {
-        return switch (dialect) {
-            case POSTGRES, H2 -> "current_timestamp";
-            // DATETIME(6) holds no zone: store UTC, like the zone-aware columns of the others.
-            case MARIADB -> "utc_timestamp(6)";
-        };
-    }
-
-    private static Rendered render(DSLContext ctx, Query query) {
-        String sql = ctx.render(query);
-        List<String> params = new ArrayList<>();
-        Matcher m = NAMED_PARAM.matcher(ctx.renderNamedParams(query));
-        while (m.find()) {
-            params.add(m.group(1));
+    private static Rendered load(FenceConfig config, String fileName) {
+        String resource = config.dialect().resource(fileName);
+        String script = FenceDialect.text(resource);
+        List<Bind> binds = null;
+        for (String line : script.split("\n")) {
+            if (line.strip().startsWith(BINDS)) {
+                if (binds != null) {
+                    throw new IllegalStateException(resource + " has more than one '" + BINDS + "' line");
+                }
+                binds = binds(resource, line.strip().substring(BINDS.length()));
+            }
         }
+        if (binds == null) {
+            throw new IllegalStateException(resource + " lacks its '" + BINDS + " ...' line");
+        }
+        String sql = SqlScript.code(config, script).strip();
+        if (sql.endsWith(";")) {
+            sql = sql.substring(0, sql.length() - 1).strip();
+        }
+        sql = sql.replaceAll("\\s+", " ");
         long placeholders = sql.chars().filter(c -> c == '?').count();
-        if (placeholders != params.size()) {
-            throw new IllegalStateException("rendered " + placeholders + " placeholders but found " + params
-                    + " in: " + sql);
+        if (placeholders != binds.size()) {
+            throw new IllegalStateException(resource + " has " + placeholders + " placeholders but binds " + binds);
         }
-        return new Rendered(sql, List.copyOf(params));
+        return new Rendered(sql, List.copyOf(binds));
+    }
+
+    private static List<Bind> binds(String resource, String list) {
+        List<Bind> binds = new ArrayList<>();
+        for (String name : list.split(",")) {
+            String n = name.strip().toUpperCase(Locale.ROOT);
+            try {
+                binds.add(Bind.valueOf(n));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(resource + " binds unknown value '" + name.strip()
+                        + "' (known: key, token, holder)", e);
+            }
+        }
+        return binds;
     }
 }

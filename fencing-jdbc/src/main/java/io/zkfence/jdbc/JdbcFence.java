@@ -36,7 +36,7 @@ import org.jooq.DSLContext;
  * <ul>
  *   <li>{@link #inTransaction} runs a unit of work in a transaction it manages on a connection
  *       from the data source.</li>
- *   <li>{@link #advance(Connection, String, long)} and {@link #advance(DSLContext, String, long)}
+ *   <li>{@link #advance(Connection, String, long)} and {@link #advanceIn(DSLContext, String, long)}
  *       fence a transaction the caller manages (Spring, JPA, jOOQ's {@code transaction(...)});
  *       call them before the protected writes.</li>
  *   <li>{@link #claim} advances the fence on its own right after the lock is acquired, which
@@ -67,7 +67,7 @@ public final class JdbcFence {
 
     /**
      * Creates a fence over a data source (typically a connection pool such as HikariCP).
-     * Renders the fence's SQL once; does not touch the database.
+     * Loads the fence's SQL (the dialect's statement resources) once; does not touch the database.
      *
      * @param dataSource where {@link #inTransaction}, {@link #claim}, {@link #createIfMissing}
      *                   and {@link #currentToken} get their connections
@@ -253,8 +253,12 @@ public final class JdbcFence {
      * Advances the fence inside a jOOQ-managed transaction: call it first thing in
      * {@code dsl.transaction(trx -> ...)} with {@code trx.dsl()}. Runs on the connection the
      * context's connection provider hands out, so outside a transaction (auto-commit) it fails
-     * with {@link IllegalStateException}. The fence's SQL is the one rendered for this fence's
-     * dialect; the context's own settings do not apply to it.
+     * with {@link IllegalStateException}. The fence's SQL is its own, the statement resources of
+     * this fence's dialect; the context's own settings do not apply to it. The one entry point of
+     * this class that needs jOOQ (an optional dependency) on the class path. It is not an overload
+     * of {@link #advance(Connection, String, long)}: resolving an overload makes javac load every
+     * candidate's parameter types, so a plain-JDBC caller of {@code advance} would need jOOQ to
+     * compile.
      *
      * @param dsl   the transaction's context
      * @param key   the protected resource's key
@@ -266,7 +270,7 @@ public final class JdbcFence {
      * @throws FenceException                 on other database failures
      * @throws IllegalArgumentException       for a null, blank or too long key or a token below 1
      */
-    public void advance(DSLContext dsl, String key, long token) {
+    public void advanceIn(DSLContext dsl, String key, long token) {
         Objects.requireNonNull(dsl, "dsl");
         Arguments.requireKey(key);
         Arguments.requireToken(key, token);

@@ -1,6 +1,7 @@
 package io.zkfence.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.zkfence.lock.ForcedRelease;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -11,9 +12,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
@@ -42,11 +46,16 @@ final class LeaseStore {
     private final String root;
     private final Clock clock;
     private final ObjectMapper json = new ObjectMapper();
+    private final AuditTrail audit;
+    private final Set<CountDownLatch> waits = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger acquiresInFlight = new AtomicInteger();
+    private volatile boolean stopping;
 
-    LeaseStore(CuratorFramework zk, String root, Clock clock) {
+    LeaseStore(CuratorFramework zk, String root, Clock clock, int auditRetention) {
         this.zk = zk;
         this.root = root;
         this.clock = clock;
+        this.audit = new AuditTrail(zk, root, auditRetention);
     }
 
     /**
@@ -57,12 +66,48 @@ final class LeaseStore {
      * @throws LockServiceException 409 {@code LOCK_ALREADY_HELD} if not granted in time (the
      *                              entry is removed)
      */
-    Grant acquire(String key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId) {
+    Grant acquire(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId) {
+        acquiresInFlight.incrementAndGet();
+        try {
+            if (stopping) {
+                throw shuttingDown();
+            }
+            return acquireOnce(key, ownerId, ttlMillis, wait, waitMillis, requestId);
+        } finally {
+            acquiresInFlight.decrementAndGet();
+        }
+    }
+
+    /**
+     * Stops waiting: every acquire waiting here removes its queue entry and answers 503
+     * {@code SHUTTING_DOWN} (retry on another replica), new acquires are refused the same way.
+     * Returns once no acquire is in flight here, or after {@code within}.
+     */
+    void shutdown(java.time.Duration within) {
+        stopping = true;
+        waits.forEach(CountDownLatch::countDown);
+        long deadline = System.nanoTime() + within.toNanos();
+        while (acquiresInFlight.get() > 0 && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+        }
+    }
+
+    private static LockServiceException shuttingDown() {
+        return new LockServiceException(503, "SHUTTING_DOWN", "this replica is shutting down; retry the acquire with the"
+                + " same requestId on another replica");
+    }
+
+    private Grant acquireOnce(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId) {
         String lockPath = lockPath(key);
         long deadline = clock.millis() + (wait ? waitMillis : 0);
         String requestKey = requestKey(ownerId, requestId);
-        sync(lockPath);
-        Entry mine = find(read(lockPath), e -> e.requestKey().equals(requestKey) && e.data().ownerId().equals(ownerId));
+        // Only a request id can name an earlier entry; without one, skip the sync and the lookup.
+        // The reads below follow this session's own create, so they see at least what it saw.
+        Entry mine = null;
+        if (requestId != null) {
+            sync(lockPath);
+            mine = find(read(lockPath), e -> e.requestKey().equals(requestKey) && e.data().ownerId().equals(ownerId));
+        }
         if (mine == null) {
             create(lockPath, requestKey, new EntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0));
         } else if (!mine.granted()) {
@@ -93,6 +138,10 @@ final class LeaseStore {
                 delete(lockPath, own);
                 throw alreadyHeld(key, queue, now);
             }
+            if (stopping) {
+                delete(lockPath, own);
+                throw shuttingDown();
+            }
             Entry predecessor = queue.get(queue.indexOf(own) - 1);
             long until = deadline;
             if (head.granted()) {
@@ -109,20 +158,20 @@ final class LeaseStore {
      * @throws LockServiceException 409 {@code LOCK_EXPIRED} if the lease is gone or past its
      *                              expiry; 403 {@code NOT_LOCK_OWNER} if {@code ownerId} is not its owner
      */
-    long renew(String key, String lockToken, String ownerId, long ttlMillis) {
+    long renew(LockKey key, String lockToken, String ownerId, long ttlMillis) {
         String lockPath = lockPath(key);
         sync(lockPath);
         while (true) {
             long now = clock.millis();
             Entry e = find(read(lockPath), x -> x.lockToken().equals(lockToken));
             if (e == null || !e.granted()) {
-                throw new LockServiceException(409, "LOCK_EXPIRED", "no live lease with this lockToken on lock '" + key
+                throw new LockServiceException(409, "LOCK_EXPIRED", "no live lease with this lockToken on lock '" + key.key()
                         + "': it expired or was released");
             }
             checkOwner(key, e, ownerId);
             if (e.dead(now)) {
                 delete(lockPath, e);
-                throw new LockServiceException(409, "LOCK_EXPIRED", "the lease on lock '" + key + "' expired "
+                throw new LockServiceException(409, "LOCK_EXPIRED", "the lease on lock '" + key.key() + "' expired "
                         + (now - e.data().expiresAt()) + " ms ago; acquire again");
             }
             long expiresAt = now + ttlMillis;
@@ -138,7 +187,7 @@ final class LeaseStore {
      *
      * @throws LockServiceException 403 {@code NOT_LOCK_OWNER} if {@code ownerId} is not its owner
      */
-    boolean release(String key, String lockToken, String ownerId) {
+    boolean release(LockKey key, String lockToken, String ownerId) {
         String lockPath = lockPath(key);
         sync(lockPath);
         while (true) {
@@ -155,10 +204,101 @@ final class LeaseStore {
     }
 
     /** The lock's live queue after a sync: the holder (granted) first, then the waiters in order. */
-    List<Entry> status(String key) {
+    List<Entry> status(LockKey key) {
         String lockPath = lockPath(key);
         sync(lockPath);
         return live(lockPath, clock.millis());
+    }
+
+    /** A held lock, as the list call answers it. */
+    record Held(LockKey key, Entry holder, int waiters) {}
+
+    /**
+     * The held locks of a namespace, in key order (their znode names), at most {@code limit}
+     * after the lock whose znode name is {@code after} (null: from the start). One sync first:
+     * every read after it sees at least what the leader had committed when it was answered.
+     * Dead entries are skipped here, not deleted: listing writes nothing.
+     */
+    List<Held> list(String namespace, String after, int limit) {
+        String nsPath = namespacePath(namespace);
+        sync(nsPath);
+        List<String> locks;
+        try {
+            locks = new ArrayList<>(zk.getChildren().forPath(nsPath));
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        } catch (Exception e) {
+            throw unavailable("listing " + nsPath, e);
+        }
+        locks.sort(null);
+        long now = clock.millis();
+        List<Held> out = new ArrayList<>();
+        for (String lock : locks) {
+            if (out.size() >= limit) {
+                break;
+            }
+            if (after != null && lock.compareTo(after) <= 0) {
+                continue;
+            }
+            List<Entry> queue = read(nsPath + "/" + lock).stream().filter(e -> !e.dead(now)).toList();
+            if (!queue.isEmpty() && queue.get(0).granted()) {
+                out.add(new Held(LockKey.fromZnode(namespace, lock), queue.get(0), queue.size() - 1));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Ends the current holder's lease at once, whoever holds it, and records it in the audit
+     * trail. Deletes exactly the entry read (a versioned delete; a renew meanwhile is read again),
+     * so the next holder is never touched; that holder's fencing token is higher, so resources
+     * reject the evicted holder's late writes.
+     *
+     * @param expectedFencingToken if not null, release only a holder with this token
+     *                             (otherwise {@code HOLDER_CHANGED}, nothing deleted)
+     */
+    ForcedRelease forceRelease(LockKey key, String reason, String by, Long expectedFencingToken) {
+        String lockPath = lockPath(key);
+        sync(lockPath);
+        ForcedRelease result;
+        while (true) {
+            List<Entry> queue = live(lockPath, clock.millis());
+            Entry head = queue.isEmpty() ? null : queue.get(0);
+            if (head == null || !head.granted()) {
+                result = forced(key, ForcedRelease.Outcome.NOT_HELD, null, reason, by);
+                break;
+            }
+            if (expectedFencingToken != null && head.fencingToken() != expectedFencingToken) {
+                result = forced(key, ForcedRelease.Outcome.HOLDER_CHANGED, head, reason, by);
+                break;
+            }
+            try {
+                zk.delete().withVersion(head.version()).forPath(lockPath + "/" + head.node());
+                result = forced(key, ForcedRelease.Outcome.RELEASED, head, reason, by);
+                break;
+            } catch (KeeperException.BadVersionException renewed) {
+                continue; // renewed meanwhile: the same holder, read again
+            } catch (KeeperException.NoNodeException gone) {
+                result = forced(key, ForcedRelease.Outcome.HOLDER_CHANGED, head, reason, by);
+                break;
+            } catch (Exception e) {
+                throw unavailable("force-releasing " + head.node() + " of " + lockPath, e);
+            }
+        }
+        audit.append(result);
+        return result;
+    }
+
+    /** The newest entries of the audit trail, newest first. */
+    List<ForcedRelease> auditTrail(int limit) {
+        sync(base() + "/_audit");
+        return audit.newest(limit);
+    }
+
+    private ForcedRelease forced(LockKey key, ForcedRelease.Outcome outcome, Entry holder, String reason, String by) {
+        return new ForcedRelease(key.key(), outcome, holder == null ? "" : holder.node(),
+                holder == null ? "" : holder.data().ownerId(), holder == null ? 0 : holder.fencingToken(), reason, by,
+                clock.instant());
     }
 
     /** The entries, with every dead one removed (any replica may: versioned deletes). */
@@ -245,6 +385,10 @@ final class LeaseStore {
     /** Waits until {@code path} is deleted or {@code millis} pass. */
     private void awaitGone(String path, long millis) {
         CountDownLatch gone = new CountDownLatch(1);
+        waits.add(gone);
+        if (stopping) {
+            gone.countDown(); // shutdown() ran before this wait was registered
+        }
         try {
             Stat stat = zk.checkExists().usingWatcher((org.apache.zookeeper.Watcher) event -> gone.countDown())
                     .forPath(path);
@@ -257,6 +401,8 @@ final class LeaseStore {
             throw new LockServiceException(503, "UNAVAILABLE", "interrupted while waiting for " + path);
         } catch (Exception e) {
             throw unavailable("watching " + path, e);
+        } finally {
+            waits.remove(gone);
         }
     }
 
@@ -278,23 +424,23 @@ final class LeaseStore {
         }
     }
 
-    private static void checkOwner(String key, Entry e, String ownerId) {
+    private static void checkOwner(LockKey key, Entry e, String ownerId) {
         if (!e.data().ownerId().equals(ownerId)) {
-            throw new LockServiceException(403, "NOT_LOCK_OWNER", "lockToken of lock '" + key + "' belongs to another"
+            throw new LockServiceException(403, "NOT_LOCK_OWNER", "lockToken of lock '" + key.key() + "' belongs to another"
                     + " owner than '" + ownerId + "'");
         }
     }
 
-    private static Grant grant(String key, Entry e, long expiresAt) {
-        return new Grant(key, e.lockToken(), e.fencingToken(), e.data().ownerId(), expiresAt);
+    private static Grant grant(LockKey key, Entry e, long expiresAt) {
+        return new Grant(key.key(), e.lockToken(), e.fencingToken(), e.data().ownerId(), expiresAt);
     }
 
-    private static LockServiceException alreadyHeld(String key, List<Entry> queue, long now) {
+    private static LockServiceException alreadyHeld(LockKey key, List<Entry> queue, long now) {
         Map<String, Object> extra = new LinkedHashMap<>();
         Entry head = queue.isEmpty() ? null : queue.get(0);
         extra.put("currentOwner", head == null ? null : head.data().ownerId());
         extra.put("retryAfterMillis", head != null && head.granted() ? Math.max(0, head.data().expiresAt() - now) : 0);
-        return new LockServiceException(409, "LOCK_ALREADY_HELD", "lock '" + key + "' is held"
+        return new LockServiceException(409, "LOCK_ALREADY_HELD", "lock '" + key.key() + "' is held"
                 + (head == null ? "" : " by '" + head.data().ownerId() + "'"), extra);
     }
 
@@ -302,8 +448,16 @@ final class LeaseStore {
         return entries.stream().filter(which).findFirst().orElse(null);
     }
 
-    private String lockPath(String key) {
-        return ("/".equals(root) ? "" : root) + "/" + LockKey.znode(key);
+    private String lockPath(LockKey key) {
+        return namespacePath(key.namespace()) + "/" + key.znode();
+    }
+
+    private String namespacePath(String namespace) {
+        return base() + "/" + namespace;
+    }
+
+    private String base() {
+        return "/".equals(root) ? "" : root;
     }
 
     /** A digest of owner and request: the same pair always finds the same entry. No request id: a fresh one. */

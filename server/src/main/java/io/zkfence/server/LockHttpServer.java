@@ -1,122 +1,172 @@
 package io.zkfence.server;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.Handler;
+import io.javalin.http.HandlerType;
+import io.zkfence.lock.ForcedRelease;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.function.BooleanSupplier;
+import org.eclipse.jetty.server.Connector;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP face of one replica: JSON over HTTP/1.1 under {@code /v1}, every request on a virtual
- * thread (a waiting acquire parks cheaply). Stateless: everything it knows is in ZooKeeper
- * ({@link LeaseStore}), so a client may send each call to any replica.
- *
- * <p>It runs on the JDK's own HTTP server for now; its issue asks for a well-kept framework
- * (Javalin or Helidon SE), which is still to do (docs/server.md, "Not done yet").
+ * The HTTP face of one replica, on Javalin (Jetty 12): JSON over HTTP/1.1 under {@code /v1}, each
+ * request on a virtual thread (a waiting acquire parks cheaply). Stateless: everything it knows is
+ * in ZooKeeper ({@link LeaseStore}), so a client may send each call to any replica. Errors are
+ * RFC 9457 problem details with a stable {@code error} code ({@link LockServiceException}).
  */
 final class LockHttpServer implements AutoCloseable {
 
+    /** One route: method and Javalin path. {@link #ROUTES} is what the OpenAPI document must list. */
+    record Route(String method, String path) {}
+
+    static final List<Route> ROUTES = List.of(
+            new Route("POST", "/v1/locks/{lockKey}/acquire"),
+            new Route("POST", "/v1/locks/{lockKey}/renew"),
+            new Route("POST", "/v1/locks/{lockKey}/release"),
+            new Route("POST", "/v1/locks/{lockKey}/force-release"),
+            new Route("GET", "/v1/locks/{lockKey}"),
+            new Route("GET", "/v1/locks"),
+            new Route("GET", "/v1/audit"),
+            new Route("GET", "/v1/openapi.json"),
+            new Route("GET", "/health/live"),
+            new Route("GET", "/health/ready"));
+
+    static final int MAX_LIST_LIMIT = 1_000;
     private static final Logger log = LoggerFactory.getLogger(LockHttpServer.class);
-    private static final String PREFIX = "/v1/locks/";
-    static final long MAX_TTL_MILLIS = 3_600_000;
-    static final long MAX_WAIT_MILLIS = 300_000;
+    private static final String PROBLEM_JSON = "application/problem+json";
 
     private final LeaseStore store;
-    private final HttpServer http;
-    private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
+    private final ServerSettings settings;
+    private final BooleanSupplier zooKeeperConnected;
     private final ObjectMapper json = new ObjectMapper();
+    private final byte[] openApi;
+    private final Javalin app;
 
-    LockHttpServer(LeaseStore store, InetSocketAddress address) throws IOException {
+    LockHttpServer(LeaseStore store, ServerSettings settings, BooleanSupplier zooKeeperConnected) {
         this.store = store;
-        this.http = HttpServer.create(address, 0);
-        http.setExecutor(threads);
-        http.createContext("/v1/locks/", this::handle);
+        this.settings = settings;
+        this.zooKeeperConnected = zooKeeperConnected;
+        this.openApi = openApiDocument();
+        Map<Route, Handler> handlers = handlers();
+        this.app = Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            config.startup.showOldJavalinVersionWarning = false;
+            config.concurrency.useVirtualThreads = true;
+            config.jetty.host = settings.bind();
+            config.jetty.port = settings.port();
+            config.jetty.modifyServer(server -> server.setErrorHandler(new ProblemErrorHandler()));
+            if (settings.tls() != null) {
+                // HTTPS only: this connector takes the configured port, so Javalin adds no plain one.
+                config.jetty.addConnector((server, http) -> {
+                    http.addCustomizer(new SecureRequestCustomizer());
+                    ServerConnector https = new ServerConnector(server,
+                            new SslConnectionFactory(settings.tls().sslContextFactory(), "http/1.1"),
+                            new HttpConnectionFactory(http));
+                    https.setHost(settings.bind());
+                    https.setPort(settings.port());
+                    return https;
+                });
+            }
+            for (Route r : ROUTES) {
+                config.routes.addHttpHandler(r.method().equals("GET") ? HandlerType.GET : HandlerType.POST, r.path(), handlers.get(r));
+            }
+            config.routes.exception(LockServiceException.class, (e, ctx) -> problem(ctx, e));
+            config.routes.exception(Exception.class, (e, ctx) -> {
+                log.error("{} {} failed", ctx.method(), ctx.path(), e);
+                problem(ctx, new LockServiceException(500, "INTERNAL", "the server failed: " + e));
+            });
+            config.routes.error(404, "*", ctx -> {
+                // A route's own 404 (NOT_LOCKED) is already a problem body; only a missing route gets this one.
+                String type = ctx.res().getContentType();
+                if (type == null || !type.startsWith(PROBLEM_JSON)) {
+                    problem(ctx, new LockServiceException(404, "NOT_FOUND", "no route " + ctx.method() + " " + ctx.path()));
+                }
+            });
+            config.routes.error(405, "*", ctx -> problem(ctx, new LockServiceException(405, "METHOD_NOT_ALLOWED",
+                    ctx.method() + " is not allowed on " + ctx.path())));
+        });
+    }
+
+    private Map<Route, Handler> handlers() {
+        Map<Route, Handler> h = new LinkedHashMap<>();
+        h.put(ROUTES.get(0), ctx -> ok(ctx, acquire(lockKey(ctx), ctx)));
+        h.put(ROUTES.get(1), ctx -> ok(ctx, renew(lockKey(ctx), ctx)));
+        h.put(ROUTES.get(2), ctx -> ok(ctx, release(lockKey(ctx), ctx)));
+        h.put(ROUTES.get(3), ctx -> ok(ctx, forceRelease(ctx)));
+        h.put(ROUTES.get(4), ctx -> ok(ctx, status(lockKey(ctx))));
+        h.put(ROUTES.get(5), ctx -> ok(ctx, list(ctx)));
+        h.put(ROUTES.get(6), ctx -> ok(ctx, audit(ctx)));
+        h.put(ROUTES.get(7), ctx -> ctx.contentType("application/json").result(openApi));
+        h.put(ROUTES.get(8), ctx -> ok(ctx, Map.of("status", "UP")));
+        h.put(ROUTES.get(9), this::ready);
+        return h;
     }
 
     void start() {
-        http.start();
+        app.start();
+        // A waiting acquire keeps its request open without I/O for up to the longest wait: the
+        // connection's idle timeout must not end it first.
+        for (Connector c : app.jettyServer().server().getConnectors()) {
+            if (c instanceof ServerConnector sc) {
+                sc.setIdleTimeout(settings.maxWaitMillis() + 30_000);
+            }
+        }
     }
 
     int port() {
-        return http.getAddress().getPort();
+        return app.port();
     }
 
+    /**
+     * Graceful stop: waiting acquires remove their queue entries and answer 503
+     * {@code SHUTTING_DOWN} (up to 10 s for them to finish), then the HTTP server stops.
+     */
     @Override
     public void close() {
-        http.stop(0);
-        threads.shutdownNow();
+        store.shutdown(java.time.Duration.ofSeconds(10));
+        app.stop();
     }
 
-    private void handle(HttpExchange ex) throws IOException {
-        try (ex) {
-            try {
-                Object body = route(ex);
-                send(ex, 200, body);
-            } catch (LockServiceException e) {
-                send(ex, e.status(), e.body());
-            } catch (RuntimeException e) {
-                log.error("{} {} failed", ex.getRequestMethod(), ex.getRequestURI(), e);
-                send(ex, 500, Map.of("error", "INTERNAL", "message", String.valueOf(e)));
-            }
-        }
+    // ---- the calls ----
+
+    private LockKey lockKey(Context ctx) {
+        LockKey key = LockKey.parse(ctx.pathParam("lockKey"));
+        ApiKeys.requireNamespace(caller(ctx), key.namespace());
+        return key;
     }
 
-    private Object route(HttpExchange ex) throws IOException {
-        String raw = ex.getRequestURI().getRawPath();
-        String rest = raw.substring(PREFIX.length());
-        String method = ex.getRequestMethod();
-        int slash = rest.indexOf('/');
-        String key = decode(slash < 0 ? rest : rest.substring(0, slash));
-        String action = slash < 0 ? "" : rest.substring(slash + 1);
-        LockKey.znode(key); // 400 for a bad key before anything else
-        if (action.isEmpty()) {
-            if (!method.equals("GET")) {
-                throw new LockServiceException(405, "METHOD_NOT_ALLOWED", method + " " + raw + ": use GET");
-            }
-            return status(key);
-        }
-        if (!method.equals("POST")) {
-            throw new LockServiceException(405, "METHOD_NOT_ALLOWED", method + " " + raw + ": use POST");
-        }
-        JsonNode body = body(ex);
-        return switch (action) {
-            case "acquire" -> acquire(key, body);
-            case "renew" -> renew(key, body);
-            case "release" -> release(key, body);
-            default -> throw new LockServiceException(404, "NOT_FOUND", "no action '" + action + "' on a lock; use"
-                    + " acquire, renew or release");
-        };
+    private ApiKeys.Caller caller(Context ctx) {
+        return settings.apiKeys().authenticate(ctx.header("Authorization"));
     }
 
-    private Map<String, Object> acquire(String key, JsonNode body) {
-        only(body, "ownerId", "ttlMillis", "wait", "waitMillis", "requestId");
-        String ownerId = text(body, "ownerId", true);
-        long ttl = millis(body, "ttlMillis", true, 1, MAX_TTL_MILLIS);
-        boolean wait = body.has("wait") && bool(body, "wait");
-        long waitMillis = body.has("waitMillis") ? millis(body, "waitMillis", true, 0, MAX_WAIT_MILLIS) : 0;
+    private Map<String, Object> acquire(LockKey key, Context ctx) {
+        JsonBody body = JsonBody.parse(ctx.bodyAsBytes(), "ownerId", "ttlMillis", "wait", "waitMillis", "requestId");
+        String ownerId = body.text("ownerId", true);
+        long ttl = body.number("ttlMillis", 1, settings.maxTtlMillis());
+        boolean wait = body.has("wait") && body.bool("wait");
         if (body.has("waitMillis") && !wait) {
             throw LockServiceException.badRequest("waitMillis is set but wait is not true");
         }
         if (wait && !body.has("waitMillis")) {
             throw LockServiceException.badRequest("wait is true: waitMillis (the bound on the wait) is required");
         }
-        String requestId = text(body, "requestId", false);
-        Grant g = store.acquire(key, ownerId, ttl, wait, waitMillis, requestId);
+        long waitMillis = wait ? body.number("waitMillis", 0, settings.maxWaitMillis()) : 0;
+        Grant g = store.acquire(key, ownerId, ttl, wait, waitMillis, body.text("requestId", false));
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("lockKey", g.lockKey());
         out.put("lockToken", g.lockToken());
@@ -126,34 +176,108 @@ final class LockHttpServer implements AutoCloseable {
         return out;
     }
 
-    private Map<String, Object> renew(String key, JsonNode body) {
-        only(body, "lockToken", "ownerId", "ttlMillis");
-        long expiresAt = store.renew(key, text(body, "lockToken", true), text(body, "ownerId", true),
-                millis(body, "ttlMillis", true, 1, MAX_TTL_MILLIS));
-        return Map.of("lockKey", key, "expiresAt", expiresAt);
+    private Map<String, Object> renew(LockKey key, Context ctx) {
+        JsonBody body = JsonBody.parse(ctx.bodyAsBytes(), "lockToken", "ownerId", "ttlMillis");
+        long expiresAt = store.renew(key, body.text("lockToken", true), body.text("ownerId", true),
+                body.number("ttlMillis", 1, settings.maxTtlMillis()));
+        return Map.of("lockKey", key.key(), "expiresAt", expiresAt);
     }
 
-    private Map<String, Object> release(String key, JsonNode body) {
-        only(body, "lockToken", "ownerId");
-        boolean removed = store.release(key, text(body, "lockToken", true), text(body, "ownerId", true));
-        return Map.of("lockKey", key, "status", "RELEASED", "wasHeld", removed);
+    private Map<String, Object> release(LockKey key, Context ctx) {
+        JsonBody body = JsonBody.parse(ctx.bodyAsBytes(), "lockToken", "ownerId");
+        boolean removed = store.release(key, body.text("lockToken", true), body.text("ownerId", true));
+        return Map.of("lockKey", key.key(), "status", "RELEASED", "wasHeld", removed);
     }
 
-    private Map<String, Object> status(String key) {
+    private Map<String, Object> forceRelease(Context ctx) {
+        ApiKeys.Caller caller = caller(ctx);
+        ApiKeys.requireAdmin(caller, "force-release");
+        LockKey key = LockKey.parse(ctx.pathParam("lockKey"));
+        JsonBody body = JsonBody.parse(ctx.bodyAsBytes(), "reason", "fencingToken");
+        String reason = body.text("reason", true);
+        Long expected = body.has("fencingToken") ? body.number("fencingToken", 1, Long.MAX_VALUE) : null;
+        ForcedRelease r = store.forceRelease(key, reason, caller.name(), expected);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("status", switch (r.outcome()) {
+            case RELEASED -> "FORCE_RELEASED";
+            case NOT_HELD -> "NOT_HELD";
+            case HOLDER_CHANGED -> "HOLDER_CHANGED";
+        });
+        out.put("audit", AuditTrail.toJson(r));
+        return out;
+    }
+
+    private Map<String, Object> status(LockKey key) {
         List<Entry> queue = store.status(key);
         if (queue.isEmpty() || !queue.get(0).granted()) {
-            throw new LockServiceException(404, "NOT_LOCKED", "lock '" + key + "' is not held",
+            throw new LockServiceException(404, "NOT_LOCKED", "lock '" + key.key() + "' is not held",
                     Map.of("locked", false, "waiters", waiters(queue, 0)));
         }
         Entry holder = queue.get(0);
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("lockKey", key);
+        out.put("lockKey", key.key());
         out.put("locked", true);
         out.put("ownerId", holder.data().ownerId());
         out.put("fencingToken", holder.fencingToken());
         out.put("expiresAt", holder.data().expiresAt());
         out.put("waiters", waiters(queue, 1));
         return out;
+    }
+
+    private Map<String, Object> list(Context ctx) {
+        String namespace = LockKey.checkNamespace(ctx.queryParam("namespace"), "query parameter namespace");
+        ApiKeys.requireNamespace(caller(ctx), namespace);
+        int limit = limit(ctx, 100);
+        String after = ctx.queryParam("after");
+        List<LeaseStore.Held> held = store.list(namespace, after == null ? null : LockKey.parse(
+                namespace + ":" + after).znode(), limit);
+        List<Map<String, Object>> locks = new ArrayList<>();
+        for (LeaseStore.Held h : held) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("lockKey", h.key().key());
+            m.put("ownerId", h.holder().data().ownerId());
+            m.put("fencingToken", h.holder().fencingToken());
+            m.put("expiresAt", h.holder().data().expiresAt());
+            m.put("waiters", h.waiters());
+            locks.add(m);
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("namespace", namespace);
+        out.put("locks", locks);
+        // The cursor is the last lock's name in its namespace: pass it back as ?after= for the next page.
+        out.put("next", held.size() < limit ? null : held.get(held.size() - 1).key().name());
+        return out;
+    }
+
+    private Map<String, Object> audit(Context ctx) {
+        ApiKeys.requireAdmin(caller(ctx), "reading the audit trail");
+        List<Object> entries = new ArrayList<>();
+        for (ForcedRelease r : store.auditTrail(limit(ctx, 100))) {
+            entries.add(AuditTrail.toJson(r));
+        }
+        return Map.of("entries", entries);
+    }
+
+    private void ready(Context ctx) {
+        boolean up = zooKeeperConnected.getAsBoolean();
+        ok(ctx, Map.of("status", up ? "UP" : "DOWN", "zookeeper", up ? "connected" : "not connected"), up ? 200 : 503);
+    }
+
+    private static int limit(Context ctx, int byDefault) {
+        String raw = ctx.queryParam("limit");
+        if (raw == null) {
+            return byDefault;
+        }
+        try {
+            int n = Integer.parseInt(raw);
+            if (n >= 1 && n <= MAX_LIST_LIMIT) {
+                return n;
+            }
+        } catch (NumberFormatException notANumber) {
+            // answered below, with the rule
+        }
+        throw LockServiceException.badRequest("query parameter limit must be a whole number from 1 to " + MAX_LIST_LIMIT
+                + ", was '" + raw + "'");
     }
 
     private static List<Map<String, Object>> waiters(List<Entry> queue, int from) {
@@ -164,84 +288,39 @@ final class LockHttpServer implements AutoCloseable {
         return out;
     }
 
-    // ---- request parsing: every problem is a 400 naming the field ----
+    // ---- answers ----
 
-    private JsonNode body(HttpExchange ex) throws IOException {
-        try (InputStream in = ex.getRequestBody()) {
-            byte[] bytes = in.readNBytes(64 * 1024 + 1);
-            if (bytes.length > 64 * 1024) {
-                throw LockServiceException.badRequest("request body is larger than 64 KiB");
-            }
-            JsonNode node = json.readTree(bytes);
-            if (node == null || !node.isObject()) {
-                throw LockServiceException.badRequest("request body must be a JSON object");
-            }
-            return node;
-        } catch (JsonProcessingException e) {
-            throw LockServiceException.badRequest("request body is not valid JSON: " + e.getOriginalMessage());
-        }
+    private void ok(Context ctx, Object body) {
+        ok(ctx, body, 200);
     }
 
-    private static void only(JsonNode body, String... allowed) {
-        Set<String> known = Set.of(allowed);
-        body.fieldNames().forEachRemaining(f -> {
-            if (!known.contains(f)) {
-                throw LockServiceException.badRequest("unknown field '" + f + "'; allowed: " + String.join(", ", allowed));
-            }
-        });
+    private void ok(Context ctx, Object body, int status) {
+        ctx.status(status).contentType("application/json").result(bytes(body));
     }
 
-    private static String text(JsonNode body, String field, boolean required) {
-        JsonNode v = body.get(field);
-        if (v == null || v.isNull()) {
-            if (required) {
-                throw LockServiceException.badRequest(field + " is required");
-            }
-            return null;
+    private void problem(Context ctx, LockServiceException e) {
+        if (e.status() == 401) {
+            ctx.header("WWW-Authenticate", "Bearer");
         }
-        if (!v.isTextual() || v.asText().isBlank() || v.asText().length() > 256) {
-            throw LockServiceException.badRequest(field + " must be a non-blank string of at most 256 characters");
-        }
-        return v.asText();
+        ctx.status(e.status()).contentType(PROBLEM_JSON).result(bytes(e.body()));
     }
 
-    private static long millis(JsonNode body, String field, boolean required, long min, long max) {
-        JsonNode v = body.get(field);
-        if (v == null || v.isNull()) {
-            if (required) {
-                throw LockServiceException.badRequest(field + " is required");
-            }
-            return 0;
-        }
-        if (!v.isIntegralNumber() || v.asLong() < min || v.asLong() > max) {
-            throw LockServiceException.badRequest(field + " must be a whole number of milliseconds from " + min + " to "
-                    + max + ", was " + v);
-        }
-        return v.asLong();
-    }
-
-    private static boolean bool(JsonNode body, String field) {
-        JsonNode v = body.get(field);
-        if (!v.isBoolean()) {
-            throw LockServiceException.badRequest(field + " must be true or false, was " + v);
-        }
-        return v.asBoolean();
-    }
-
-    private static String decode(String segment) {
+    private byte[] bytes(Object body) {
         try {
-            return URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8);
-        } catch (IllegalArgumentException e) {
-            throw LockServiceException.badRequest("lockKey in the path is not valid percent-encoding: " + segment);
+            return json.writeValueAsBytes(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("answer cannot be written as JSON", e);
         }
     }
 
-    private void send(HttpExchange ex, int status, Object body) throws IOException {
-        byte[] bytes = json.writeValueAsBytes(body);
-        ex.getResponseHeaders().set("Content-Type", "application/json");
-        ex.sendResponseHeaders(status, bytes.length);
-        try (OutputStream out = ex.getResponseBody()) {
-            out.write(bytes);
+    private static byte[] openApiDocument() {
+        try (InputStream in = LockHttpServer.class.getResourceAsStream("openapi.json")) {
+            if (in == null) {
+                throw new IllegalStateException("openapi.json is missing from the server's resources");
+            }
+            return in.readAllBytes();
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading openapi.json", e);
         }
     }
 }

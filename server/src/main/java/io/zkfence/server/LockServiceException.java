@@ -5,7 +5,7 @@ import java.util.Map;
 
 /**
  * A request the service answers with an error: the HTTP status, a stable code (the API's
- * contract), a message naming the problem, and any extra fields the API promises for that code
+ * contract), a message naming the problem (the body's {@code detail}), and any extra fields the API promises for that code
  * (for example {@code currentOwner} and {@code retryAfterMillis} with {@code LOCK_ALREADY_HELD}).
  */
 final class LockServiceException extends RuntimeException {
@@ -39,11 +39,19 @@ final class LockServiceException extends RuntimeException {
         return code;
     }
 
-    /** The JSON body: {@code error}, {@code message}, then the extra fields. */
+    /**
+     * The JSON body, an RFC 9457 problem details object ({@code application/problem+json}):
+     * {@code type} ({@code urn:zkfence:error:<code>}), {@code title}, {@code status},
+     * {@code detail} (what was wrong, naming the field or lock), the stable {@code error} code,
+     * then the extra fields of that code.
+     */
     Map<String, Object> body() {
         Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", "urn:zkfence:error:" + code);
+        body.put("title", code.replace('_', ' ').toLowerCase(java.util.Locale.ROOT));
+        body.put("status", status);
+        body.put("detail", getMessage());
         body.put("error", code);
-        body.put("message", getMessage());
         body.putAll(extra);
         return body;
     }

@@ -183,15 +183,39 @@ class LockServiceTest {
         assertBad(a.post(key, "acquire", "{\"ownerId\":\"p\",\"ttlMillis\":1000,\"color\":\"red\"}"), "color");
         assertBad(a.post(key, "acquire", "{\"ownerId\":\"p\",\"ttlMillis\":1000,\"wait\":true}"), "waitMillis");
         assertBad(a.post(key, "acquire", "{not json"), "JSON");
-        assertBad(a.post("%00bad", "acquire", acquireBody("p", 1000, "r")), "control");
+        assertBad(a.post("%01bad", "acquire", acquireBody("p", 1000, "r")), "control");
+        assertBad(a.post("bad%20ns%3Aname", "acquire", acquireBody("p", 1000, "r")), "namespace");
         assertThat(a.get(key).status()).isEqualTo(404);
         assertThat(a.get(key).body().get("waiters")).isEmpty();
+    }
+
+    @Test
+    void keysMayHoldAnyWellFormedTextIncludingSlashesAndSpaces() {
+        for (String k : java.util.List.of("inventory:a/b", "inventory:two words", "inventory:é✓")) {
+            String path = java.net.URLEncoder.encode(k, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+            Reply grant = a.post(path, "acquire", acquireBody("p", 10_000, "r-" + k.hashCode()));
+            assertThat(grant.status()).as(k).isEqualTo(200);
+            assertThat(grant.body().get("lockKey").asText()).isEqualTo(k);
+            assertThat(b.get(path).body().get("ownerId").asText()).isEqualTo("p");
+        }
+    }
+
+    @Test
+    void aRequestTheHttpServerItselfRefusesStillAnswersProblemDetails() throws Exception {
+        // An encoded NUL is refused by Jetty before any route runs; the answer keeps the API's error shape.
+        try (java.net.Socket s = new java.net.Socket("127.0.0.1", a.server.port())) {
+            s.getOutputStream().write(("GET /v1/locks/a%00b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String response = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(response).startsWith("HTTP/1.1 400").contains("application/problem+json", "\"error\":\"BAD_REQUEST\"");
+        }
     }
 
     private static void assertBad(Reply reply, String mentions) {
         assertThat(reply.status()).isEqualTo(400);
         assertThat(reply.body().get("error").asText()).isEqualTo("BAD_REQUEST");
-        assertThat(reply.body().get("message").asText()).contains(mentions);
+        assertThat(reply.body().get("detail").asText()).contains(mentions);
+        assertThat(reply.contentType()).startsWith("application/problem+json");
     }
 
     @Test

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,38 +21,72 @@ final class ReplicaFixture implements AutoCloseable {
 
     final CuratorFramework zk;
     final LockHttpServer server;
+    private final String apiKey;
+    private boolean closed;
 
-    /** A response: status and JSON body. */
-    record Reply(int status, JsonNode body) {}
+    /** A response: status, content type and JSON body. */
+    record Reply(int status, String contentType, JsonNode body) {}
 
+    /** A replica without authentication. */
     ReplicaFixture(String connectString, String root) {
+        this(connectString, root, ApiKeys.open(), null);
+    }
+
+    /** A replica with {@code keys}, whose client sends {@code apiKey} (null: none). */
+    ReplicaFixture(String connectString, String root, ApiKeys keys, String apiKey) {
+        this.apiKey = apiKey;
         zk = CuratorFrameworkFactory.newClient(connectString, 10_000, 5_000, new ExponentialBackoffRetry(100, 3));
         zk.start();
-        try {
-            server = new LockHttpServer(new LeaseStore(zk, root, Clock.systemUTC()), new InetSocketAddress("127.0.0.1", 0));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        server = new LockHttpServer(new LeaseStore(zk, root, Clock.systemUTC(), 3), ServerSettings.local(keys),
+                () -> zk.getZookeeperClient().isConnected());
         server.start();
     }
 
+    private ReplicaFixture(ReplicaFixture same, String apiKey) {
+        this.zk = same.zk;
+        this.server = same.server;
+        this.apiKey = apiKey;
+        this.closed = true; // a view: closing it closes nothing
+    }
+
+    /** The same replica, called with another API key. */
+    ReplicaFixture as(String otherKey) {
+        return new ReplicaFixture(this, otherKey);
+    }
+
     Reply post(String key, String action, String body) {
-        return send(HttpRequest.newBuilder(uri(key + "/" + action)).header("Content-Type", "application/json")
+        return send(request(uri("/v1/locks/" + key + "/" + action)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build());
     }
 
     Reply get(String key) {
-        return send(HttpRequest.newBuilder(uri(key)).GET().build());
+        return path("/v1/locks/" + key);
     }
 
-    private URI uri(String rest) {
-        return URI.create("http://127.0.0.1:" + server.port() + "/v1/locks/" + rest);
+    /** GET of any path (with its query). */
+    Reply path(String pathAndQuery) {
+        return send(request(uri(pathAndQuery)).GET().build());
+    }
+
+    /** Any method on any path, with an empty body. */
+    Reply call(String method, String pathAndQuery) {
+        return send(request(uri(pathAndQuery)).method(method, HttpRequest.BodyPublishers.noBody()).build());
+    }
+
+    private HttpRequest.Builder request(URI uri) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri);
+        return apiKey == null ? b : b.header("Authorization", "Bearer " + apiKey);
+    }
+
+    private URI uri(String pathAndQuery) {
+        return URI.create("http://127.0.0.1:" + server.port() + pathAndQuery);
     }
 
     private static Reply send(HttpRequest request) {
         try {
             HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            return new Reply(r.statusCode(), JSON.readTree(r.body()));
+            return new Reply(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""),
+                    r.body().isEmpty() ? JSON.nullNode() : JSON.readTree(r.body()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -61,8 +94,6 @@ final class ReplicaFixture implements AutoCloseable {
             throw new IllegalStateException(e);
         }
     }
-
-    private boolean closed;
 
     /** Stops the replica (a test may stop one early); idempotent. */
     @Override

@@ -230,12 +230,12 @@ public abstract class AdvanceContract extends FenceTestBase {
         var writer = DSL.field(DSL.unquotedName("writer"), String.class);
 
         dsl.transaction(trx -> {
-            fence.advance(trx.dsl(), key, 30);
+            fence.advanceIn(trx.dsl(), key, 30);
             trx.dsl().insertInto(ledger, resourceKey, writer).values(key, "jooq 30").execute();
         });
         assertThrows(StaleTokenException.class, () -> dsl.transaction(trx -> {
             trx.dsl().insertInto(ledger, resourceKey, writer).values(key, "jooq 29").execute();
-            fence.advance(trx.dsl(), key, 29);
+            fence.advanceIn(trx.dsl(), key, 29);
         }));
 
         assertThat(fence.currentToken(key)).hasValue(30);

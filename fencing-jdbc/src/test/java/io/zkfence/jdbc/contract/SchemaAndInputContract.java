@@ -158,7 +158,7 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
             c.setAutoCommit(true);
         }
         assertThrows(FenceTableMissingException.class,
-                () -> engine().dsl().transaction(trx -> missing.advance(trx.dsl(), key, 1)));
+                () -> engine().dsl().transaction(trx -> missing.advanceIn(trx.dsl(), key, 1)));
     }
 
     @Test
@@ -286,7 +286,7 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
                         throw new AssertionError(e);
                     }
                 },
-                f -> engine().dsl().transaction(trx -> f.advance(trx.dsl(), key, token)));
+                f -> engine().dsl().transaction(trx -> f.advanceIn(trx.dsl(), key, token)));
     }
 
     @Test
@@ -306,7 +306,7 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
     void jooqContextOutsideATransactionIsRefusedAndNothingIsWritten() {
         String key = newKey();
 
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> fence.advance(engine().dsl(), key, 1));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> fence.advanceIn(engine().dsl(), key, 1));
 
         assertThat(e.getMessage()).contains("auto-commit", key);
         assertThat(fence.currentToken(key)).isEmpty();

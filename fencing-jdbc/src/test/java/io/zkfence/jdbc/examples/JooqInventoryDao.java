@@ -29,7 +29,7 @@ public final class JooqInventoryDao {
     /** Sets a SKU's stock. The caller holds the lock "inventory:" + sku, granted with this token. */
     public void setStock(String sku, int quantity, long token) {
         dsl.transaction(trx -> {
-            fence.advance(trx.dsl(), "inventory:" + sku, token); // first statement of the transaction
+            fence.advanceIn(trx.dsl(), "inventory:" + sku, token); // first statement of the transaction
             trx.dsl().update(STOCK).set(QUANTITY, quantity).where(SKU.eq(sku)).execute();
         });
     }

@@ -1,0 +1,9 @@
+-- The fence advance, the hot path: accepted when it matches the key's row (a row count of 1),
+-- which it then keeps locked until the transaction ends. A plain conditional UPDATE, no upsert,
+-- so its row count is an exact accept signal on every engine.
+-- Columns are qualified where the engines allow it; names are the defaults of FenceConfig.
+-- updated_at holds UTC: DATETIME(6) keeps no zone.
+-- binds: token, holder, key, token
+UPDATE zkfence_fence
+   SET zkfence_fence.fence_token = ?, zkfence_fence.holder = ?, zkfence_fence.updated_at = UTC_TIMESTAMP(6)
+ WHERE zkfence_fence.resource_key = ? AND zkfence_fence.fence_token <= ?
