@@ -56,6 +56,8 @@ public final class JdbcFence {
     private final DataSource dataSource;
     private final FenceAdvance fence;
     private final ManagedTransaction transactions;
+    /** For {@link JdbcFenceMetrics}; empty without it. */
+    final FenceObserver.All observers = new FenceObserver.All();
 
     private JdbcFence(DataSource dataSource, FenceConfig config) {
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -184,7 +186,15 @@ public final class JdbcFence {
         Arguments.requireKey(key);
         Arguments.requireToken(key, token);
         Objects.requireNonNull(work, "work");
-        return transactions.run(key, token, work);
+        T result;
+        try {
+            result = transactions.run(key, token, work);
+        } catch (StaleTokenException | SerializationConflictException e) {
+            observe("transaction", e);
+            throw e;
+        }
+        observers.accepted("transaction");
+        return result;
     }
 
     /**
@@ -230,7 +240,13 @@ public final class JdbcFence {
         Objects.requireNonNull(connection, "connection");
         Arguments.requireKey(key);
         Arguments.requireToken(key, token);
-        fence.advance(connection, key, token);
+        try {
+            fence.advance(connection, key, token);
+        } catch (StaleTokenException | SerializationConflictException e) {
+            observe("advance", e);
+            throw e;
+        }
+        observers.accepted("advance");
     }
 
     /**
@@ -258,7 +274,22 @@ public final class JdbcFence {
         Objects.requireNonNull(dsl, "dsl");
         Arguments.requireKey(key);
         Arguments.requireToken(key, token);
-        dsl.connection(c -> fence.advance(c, key, token));
+        try {
+            dsl.connection(c -> fence.advance(c, key, token));
+        } catch (StaleTokenException | SerializationConflictException e) {
+            observe("advance", e);
+            throw e;
+        }
+        observers.accepted("advance");
+    }
+
+    /** Tells the observers how a fenced call failed: stale or a retryable conflict. */
+    private void observe(String operation, RuntimeException failure) {
+        if (failure instanceof StaleTokenException) {
+            observers.rejectedStale(operation);
+        } else {
+            observers.conflict(operation);
+        }
     }
 
     /**

@@ -25,8 +25,15 @@ final class ConditionalWriter {
     private final EtagCache cache;
     private final Backoff backoff;
     private final int maxConflictRetries;
+    private final FenceObserver observer;
 
     ConditionalWriter(String bucket, StateReader reader, EtagCache cache, Backoff backoff, int maxConflictRetries) {
+        this(bucket, reader, cache, backoff, maxConflictRetries, FenceObserver.NONE);
+    }
+
+    ConditionalWriter(String bucket, StateReader reader, EtagCache cache, Backoff backoff, int maxConflictRetries,
+            FenceObserver observer) {
+        this.observer = observer;
         this.bucket = bucket;
         this.reader = reader;
         this.cache = cache;
@@ -40,11 +47,13 @@ final class ConditionalWriter {
      */
     void rejectStale(String key, long token, String operation, ObjectState state) {
         if (state.rejects(token)) {
+            observer.rejectedStale(operation);
             throw new StaleTokenException(bucket, key, operation, token, state.storedToken());
         }
         if (!state.exists()) {
             long seen = cache.seenAbove(key, token);
             if (seen > 0) {
+                observer.rejectedStale(operation);
                 throw new StaleTokenException(bucket, key, operation, token, seen, true);
             }
         }
@@ -59,18 +68,22 @@ final class ConditionalWriter {
             }
             rejectStale(key, token, operation, state);
             try {
-                return attempt.send(state);
+                R result = attempt.send(state);
+                observer.accepted(operation);
+                return result;
             } catch (SdkException e) {
                 cache.forget(key);
                 if (!S3Errors.isLostRace(e)) {
                     throw S3Errors.translate(e, bucket, key, operation, true);
                 }
                 lostRaces++;
+                observer.lostRace(operation);
                 // Decide again on what the store holds now: a newer token that won is a stale
                 // rejection, never an error loop.
                 state = reader.head(key);
                 rejectStale(key, token, operation, state);
                 if (lostRaces > maxConflictRetries) {
+                    observer.contended(operation);
                     throw new FenceContentionException(bucket, key, operation, token, lostRaces,
                             "every attempt lost a race against writes carrying an equal or lower token"
                                     + " (maxConflictRetries=" + maxConflictRetries + ")", e);

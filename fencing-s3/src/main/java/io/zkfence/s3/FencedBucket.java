@@ -79,6 +79,8 @@ public final class FencedBucket {
     private final ConditionalWriter writer;
     private final SelfCheck selfCheck;
     private final OnePartUpload onePartUpload;
+    /** For {@link FencedBucketMetrics}; empty without it. */
+    final FenceObserver.All observers = new FenceObserver.All();
 
     private FencedBucket(S3Client s3, S3FenceConfig config) {
         this.s3 = Objects.requireNonNull(s3, "s3");
@@ -88,8 +90,8 @@ public final class FencedBucket {
         this.cache = new EtagCache(config.etagCacheSize());
         this.reader = new StateReader(s3, bucket, tokens, cache);
         this.writer = new ConditionalWriter(bucket, reader, cache,
-                Backoff.jittered(config.backoffBase(), config.backoffMax()), config.maxConflictRetries());
-        this.selfCheck = new SelfCheck(s3, bucket, config.selfCheckKeyPrefix());
+                Backoff.jittered(config.backoffBase(), config.backoffMax()), config.maxConflictRetries(), observers);
+        this.selfCheck = new SelfCheck(s3, bucket, config.selfCheckKeyPrefix(), observers);
         this.onePartUpload = new OnePartUpload(s3, bucket, selfCheck);
     }
 

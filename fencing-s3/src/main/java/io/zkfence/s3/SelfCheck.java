@@ -59,7 +59,14 @@ final class SelfCheck {
     /** Read without the lock: after the first pass, the steady-state write must not contend on it. */
     private final Set<Kind> passed = ConcurrentHashMap.newKeySet();
 
+    private final FenceObserver observer;
+
     SelfCheck(S3Client s3, String bucket, String prefix) {
+        this(s3, bucket, prefix, FenceObserver.NONE);
+    }
+
+    SelfCheck(S3Client s3, String bucket, String prefix, FenceObserver observer) {
+        this.observer = observer;
         this.s3 = s3;
         this.bucket = bucket;
         this.prefix = prefix;
@@ -98,6 +105,7 @@ final class SelfCheck {
             }
             failure = new Failure(probeKey, finding);
             failures.put(kind, failure);
+            observer.selfCheckFailed(kind.name().toLowerCase(java.util.Locale.ROOT));
             log.error("bucket '{}' does not enforce {}: {}; fenced requests of this kind are refused", bucket,
                     kind.description, finding);
         }

@@ -90,6 +90,13 @@ final class Acquisition {
     private String watchedPath;
     private Watcher watcher;
     private final Backoff backoff = Backoff.exponential(FIRST_BACKOFF, MAX_BACKOFF);
+    /** For {@link LockObserver#granted}: when the first request went out. */
+    private long startedNanos;
+    // Read without the monitor by metrics gauges (LockClientMetrics); written under it.
+    /** When a queue read first found someone ahead of us; 0 while we never waited. */
+    private volatile long waitingSinceNanos;
+    /** The queue's length (the lock's children) at our last read of it. */
+    private volatile int queueLength;
 
     Acquisition(LockRuntime rt, String lockName, String lockPath, boolean tryOnly, Duration maxHold, Thread owner) {
         this.rt = rt;
@@ -120,6 +127,20 @@ final class Acquisition {
         return phase;
     }
 
+    String lockName() {
+        return lockName;
+    }
+
+    /** Whether this acquisition is queued behind another node right now. */
+    boolean isWaiting() {
+        return waitingSinceNanos != 0 && !result.isDone();
+    }
+
+    /** The lock's queue length at this acquisition's last read of it (its own node included). */
+    int queueLength() {
+        return queueLength;
+    }
+
     String lockPath() {
         return lockPath;
     }
@@ -131,6 +152,7 @@ final class Acquisition {
         if (phase != Phase.NEW) {
             return; // cancelled (client closing) or abandoned before it began: send nothing
         }
+        startedNanos = System.nanoTime();
         if (tryOnly) {
             precheck();
         } else {
@@ -337,6 +359,7 @@ final class Acquisition {
 
     private void decide(int gen, List<String> kids) {
         firstAttempt.complete(null);
+        queueLength = kids.size();
         QueuePosition position = QueuePosition.of(kids, own);
         switch (position.kind()) {
             case ABSENT -> restart();
@@ -345,6 +368,9 @@ final class Acquisition {
                 if (tryOnly) {
                     giveUpTry();
                 } else {
+                    if (waitingSinceNanos == 0) {
+                        waitingSinceNanos = System.nanoTime();
+                    }
                     watchPredecessor(gen, position.predecessor(), position.predecessorIsHead());
                 }
             }
@@ -357,6 +383,7 @@ final class Acquisition {
         Watcher w = event -> {
             if (event.getType() != Watcher.Event.EventType.None) {
                 rt.stats.wakeUps.increment();
+                rt.observers.wokeUp(lockName);
             }
             later(gen, () -> onPredecessorEvent(gen, predecessor, predecessorIsHead, event));
         };
@@ -430,6 +457,9 @@ final class Acquisition {
             return null;
         }
         rt.stats.grants.increment();
+        long now = System.nanoTime();
+        long waitingSince = waitingSinceNanos;
+        rt.observers.granted(lockName, now - startedNanos, waitingSince == 0 ? -1 : now - waitingSince);
         own = null; // the grant owns the node now: ending must not delete it
         guid = null;
         settle(g);

@@ -135,6 +135,7 @@ final class Cohort {
     }
 
     private Lease await(Waiter w, long timeoutNanos, Duration timeout, CompletableFuture<Void> firstAttempt) {
+        long called = System.nanoTime();
         try {
             CohortHold granted;
             if (timeoutNanos < 0) {
@@ -154,6 +155,7 @@ final class Cohort {
             if (won != null) {
                 return new Lease(won); // granted just as the wait ran out: the caller has it
             }
+            rt.observers.timedOut(lockName, System.nanoTime() - called);
             throw new AcquireTimeoutException(lockName, timeout);
         } catch (InterruptedException e) {
             CohortHold won = giveUp(w);
@@ -297,7 +299,8 @@ final class Cohort {
         }
         // ZooKeeper outside the monitor: the release waits for the delete, as a plain release does.
         if (lose != null) {
-            lose.lose("a turn in its cohort passed its max-hold; its token is not handed on");
+            lose.lose(LockObserver.LossCause.MAX_HOLD,
+                    "a turn in its cohort passed its max-hold; its token is not handed on");
         }
         if (release != null) {
             release.releaseOne();

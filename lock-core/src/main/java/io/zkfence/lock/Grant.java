@@ -1,5 +1,10 @@
 package io.zkfence.lock;
 
+import static io.zkfence.lock.LockObserver.LossCause.MAX_HOLD;
+import static io.zkfence.lock.LockObserver.LossCause.NODE_DELETED;
+import static io.zkfence.lock.LockObserver.LossCause.OTHER;
+import static io.zkfence.lock.LockObserver.LossCause.SESSION_EXPIRED;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -99,7 +104,7 @@ final class Grant implements Hold {
      * no timer, state LOST. Its node is the acquisition's to delete.
      */
     void abort() {
-        transition(LeaseState.LOST, "the grant could not be completed");
+        transition(LeaseState.LOST, "the grant could not be completed", OTHER);
     }
 
     /**
@@ -195,7 +200,7 @@ final class Grant implements Hold {
             return false; // more holds remain, or a handle released after releaseAll()
         }
         // RELEASED before the delete, so the node-deleted event that follows is not taken as a loss.
-        if (transition(LeaseState.RELEASED, "released by the holder")) {
+        if (transition(LeaseState.RELEASED, "released by the holder", null)) {
             rt.stats.releases.increment();
         }
         return true;
@@ -227,7 +232,7 @@ final class Grant implements Hold {
         // Holds to 0 first, so a re-entrant holdAgain() racing this fails and acquires anew,
         // and RELEASED whatever that race did: the node is deleted next.
         holds.clear();
-        if (transition(LeaseState.RELEASED, "released by the holder")) {
+        if (transition(LeaseState.RELEASED, "released by the holder", null)) {
             rt.stats.releases.increment();
         }
         return rt.reaper.delete(nodePath());
@@ -235,7 +240,9 @@ final class Grant implements Hold {
 
     /** The connection is suspended: the session may be expiring right now. */
     void suspend() {
-        transition(LeaseState.HELD, LeaseState.SUSPECT);
+        if (transition(LeaseState.HELD, LeaseState.SUSPECT)) {
+            rt.observers.suspected(lockName);
+        }
     }
 
     /**
@@ -247,15 +254,15 @@ final class Grant implements Hold {
             return;
         }
         if (currentSession != sessionId) {
-            lose("ZooKeeper session 0x" + Long.toHexString(sessionId) + " expired");
+            lose(SESSION_EXPIRED, "ZooKeeper session 0x" + Long.toHexString(sessionId) + " expired");
             return;
         }
         armOwnNodeWatch(true);
     }
 
     /** The lease is over without a release; also deletes our node so the next waiter goes sooner. */
-    void lose(String reason) {
-        if (transition(LeaseState.LOST, reason)) {
+    void lose(LockObserver.LossCause cause, String reason) {
+        if (transition(LeaseState.LOST, reason, cause)) {
             rt.stats.leasesLost.increment();
             log.warn("lease on lock '{}' (token {}) lost: {}", lockName, token, reason);
             // The node is ours alone (GUID in its name). If the session is really gone this finds
@@ -303,7 +310,7 @@ final class Grant implements Hold {
     }
 
     /** Moves to a final state from any live one; false if the grant had already ended. */
-    private boolean transition(LeaseState to, String reason) {
+    private boolean transition(LeaseState to, String reason, LockObserver.LossCause cause) {
         synchronized (this) {
             LeaseState from = state;
             if (from.isFinal()) {
@@ -320,6 +327,7 @@ final class Grant implements Hold {
             ended.complete(to);
         }
         rt.registry.remove(this);
+        rt.observers.ended(lockName, System.nanoTime() - grantedAtNanos, to, cause);
         return true;
     }
 
@@ -363,7 +371,7 @@ final class Grant implements Hold {
         }
         deadline = rt.clock.instant().plus(maxHold);
         maxHoldTimer = rt.scheduler.schedule(
-                () -> lose("max-hold of " + maxHold.toMillis() + " ms passed without renew or release"),
+                () -> lose(MAX_HOLD, "max-hold of " + maxHold.toMillis() + " ms passed without renew or release"),
                 maxHold.toNanos(), TimeUnit.NANOSECONDS);
     }
 
@@ -380,19 +388,19 @@ final class Grant implements Hold {
                     transition(LeaseState.SUSPECT, LeaseState.HELD);
                 }
             } else if (Failures.is(e, KeeperException.Code.NONODE)) {
-                lose("queue node " + nodePath() + " was deleted by someone else");
+                lose(NODE_DELETED, "queue node " + nodePath() + " was deleted by someone else");
             } else if (Failures.isSessionGone(e)) {
-                lose("ZooKeeper session 0x" + Long.toHexString(sessionId) + " expired");
+                lose(SESSION_EXPIRED, "ZooKeeper session 0x" + Long.toHexString(sessionId) + " expired");
             }
         });
     }
 
     private void onOwnNodeEvent(WatchedEvent event) {
         switch (event.getType()) {
-            case NodeDeleted -> lose("queue node " + nodePath() + " was deleted by someone else");
+            case NodeDeleted -> lose(NODE_DELETED, "queue node " + nodePath() + " was deleted by someone else");
             case None -> {
                 if (event.getState() == Watcher.Event.KeeperState.Expired) {
-                    lose("ZooKeeper session 0x" + Long.toHexString(sessionId) + " expired");
+                    lose(SESSION_EXPIRED, "ZooKeeper session 0x" + Long.toHexString(sessionId) + " expired");
                 }
             }
             default -> {

@@ -145,6 +145,7 @@ public final class LockAdmin {
             result = record(name, outcome, holder.node(), holder.ownerId(), holder.token(), reason);
         }
         audit(result);
+        client.runtime().observers.forceReleased(name, result.outcome());
         return result;
     }
 

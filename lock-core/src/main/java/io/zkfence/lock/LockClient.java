@@ -316,6 +316,7 @@ public final class LockClient implements AutoCloseable {
             rt.registry.remove(a);
             throw closedError(name);
         }
+        long began = System.nanoTime();
         a.start();
         try {
             return timeoutNanos < 0 ? a.result().get() : awaitTimed(a, timeoutNanos);
@@ -323,6 +324,9 @@ public final class LockClient implements AutoCloseable {
             Grant won = a.abandon();
             if (won != null) {
                 return won; // granted just as the wait ran out: the caller has it
+            }
+            if (!tryOnly) {
+                rt.observers.timedOut(name, System.nanoTime() - began);
             }
             throw onTimeout.get();
         } catch (InterruptedException e) {

@@ -16,6 +16,8 @@ final class LockRuntime {
     final LockClientConfig config;
     final Clock clock;
     final StatsRecorder stats = new StatsRecorder();
+    /** Grants, timeouts, ends, ... for {@link LockClientMetrics}; empty without it. */
+    final LockObserver.All observers = new LockObserver.All();
     final GrantRegistry registry = new GrantRegistry();
     /** Timers: max-hold deadlines, retry back-off. Never blocks. */
     final ScheduledExecutorService scheduler;

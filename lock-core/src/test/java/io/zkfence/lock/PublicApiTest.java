@@ -13,7 +13,8 @@ class PublicApiTest {
             LockClientConfig.Builder.class, FencedLock.class, Lease.class, LeaseState.class, LeaseListener.class,
             LockInfo.class, LockInfo.Entry.class, LockStats.class, LockException.class, AcquireTimeoutException.class,
             AcquireInterruptedException.class, LeaseLostException.class, LeaseSuspendedException.class,
-            CoordinationException.class, LockClientClosedException.class, Backoff.class);
+            CoordinationException.class, LockClientClosedException.class, Backoff.class, LockClientMetrics.class,
+            LockClientMetrics.Builder.class);
 
     @Test
     void noPublicMethodOrConstructorDeclaresACheckedException() {
@@ -33,7 +34,8 @@ class PublicApiTest {
         // Internals stay package-private: a new public type must be a deliberate API decision.
         List<String> internals = List.of("Acquisition", "CuratorZkGateway", "Failures", "Grant", "GrantRegistry", "GuidSource",
                 "LockPaths", "LockRuntime", "NodeData", "NodeReaper", "OwnNodeWatchSweeper", "QueueInspector", "QueueNode", "SessionMonitor",
-                "StatsRecorder", "ZkGateway", "QueuePosition", "HoldCount", "RetryLog", "CuratorClosedException");
+                "StatsRecorder", "ZkGateway", "QueuePosition", "HoldCount", "RetryLog", "CuratorClosedException",
+                "LockObserver");
         for (String name : internals) {
             Class<?> c = Class.forName("io.zkfence.lock." + name);
             assertThat(Modifier.isPublic(c.getModifiers())).as(name).isFalse();
