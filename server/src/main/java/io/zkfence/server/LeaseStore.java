@@ -47,6 +47,7 @@ final class LeaseStore {
     private final Clock clock;
     private final ObjectMapper json = new ObjectMapper();
     private final AuditTrail audit;
+    private final ServiceMetrics metrics;
     private final Set<CountDownLatch> waits = ConcurrentHashMap.newKeySet();
     private final AtomicInteger acquiresInFlight = new AtomicInteger();
     private volatile boolean stopping;
@@ -56,6 +57,13 @@ final class LeaseStore {
         this.root = root;
         this.clock = clock;
         this.audit = new AuditTrail(zk, root, auditRetention);
+        this.metrics = new ServiceMetrics();
+        json.configure(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    }
+
+    /** This replica's meters. */
+    ServiceMetrics metrics() {
+        return metrics;
     }
 
     /**
@@ -109,45 +117,59 @@ final class LeaseStore {
             mine = find(read(lockPath), e -> e.requestKey().equals(requestKey) && e.data().ownerId().equals(ownerId));
         }
         if (mine == null) {
-            create(lockPath, requestKey, new EntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0));
+            create(lockPath, requestKey, new EntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0, 0));
         } else if (!mine.granted()) {
             // A retry of a waiting acquire: keep the place, with this call's deadline.
             setData(lockPath, mine, mine.data().waitingUntil(Math.max(mine.data().waitUntil(),
                     deadline + WAITER_GRACE_MILLIS)));
         }
-        while (true) {
-            long now = clock.millis();
-            List<Entry> queue = live(lockPath, now);
-            Entry own = find(queue, e -> e.requestKey().equals(requestKey) && e.data().ownerId().equals(ownerId));
-            if (own == null) {
-                // Reaped (our waiting time ran out on every replica's clock) or released by a retry.
-                throw alreadyHeld(key, queue, now);
-            }
-            Entry head = queue.get(0);
-            if (head == own) {
-                if (own.granted()) {
-                    return grant(key, own, own.data().expiresAt()); // a retry of an acquire that was granted
+        long waitingSince = 0;
+        try {
+            while (true) {
+                long now = clock.millis();
+                List<Entry> queue = live(lockPath, now);
+                Entry own = find(queue, e -> e.requestKey().equals(requestKey) && e.data().ownerId().equals(ownerId));
+                if (own == null) {
+                    // Reaped (our waiting time ran out on every replica's clock) or released by a retry.
+                    throw alreadyHeld(key, queue, now);
                 }
-                long expiresAt = now + ttlMillis;
-                if (setData(lockPath, own, own.data().granted(expiresAt))) {
-                    return grant(key, own, expiresAt);
+                Entry head = queue.get(0);
+                if (head == own) {
+                    if (own.granted()) {
+                        return grant(key, own, own.data().expiresAt()); // a retry of an acquire that was granted
+                    }
+                    long expiresAt = now + ttlMillis;
+                    if (setData(lockPath, own, own.data().granted(now, expiresAt))) {
+                        if (waitingSince > 0) {
+                            metrics.waited(java.time.Duration.ofMillis(now - waitingSince));
+                        }
+                        return grant(key, own, expiresAt);
+                    }
+                    continue; // changed meanwhile: read again
                 }
-                continue; // changed meanwhile: read again
+                if (now >= deadline) {
+                    delete(lockPath, own);
+                    throw alreadyHeld(key, queue, now);
+                }
+                if (stopping) {
+                    delete(lockPath, own);
+                    throw shuttingDown();
+                }
+                Entry predecessor = queue.get(queue.indexOf(own) - 1);
+                long until = deadline;
+                if (head.granted()) {
+                    until = Math.min(until, head.data().expiresAt()); // wake to reap an expired holder
+                }
+                if (waitingSince == 0) {
+                    waitingSince = now;
+                    metrics.waitStarted();
+                }
+                awaitGone(lockPath + "/" + predecessor.node(), Math.max(1, until - now));
             }
-            if (now >= deadline) {
-                delete(lockPath, own);
-                throw alreadyHeld(key, queue, now);
+        } finally {
+            if (waitingSince > 0) {
+                metrics.waitEnded();
             }
-            if (stopping) {
-                delete(lockPath, own);
-                throw shuttingDown();
-            }
-            Entry predecessor = queue.get(queue.indexOf(own) - 1);
-            long until = deadline;
-            if (head.granted()) {
-                until = Math.min(until, head.data().expiresAt()); // wake to reap an expired holder
-            }
-            awaitGone(lockPath + "/" + predecessor.node(), Math.max(1, until - now));
         }
     }
 
@@ -175,7 +197,7 @@ final class LeaseStore {
                         + (now - e.data().expiresAt()) + " ms ago; acquire again");
             }
             long expiresAt = now + ttlMillis;
-            if (setData(lockPath, e, e.data().granted(expiresAt))) {
+            if (setData(lockPath, e, e.data().renewed(expiresAt))) {
                 return expiresAt;
             }
         }
@@ -196,8 +218,12 @@ final class LeaseStore {
                 return false;
             }
             checkOwner(key, e, ownerId);
-            boolean wasLive = !e.dead(clock.millis());
+            long now = clock.millis();
+            boolean wasLive = !e.dead(now);
             if (delete(lockPath, e)) {
+                if (wasLive && e.granted() && e.data().grantedAt() > 0) {
+                    metrics.held(java.time.Duration.ofMillis(now - e.data().grantedAt()));
+                }
                 return wasLive;
             }
         }
@@ -286,6 +312,7 @@ final class LeaseStore {
             }
         }
         audit.append(result);
+        metrics.forceReleased(result.outcome().name().toLowerCase(java.util.Locale.ROOT));
         return result;
     }
 
@@ -307,7 +334,9 @@ final class LeaseStore {
         List<Entry> live = new ArrayList<>();
         for (Entry e : queue) {
             if (e.dead(now)) {
-                delete(lockPath, e);
+                if (delete(lockPath, e) && e.granted()) {
+                    metrics.expired();
+                }
             } else {
                 live.add(e);
             }

@@ -10,6 +10,7 @@ import io.zkfence.lock.ForcedRelease;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,7 +45,8 @@ final class LockHttpServer implements AutoCloseable {
             new Route("GET", "/v1/audit"),
             new Route("GET", "/v1/openapi.json"),
             new Route("GET", "/health/live"),
-            new Route("GET", "/health/ready"));
+            new Route("GET", "/health/ready"),
+            new Route("GET", "/metrics"));
 
     static final int MAX_LIST_LIMIT = 1_000;
     private static final Logger log = LoggerFactory.getLogger(LockHttpServer.class);
@@ -114,6 +116,8 @@ final class LockHttpServer implements AutoCloseable {
         h.put(ROUTES.get(7), ctx -> ctx.contentType("application/json").result(openApi));
         h.put(ROUTES.get(8), ctx -> ok(ctx, Map.of("status", "UP")));
         h.put(ROUTES.get(9), this::ready);
+        h.put(ROUTES.get(10), ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                .result(store.metrics().scrape()));
         return h;
     }
 
@@ -166,7 +170,17 @@ final class LockHttpServer implements AutoCloseable {
             throw LockServiceException.badRequest("wait is true: waitMillis (the bound on the wait) is required");
         }
         long waitMillis = wait ? body.number("waitMillis", 0, settings.maxWaitMillis()) : 0;
-        Grant g = store.acquire(key, ownerId, ttl, wait, waitMillis, body.text("requestId", false));
+        String requestId = body.text("requestId", false);
+        long t0 = System.nanoTime();
+        Grant g;
+        try {
+            g = store.acquire(key, ownerId, ttl, wait, waitMillis, requestId);
+        } catch (LockServiceException e) {
+            store.metrics().acquired(Duration.ofNanos(System.nanoTime() - t0),
+                    "LOCK_ALREADY_HELD".equals(e.code()) ? "conflict" : "refused");
+            throw e;
+        }
+        store.metrics().acquired(Duration.ofNanos(System.nanoTime() - t0), "granted");
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("lockKey", g.lockKey());
         out.put("lockToken", g.lockToken());
@@ -178,8 +192,16 @@ final class LockHttpServer implements AutoCloseable {
 
     private Map<String, Object> renew(LockKey key, Context ctx) {
         JsonBody body = JsonBody.parse(ctx.bodyAsBytes(), "lockToken", "ownerId", "ttlMillis");
-        long expiresAt = store.renew(key, body.text("lockToken", true), body.text("ownerId", true),
-                body.number("ttlMillis", 1, settings.maxTtlMillis()));
+        String lockToken = body.text("lockToken", true);
+        String ownerId = body.text("ownerId", true);
+        long ttl = body.number("ttlMillis", 1, settings.maxTtlMillis());
+        long expiresAt;
+        try {
+            expiresAt = store.renew(key, lockToken, ownerId, ttl);
+        } catch (LockServiceException e) {
+            store.metrics().renewFailed(e.code());
+            throw e;
+        }
         return Map.of("lockKey", key.key(), "expiresAt", expiresAt);
     }
 

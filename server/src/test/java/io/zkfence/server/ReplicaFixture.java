@@ -68,6 +68,19 @@ final class ReplicaFixture implements AutoCloseable {
         return send(request(uri(pathAndQuery)).GET().build());
     }
 
+    /** GET of a path whose answer is text: the body is a JSON string node holding it. */
+    Reply text(String pathAndQuery) {
+        try {
+            HttpResponse<String> r = HTTP.send(request(uri(pathAndQuery)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            return new Reply(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), JSON.getNodeFactory().textNode(r.body()));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Any method on any path, with an empty body. */
     Reply call(String method, String pathAndQuery) {
         return send(request(uri(pathAndQuery)).method(method, HttpRequest.BodyPublishers.noBody()).build());
