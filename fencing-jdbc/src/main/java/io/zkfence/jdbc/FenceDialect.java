@@ -9,8 +9,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Locale;
 import java.util.Objects;
-import org.jooq.DSLContext;
-import org.jooq.SQLDialect;
 
 /**
  * The SQL databases the fence supports, each tested against a real server by this module's
@@ -21,7 +19,8 @@ import org.jooq.SQLDialect;
  * copied into Flyway or Liquibase migrations as it is, and the four fence statements beside it
  * ({@code fence_advance.sql}, {@code fence_locked_read.sql}, {@code fence_insert.sql},
  * {@code fence_read.sql}), run with plain JDBC. Each constant also says what its engine's error
- * codes mean. Nothing here needs jOOQ, except {@link #sqlDialect()}.
+ * codes mean. Nothing here needs jOOQ: the jOOQ side is {@link JooqFence}, so that no signature of
+ * this type names a jOOQ class (frameworks that reflect over it need no jOOQ either).
  */
 public enum FenceDialect {
 
@@ -62,7 +61,7 @@ public enum FenceDialect {
             Codes.vendor(23505),                       // DUPLICATE_KEY_1
             Codes.vendor(42101)));                     // TABLE_OR_VIEW_ALREADY_EXISTS_1
 
-    private static final String SUPPORTED = "PostgreSQL, MariaDB, H2";
+    static final String SUPPORTED = "PostgreSQL, MariaDB, H2";
 
     /** The name of the jOOQ SQLDialect constant, resolved only when jOOQ is used. */
     private final String jooqDialect;
@@ -75,15 +74,9 @@ public enum FenceDialect {
         this.errors = errors;
     }
 
-    /**
-     * Returns the jOOQ dialect of this database, for a {@code DSLContext} and
-     * {@link TokenColumn}. Needs jOOQ on the class path (the fence itself does not).
-     *
-     * @return the jOOQ dialect
-     * @throws NoClassDefFoundError if jOOQ is not on the class path
-     */
-    public SQLDialect sqlDialect() {
-        return SQLDialect.valueOf(jooqDialect);
+    /** The name of this database's jOOQ {@code SQLDialect} ({@link JooqFence#sqlDialect(FenceDialect)}). */
+    String jooqDialectName() {
+        return jooqDialect;
     }
 
     /** What this engine's errors mean. */
@@ -157,28 +150,5 @@ public enum FenceDialect {
         }
         throw new IllegalArgumentException("unsupported database '" + product
                 + "' for the fence; supported: " + SUPPORTED);
-    }
-
-    /**
-     * The dialect of the database a jOOQ context renders for, for what depends on the database
-     * (vendor error codes). The one mapping from jOOQ dialects: each constant's
-     * {@link #sqlDialect()} family. MySQL is refused like any other unsupported database: its
-     * syntax is close to MariaDB's, but no MySQL server is tested.
-     *
-     * @param what the call being made, for the message
-     * @throws IllegalArgumentException if the context's dialect is not a supported database
-     */
-    static FenceDialect of(DSLContext dsl, String what) {
-        SQLDialect family = dsl.family();
-        for (FenceDialect dialect : values()) {
-            if (dialect.sqlDialect().family() == family) {
-                return dialect;
-            }
-        }
-        throw new IllegalArgumentException(what + ": the jOOQ context's dialect " + dsl.dialect()
-                + " is not a database the fence supports (supported: " + SUPPORTED + "; create the context with"
-                + " SQLDialect.POSTGRES, SQLDialect.MARIADB or SQLDialect.H2"
-                + (family == SQLDialect.MYSQL ? ", and MARIADB only against MariaDB: MySQL is not tested" : "")
-                + "); nothing was sent");
     }
 }

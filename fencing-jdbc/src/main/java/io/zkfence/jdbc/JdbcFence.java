@@ -6,7 +6,6 @@ import java.sql.Statement;
 import java.util.Objects;
 import java.util.OptionalLong;
 import javax.sql.DataSource;
-import org.jooq.DSLContext;
 
 /**
  * Enforces fencing tokens in a SQL database: a write carrying a token lower than the highest
@@ -36,9 +35,9 @@ import org.jooq.DSLContext;
  * <ul>
  *   <li>{@link #inTransaction} runs a unit of work in a transaction it manages on a connection
  *       from the data source.</li>
- *   <li>{@link #advance(Connection, String, long)} and {@link #advanceIn(DSLContext, String, long)}
- *       fence a transaction the caller manages (Spring, JPA, jOOQ's {@code transaction(...)});
- *       call them before the protected writes.</li>
+ *   <li>{@link #advance(Connection, String, long)} fences a transaction the caller manages
+ *       (Spring, JPA; jOOQ's {@code transaction(...)} through {@link JooqFence#advance}); call it
+ *       before the protected writes.</li>
  *   <li>{@link #claim} advances the fence on its own right after the lock is acquired, which
  *       cuts off a paused former holder before the new holder's first write.</li>
  * </ul>
@@ -242,40 +241,6 @@ public final class JdbcFence {
         Arguments.requireToken(key, token);
         try {
             fence.advance(connection, key, token);
-        } catch (StaleTokenException | SerializationConflictException e) {
-            observe("advance", e);
-            throw e;
-        }
-        observers.accepted("advance");
-    }
-
-    /**
-     * Advances the fence inside a jOOQ-managed transaction: call it first thing in
-     * {@code dsl.transaction(trx -> ...)} with {@code trx.dsl()}. Runs on the connection the
-     * context's connection provider hands out, so outside a transaction (auto-commit) it fails
-     * with {@link IllegalStateException}. The fence's SQL is its own, the statement resources of
-     * this fence's dialect; the context's own settings do not apply to it. The one entry point of
-     * this class that needs jOOQ (an optional dependency) on the class path. It is not an overload
-     * of {@link #advance(Connection, String, long)}: resolving an overload makes javac load every
-     * candidate's parameter types, so a plain-JDBC caller of {@code advance} would need jOOQ to
-     * compile.
-     *
-     * @param dsl   the transaction's context
-     * @param key   the protected resource's key
-     * @param token the caller's fencing token, 1 or more
-     * @throws IllegalStateException          if the context's connection is in auto-commit mode
-     * @throws StaleTokenException            if a higher token was already accepted
-     * @throws SerializationConflictException if the database aborted the transaction; retry
-     * @throws FenceTableMissingException     if the fence table does not exist
-     * @throws FenceException                 on other database failures
-     * @throws IllegalArgumentException       for a null, blank or too long key or a token below 1
-     */
-    public void advanceIn(DSLContext dsl, String key, long token) {
-        Objects.requireNonNull(dsl, "dsl");
-        Arguments.requireKey(key);
-        Arguments.requireToken(key, token);
-        try {
-            dsl.connection(c -> fence.advance(c, key, token));
         } catch (StaleTokenException | SerializationConflictException e) {
             observe("advance", e);
             throw e;

@@ -11,7 +11,7 @@ import java.util.Objects;
  * Micrometer meters for one {@link JdbcFence}: {@code zkfence.fence.writes} with tags
  * {@code adapter=jdbc}, {@code resource} (the fence table, as configured), {@code operation}
  * ({@code transaction}: {@link JdbcFence#inTransaction} and {@link JdbcFence#claim}, committed;
- * {@code advance}: {@code advance} and {@code advanceIn}, whose commit is the caller's) and
+ * {@code advance}: {@code advance} and {@code JooqFence.advance}, whose commit is the caller's) and
  * {@code outcome} ({@code accepted}, {@code stale}, {@code conflict}: a retryable
  * {@link SerializationConflictException}). docs/operations.md ("Metrics") lists them. Keys are
  * never a tag: they are unbounded. fencing-s3's binder uses the same meter name and tag keys (its

@@ -131,7 +131,7 @@ public final class TokenColumn {
         Objects.requireNonNull(row, "row");
         Objects.requireNonNull(changes, "changes");
         Arguments.requireToken(table.getName(), token);
-        FenceDialect dialect = FenceDialect.of(dsl, "fenced update of " + table.getName());
+        FenceDialect dialect = JooqFence.dialectOf(dsl, "fenced update of " + table.getName());
         if (changes.isEmpty()) {
             throw new IllegalArgumentException("fenced update of " + table.getName() + " sets no column");
         }
@@ -202,7 +202,7 @@ public final class TokenColumn {
         Objects.requireNonNull(table, "table");
         Objects.requireNonNull(row, "row");
         Arguments.requireToken(table.getName(), token);
-        FenceDialect dialect = FenceDialect.of(dsl, "explaining a fenced update of " + table.getName());
+        FenceDialect dialect = JooqFence.dialectOf(dsl, "explaining a fenced update of " + table.getName());
         try {
             return lockedTokens(dsl, table, row, token).size();
         } catch (org.jooq.exception.DataAccessException e) {

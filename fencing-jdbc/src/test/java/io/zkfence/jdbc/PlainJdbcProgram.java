@@ -50,7 +50,7 @@ public final class PlainJdbcProgram implements Supplier<String> {
 
         @Override
         public Object get() {
-            return FenceDialect.H2.sqlDialect();
+            return JooqFence.sqlDialect(FenceDialect.H2);
         }
     }
 }

@@ -27,7 +27,7 @@ class TokenColumnDialectTest {
     @ParameterizedTest
     @EnumSource(FenceDialect.class)
     void everySupportedDialectMapsBackToItself(FenceDialect dialect) {
-        assertThat(FenceDialect.of(DSL.using(dialect.sqlDialect()), "test")).isEqualTo(dialect);
+        assertThat(JooqFence.dialectOf(DSL.using(JooqFence.sqlDialect(dialect)), "test")).isEqualTo(dialect);
     }
 
     @Test

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /**
  * jOOQ is an optional dependency: the fence, its configuration, dialects and exceptions load and
  * run in a class loader whose class path is this module's test class path without jOOQ's jar.
- * Only TokenColumn and the DSLContext entry points need it, and only when they are used.
+ * Only TokenColumn and JooqFence need it, and only when they are used.
  */
 class WithoutJooqTest {
 
@@ -45,6 +45,18 @@ class WithoutJooqTest {
             NoClassDefFoundError e = assertThrows(NoClassDefFoundError.class, call::get);
 
             assertThat(e).hasMessageContaining("org/jooq/SQLDialect");
+        }
+    }
+
+    @Test
+    void frameworksCanReflectOverTheFenceTypesWithNoJooqOnTheClassPath() throws IOException, ClassNotFoundException {
+        // Spring, Jackson and the like list a bean's methods: no signature of these may name a jOOQ type.
+        try (URLClassLoader noJooq = new URLClassLoader(classPathWithoutJooq(), ClassLoader.getPlatformClassLoader())) {
+            for (Class<?> type : List.of(JdbcFence.class, FenceDialect.class, FenceConfig.class, ConflictRetry.class)) {
+                Class<?> loaded = Class.forName(type.getName(), true, noJooq);
+                assertThat(loaded.getDeclaredMethods()).as(type.getSimpleName()).isNotEmpty();
+                assertThat(loaded.getDeclaredConstructors()).as(type.getSimpleName()).isNotNull();
+            }
         }
     }
 

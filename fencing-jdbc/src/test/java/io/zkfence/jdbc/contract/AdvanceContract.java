@@ -3,6 +3,7 @@ package io.zkfence.jdbc.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceException;
 import io.zkfence.jdbc.JdbcFence;
@@ -230,12 +231,12 @@ public abstract class AdvanceContract extends FenceTestBase {
         var writer = DSL.field(DSL.unquotedName("writer"), String.class);
 
         dsl.transaction(trx -> {
-            fence.advanceIn(trx.dsl(), key, 30);
+            JooqFence.advance(fence, trx.dsl(), key, 30);
             trx.dsl().insertInto(ledger, resourceKey, writer).values(key, "jooq 30").execute();
         });
         assertThrows(StaleTokenException.class, () -> dsl.transaction(trx -> {
             trx.dsl().insertInto(ledger, resourceKey, writer).values(key, "jooq 29").execute();
-            fence.advanceIn(trx.dsl(), key, 29);
+            JooqFence.advance(fence, trx.dsl(), key, 29);
         }));
 
         assertThat(fence.currentToken(key)).hasValue(30);

@@ -3,6 +3,7 @@ package io.zkfence.jdbc.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.SerializationConflictException;
@@ -257,7 +258,7 @@ public abstract class ConcurrencyContract extends FenceTestBase {
             return null;
         });
         await(locked);
-        DSLContext impatient = DSL.using(engine().boundedLockWaitDataSource(), engine().dialect().sqlDialect());
+        DSLContext impatient = DSL.using(engine().boundedLockWaitDataSource(), JooqFence.sqlDialect(engine().dialect()));
 
         SerializationConflictException e = assertThrows(SerializationConflictException.class,
                 () -> tokens.update(impatient, ACCOUNT, ID.eq(account), 5, Map.of(BALANCE, 50L)));
@@ -303,7 +304,7 @@ public abstract class ConcurrencyContract extends FenceTestBase {
 
         SerializationConflictException e = assertThrows(SerializationConflictException.class,
                 () -> fence.inTransaction(key, 1, c -> {
-                    DSLContext trx = DSL.using(c, engine().dialect().sqlDialect());
+                    DSLContext trx = DSL.using(c, JooqFence.sqlDialect(engine().dialect()));
                     assertThat(trx.select(BALANCE).from(ACCOUNT).where(ID.eq(account)).fetchSingle(BALANCE))
                             .as("read into the snapshot").isEqualTo(100L);
                     resultOf(executor.submit(() -> engine().dsl().update(ACCOUNT).set(BALANCE, 50L)

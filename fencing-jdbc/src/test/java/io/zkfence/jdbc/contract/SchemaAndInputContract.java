@@ -3,6 +3,7 @@ package io.zkfence.jdbc.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.FenceException;
@@ -158,7 +159,7 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
             c.setAutoCommit(true);
         }
         assertThrows(FenceTableMissingException.class,
-                () -> engine().dsl().transaction(trx -> missing.advanceIn(trx.dsl(), key, 1)));
+                () -> engine().dsl().transaction(trx -> JooqFence.advance(missing, trx.dsl(), key, 1)));
     }
 
     @Test
@@ -286,7 +287,7 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
                         throw new AssertionError(e);
                     }
                 },
-                f -> engine().dsl().transaction(trx -> f.advanceIn(trx.dsl(), key, token)));
+                f -> engine().dsl().transaction(trx -> JooqFence.advance(f, trx.dsl(), key, token)));
     }
 
     @Test
@@ -306,7 +307,7 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
     void jooqContextOutsideATransactionIsRefusedAndNothingIsWritten() {
         String key = newKey();
 
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> fence.advanceIn(engine().dsl(), key, 1));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> JooqFence.advance(fence, engine().dsl(), key, 1));
 
         assertThat(e.getMessage()).contains("auto-commit", key);
         assertThat(fence.currentToken(key)).isEmpty();

@@ -4,6 +4,7 @@ import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.table;
 import static org.jooq.impl.DSL.unquotedName;
 
+import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.JdbcFence;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -29,7 +30,7 @@ public final class JooqInventoryDao {
     /** Sets a SKU's stock. The caller holds the lock "inventory:" + sku, granted with this token. */
     public void setStock(String sku, int quantity, long token) {
         dsl.transaction(trx -> {
-            fence.advanceIn(trx.dsl(), "inventory:" + sku, token); // first statement of the transaction
+            JooqFence.advance(fence, trx.dsl(), "inventory:" + sku, token); // first statement of the transaction
             trx.dsl().update(STOCK).set(QUANTITY, quantity).where(SKU.eq(sku)).execute();
         });
     }

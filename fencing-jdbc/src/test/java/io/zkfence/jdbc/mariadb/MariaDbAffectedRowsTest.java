@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
@@ -55,7 +56,7 @@ class MariaDbAffectedRowsTest {
 
     @Test
     void unchangedRowWithAnAdmittedTokenIsAcceptedNotStale() {
-        DSLContext dsl = DSL.using(affectedRows, FenceDialect.MARIADB.sqlDialect());
+        DSLContext dsl = DSL.using(affectedRows, JooqFence.sqlDialect(FenceDialect.MARIADB));
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         dsl.insertInto(ACCOUNT, ID, BALANCE, DSL.field(DSL.unquotedName("fence_token"), Long.class))
                 .values(id, 10L, 4L).execute();
@@ -70,7 +71,7 @@ class MariaDbAffectedRowsTest {
 
     @Test
     void unchangedRowWithAnAdmittedTokenIsAcceptedInsideATransactionToo() {
-        DSLContext dsl = DSL.using(affectedRows, FenceDialect.MARIADB.sqlDialect());
+        DSLContext dsl = DSL.using(affectedRows, JooqFence.sqlDialect(FenceDialect.MARIADB));
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         dsl.insertInto(ACCOUNT, ID, BALANCE, DSL.field(DSL.unquotedName("fence_token"), Long.class))
                 .values(id, 10L, 4L).execute();

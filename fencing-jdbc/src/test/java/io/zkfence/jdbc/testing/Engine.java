@@ -2,6 +2,7 @@ package io.zkfence.jdbc.testing;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.FenceDialect;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -55,7 +56,7 @@ public abstract class Engine implements AutoCloseable {
     }
 
     public DSLContext dsl() {
-        return DSL.using(pool, dialect().sqlDialect());
+        return DSL.using(pool, JooqFence.sqlDialect(dialect()));
     }
 
     public Connection connection() throws SQLException {
