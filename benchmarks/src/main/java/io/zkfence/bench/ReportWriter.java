@@ -103,11 +103,15 @@ final class ReportWriter {
     }
 
     private static String measured(Target t) {
-        return "==".equals(t.comparator()) ? Fmt.num(t.measured()) : Fmt.ratio(t.measured());
+        return "==".equals(t.comparator()) ? Fmt.num(t.measured()) : inUnit(t, t.measured());
     }
 
     private static String bound(Target t) {
-        return "==".equals(t.comparator()) ? Fmt.num(t.bound()) : Fmt.ratio(t.bound());
+        return "==".equals(t.comparator()) ? Fmt.num(t.bound()) : inUnit(t, t.bound());
+    }
+
+    private static String inUnit(Target t, double value) {
+        return Target.RATIO.equals(t.unit()) ? Fmt.ratio(value) : Fmt.num(value) + " " + t.unit();
     }
 
     private static String verdict(Target t) {

@@ -93,6 +93,7 @@ final class Results {
             m.put("evaluated", t.evaluated());
             m.put("met", t.met());
             m.put("evidence", t.evidence());
+            m.put("unit", t.unit());
             ts.add(m);
         }
         doc.put("targets", ts);

@@ -81,7 +81,7 @@ final class ServerBench implements Workload {
             r.figure("server.uncontended.added_p50_ms", addedMs);
             r.target(Target.atMost("server_http_added_p50", name(), "HTTP service: acquire + release p50 adds ≤ 0.5 ms to"
                     + " lock-core's", addedMs, 0.5, "p50 HTTP " + Fmt.us(httpL.p50()) + ", lock-core " + Fmt.us(coreL.p50())
-                    + "; p99 HTTP " + Fmt.us(httpL.p99()) + ", lock-core " + Fmt.us(coreL.p99())));
+                    + "; p99 HTTP " + Fmt.us(httpL.p99()) + ", lock-core " + Fmt.us(coreL.p99())).in("ms"));
 
             // 2. One hot key, 8 waiting clients; 3. 16 clients on 16 keys. Alternating rounds.
             Duration round = s.smoke() ? Duration.ofMillis(800) : Duration.ofSeconds(5);
