@@ -45,6 +45,9 @@ public final class JooqFence {
     /**
      * The jOOQ dialect of a database the fence supports, for a {@code DSLContext} and
      * {@link TokenColumn}.
+     *
+     * @param dialect the fence's dialect
+     * @return the jOOQ dialect of that database
      */
     public static SQLDialect sqlDialect(FenceDialect dialect) {
         return SQLDialect.valueOf(Objects.requireNonNull(dialect, "dialect").jooqDialectName());
