@@ -35,18 +35,19 @@ final class LockHttpServer implements AutoCloseable {
     /** One route: method and Javalin path. {@link #ROUTES} is what the OpenAPI document must list. */
     record Route(String method, String path) {}
 
-    static final List<Route> ROUTES = List.of(
-            new Route("POST", "/v1/locks/{lockKey}/acquire"),
-            new Route("POST", "/v1/locks/{lockKey}/renew"),
-            new Route("POST", "/v1/locks/{lockKey}/release"),
-            new Route("POST", "/v1/locks/{lockKey}/force-release"),
-            new Route("GET", "/v1/locks/{lockKey}"),
-            new Route("GET", "/v1/locks"),
-            new Route("GET", "/v1/audit"),
-            new Route("GET", "/v1/openapi.json"),
-            new Route("GET", "/health/live"),
-            new Route("GET", "/health/ready"),
-            new Route("GET", "/metrics"));
+    static final Route ACQUIRE = new Route("POST", "/v1/locks/{lockKey}/acquire");
+    static final Route RENEW = new Route("POST", "/v1/locks/{lockKey}/renew");
+    static final Route RELEASE = new Route("POST", "/v1/locks/{lockKey}/release");
+    static final Route FORCE_RELEASE = new Route("POST", "/v1/locks/{lockKey}/force-release");
+    static final Route STATUS = new Route("GET", "/v1/locks/{lockKey}");
+    static final Route LIST = new Route("GET", "/v1/locks");
+    static final Route AUDIT = new Route("GET", "/v1/audit");
+    static final Route OPENAPI = new Route("GET", "/v1/openapi.json");
+    static final Route LIVE = new Route("GET", "/health/live");
+    static final Route READY = new Route("GET", "/health/ready");
+    static final Route METRICS = new Route("GET", "/metrics");
+    static final List<Route> ROUTES = List.of(ACQUIRE, RENEW, RELEASE, FORCE_RELEASE, STATUS, LIST, AUDIT, OPENAPI, LIVE,
+            READY, METRICS);
 
     static final int MAX_LIST_LIMIT = 1_000;
     private static final Logger log = LoggerFactory.getLogger(LockHttpServer.class);
@@ -65,6 +66,9 @@ final class LockHttpServer implements AutoCloseable {
         this.zooKeeperConnected = zooKeeperConnected;
         this.openApi = openApiDocument();
         Map<Route, Handler> handlers = handlers();
+        if (!handlers.keySet().equals(java.util.Set.copyOf(ROUTES))) {
+            throw new IllegalStateException("every route needs one handler: routes " + ROUTES + ", handlers " + handlers.keySet());
+        }
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
@@ -106,18 +110,17 @@ final class LockHttpServer implements AutoCloseable {
 
     private Map<Route, Handler> handlers() {
         Map<Route, Handler> h = new LinkedHashMap<>();
-        h.put(ROUTES.get(0), ctx -> ok(ctx, acquire(lockKey(ctx), ctx)));
-        h.put(ROUTES.get(1), ctx -> ok(ctx, renew(lockKey(ctx), ctx)));
-        h.put(ROUTES.get(2), ctx -> ok(ctx, release(lockKey(ctx), ctx)));
-        h.put(ROUTES.get(3), ctx -> ok(ctx, forceRelease(ctx)));
-        h.put(ROUTES.get(4), ctx -> ok(ctx, status(lockKey(ctx))));
-        h.put(ROUTES.get(5), ctx -> ok(ctx, list(ctx)));
-        h.put(ROUTES.get(6), ctx -> ok(ctx, audit(ctx)));
-        h.put(ROUTES.get(7), ctx -> ctx.contentType("application/json").result(openApi));
-        h.put(ROUTES.get(8), ctx -> ok(ctx, Map.of("status", "UP")));
-        h.put(ROUTES.get(9), this::ready);
-        h.put(ROUTES.get(10), ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
-                .result(store.metrics().scrape()));
+        h.put(ACQUIRE, ctx -> ok(ctx, acquire(lockKey(ctx), ctx)));
+        h.put(RENEW, ctx -> ok(ctx, renew(lockKey(ctx), ctx)));
+        h.put(RELEASE, ctx -> ok(ctx, release(lockKey(ctx), ctx)));
+        h.put(FORCE_RELEASE, ctx -> ok(ctx, forceRelease(ctx)));
+        h.put(STATUS, ctx -> ok(ctx, status(lockKey(ctx))));
+        h.put(LIST, ctx -> ok(ctx, list(ctx)));
+        h.put(AUDIT, ctx -> ok(ctx, audit(ctx)));
+        h.put(OPENAPI, ctx -> ctx.contentType("application/json").result(openApi));
+        h.put(LIVE, ctx -> ok(ctx, Map.of("status", "UP")));
+        h.put(READY, this::ready);
+        h.put(METRICS, ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(store.metrics().scrape()));
         return h;
     }
 
