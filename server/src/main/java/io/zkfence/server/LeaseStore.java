@@ -182,10 +182,15 @@ final class LeaseStore {
      */
     long renew(LockKey key, String lockToken, String ownerId, long ttlMillis) {
         String lockPath = lockPath(key);
-        sync(lockPath);
+        boolean synced = false; // see release(): sync only before an answer a stale read could get wrong
         while (true) {
             long now = clock.millis();
             Entry e = find(read(lockPath), x -> x.lockToken().equals(lockToken));
+            if ((e == null || !e.granted() || e.dead(now)) && !synced) {
+                sync(lockPath);
+                synced = true;
+                continue;
+            }
             if (e == null || !e.granted()) {
                 throw new LockServiceException(409, "LOCK_EXPIRED", "no live lease with this lockToken on lock '" + key.key()
                         + "': it expired or was released");
@@ -200,6 +205,10 @@ final class LeaseStore {
             if (setData(lockPath, e, e.data().renewed(expiresAt))) {
                 return expiresAt;
             }
+            if (!synced) {
+                sync(lockPath);
+                synced = true;
+            }
         }
     }
 
@@ -211,21 +220,52 @@ final class LeaseStore {
      */
     boolean release(LockKey key, String lockToken, String ownerId) {
         String lockPath = lockPath(key);
-        sync(lockPath);
+        // No sync up front: an entry found is acted on by a versioned delete, which the leader
+        // refuses if the read was stale. Only a miss, or a refused delete, could come from a
+        // lagging server, and those read again after a sync before answering.
+        boolean synced = false;
         while (true) {
             Entry e = find(read(lockPath), x -> x.lockToken().equals(lockToken));
             if (e == null) {
+                if (!synced) {
+                    sync(lockPath);
+                    synced = true;
+                    continue;
+                }
                 return false;
             }
             checkOwner(key, e, ownerId);
             long now = clock.millis();
             boolean wasLive = !e.dead(now);
-            if (delete(lockPath, e)) {
+            Removal removal = remove(lockPath, e);
+            if (removal == Removal.DELETED) {
                 if (wasLive && e.granted() && e.data().grantedAt() > 0) {
                     metrics.held(java.time.Duration.ofMillis(now - e.data().grantedAt()));
                 }
                 return wasLive;
             }
+            if (!synced) {
+                sync(lockPath);
+                synced = true;
+            } else if (removal == Removal.GONE) {
+                return false;
+            }
+        }
+    }
+
+    /** What a versioned delete did. */
+    private enum Removal { DELETED, GONE, CHANGED }
+
+    private Removal remove(String lockPath, Entry e) {
+        try {
+            zk.delete().withVersion(e.version()).forPath(lockPath + "/" + e.node());
+            return Removal.DELETED;
+        } catch (KeeperException.NoNodeException gone) {
+            return Removal.GONE;
+        } catch (KeeperException.BadVersionException changed) {
+            return Removal.CHANGED;
+        } catch (Exception ex) {
+            throw unavailable("deleting entry " + e.node() + " of " + lockPath, ex);
         }
     }
 
@@ -399,16 +439,7 @@ final class LeaseStore {
 
     /** A versioned delete; false if the entry changed meanwhile (true also when it was gone already). */
     private boolean delete(String lockPath, Entry e) {
-        try {
-            zk.delete().withVersion(e.version()).forPath(lockPath + "/" + e.node());
-            return true;
-        } catch (KeeperException.NoNodeException gone) {
-            return true;
-        } catch (KeeperException.BadVersionException changed) {
-            return false;
-        } catch (Exception ex) {
-            throw unavailable("deleting entry " + e.node() + " of " + lockPath, ex);
-        }
+        return remove(lockPath, e) != Removal.CHANGED;
     }
 
     /** Waits until {@code path} is deleted or {@code millis} pass. */
