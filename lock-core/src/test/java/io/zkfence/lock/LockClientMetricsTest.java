@@ -127,8 +127,10 @@ class LockClientMetricsTest extends EnsembleTestBase {
         try (Lease fresh = successor.get(Ensemble.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
             assertThat(fresh.token()).isGreaterThan(old.token());
             eventually().until(() -> old.state() == LeaseState.LOST);
+            // The meters are told right after the state changes, on the thread that ended the lease.
+            eventually().untilAsserted(() -> assertThat(count(registry, "zkfence.lease.lost", "cause", "session_expired"))
+                    .isEqualTo(1));
             assertThat(count(registry, "zkfence.lease.suspect")).isEqualTo(1);
-            assertThat(count(registry, "zkfence.lease.lost", "cause", "session_expired")).isEqualTo(1);
             assertThat(count(registry, "zkfence.lease.lost", "cause", "node_deleted")).isZero();
             assertThat(timerCount(registry, "zkfence.lock.hold", "end", "lost")).isEqualTo(1);
         } finally {
@@ -149,7 +151,9 @@ class LockClientMetricsTest extends EnsembleTestBase {
         assertThat(done.outcome()).isEqualTo(ForcedRelease.Outcome.RELEASED);
         assertThat(count(operatorMeters, "zkfence.admin.force.releases", "outcome", "released")).isEqualTo(1);
         eventually().until(() -> lease.state() == LeaseState.LOST);
-        assertThat(count(holderMeters, "zkfence.lease.lost", "cause", "node_deleted")).isEqualTo(1);
+        // The meters are told right after the state changes, on the thread that ended the lease.
+        eventually().untilAsserted(() -> assertThat(count(holderMeters, "zkfence.lease.lost", "cause", "node_deleted"))
+                .isEqualTo(1));
         assertThat(count(operatorMeters, "zkfence.admin.force.releases", "outcome", "not_held")).isZero();
         lease.release();
     }
@@ -160,7 +164,8 @@ class LockClientMetricsTest extends EnsembleTestBase {
         MeterRegistry registry = bound(a);
         Lease lease = a.lock("bounded").withMaxHold(Duration.ofMillis(300)).acquire();
         eventually().until(() -> lease.state() == LeaseState.LOST);
-        assertThat(count(registry, "zkfence.lease.lost", "cause", "max_hold")).isEqualTo(1);
+        // The meters are told right after the state changes, on the thread that ended the lease.
+        eventually().untilAsserted(() -> assertThat(count(registry, "zkfence.lease.lost", "cause", "max_hold")).isEqualTo(1));
         assertThat(timerCount(registry, "zkfence.lock.hold", "end", "lost")).isEqualTo(1);
         assertThat(timerCount(registry, "zkfence.lock.hold", "end", "released")).isZero();
     }
