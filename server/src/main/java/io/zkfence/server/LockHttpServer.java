@@ -59,6 +59,7 @@ final class LockHttpServer implements AutoCloseable {
     private final ObjectMapper json = new ObjectMapper();
     private final byte[] openApi;
     private final Javalin app;
+    private final java.util.concurrent.atomic.AtomicInteger acquiresInFlight = new java.util.concurrent.atomic.AtomicInteger();
 
     LockHttpServer(LeaseStore store, ServerSettings settings, BooleanSupplier zooKeeperConnected) {
         this.store = store;
@@ -110,7 +111,7 @@ final class LockHttpServer implements AutoCloseable {
 
     private Map<Route, Handler> handlers() {
         Map<Route, Handler> h = new LinkedHashMap<>();
-        h.put(ACQUIRE, ctx -> ok(ctx, acquire(lockKey(ctx), ctx)));
+        h.put(ACQUIRE, this::acquireCall);
         h.put(RENEW, ctx -> ok(ctx, renew(lockKey(ctx), ctx)));
         h.put(RELEASE, ctx -> ok(ctx, release(lockKey(ctx), ctx)));
         h.put(FORCE_RELEASE, ctx -> ok(ctx, forceRelease(ctx)));
@@ -145,11 +146,39 @@ final class LockHttpServer implements AutoCloseable {
      */
     @Override
     public void close() {
-        store.shutdown(java.time.Duration.ofSeconds(10));
+        store.shutdown(Duration.ofSeconds(10));
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (acquiresInFlight.get() > 0 && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+        }
         app.stop();
     }
 
     // ---- the calls ----
+
+    /**
+     * An acquire, counted while in flight so that {@link #close()} stops the server only after
+     * each one has answered. The answer of a replica shutting down is written and flushed here,
+     * not after the handler, for the same reason.
+     */
+    private void acquireCall(Context ctx) throws IOException {
+        acquiresInFlight.incrementAndGet();
+        try {
+            ok(ctx, acquire(lockKey(ctx), ctx));
+        } catch (LockServiceException e) {
+            if (!"SHUTTING_DOWN".equals(e.code())) {
+                throw e;
+            }
+            byte[] body = bytes(e.body());
+            ctx.res().setStatus(e.status());
+            ctx.res().setContentType(PROBLEM_JSON);
+            ctx.res().setContentLength(body.length);
+            ctx.res().getOutputStream().write(body);
+            ctx.res().flushBuffer();
+        } finally {
+            acquiresInFlight.decrementAndGet();
+        }
+    }
 
     private LockKey lockKey(Context ctx) {
         LockKey key = LockKey.parse(ctx.pathParam("lockKey"));
