@@ -17,7 +17,6 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
@@ -49,7 +48,6 @@ final class LeaseStore {
     private final AuditTrail audit;
     private final ServiceMetrics metrics;
     private final Set<CountDownLatch> waits = ConcurrentHashMap.newKeySet();
-    private final AtomicInteger acquiresInFlight = new AtomicInteger();
     private volatile boolean stopping;
 
     LeaseStore(CuratorFramework zk, String root, Clock clock, int auditRetention) {
@@ -75,29 +73,20 @@ final class LeaseStore {
      *                              entry is removed)
      */
     Grant acquire(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId) {
-        acquiresInFlight.incrementAndGet();
-        try {
-            if (stopping) {
-                throw shuttingDown();
-            }
-            return acquireOnce(key, ownerId, ttlMillis, wait, waitMillis, requestId);
-        } finally {
-            acquiresInFlight.decrementAndGet();
+        if (stopping) {
+            throw shuttingDown();
         }
+        return acquireOnce(key, ownerId, ttlMillis, wait, waitMillis, requestId);
     }
 
     /**
      * Stops waiting: every acquire waiting here removes its queue entry and answers 503
      * {@code SHUTTING_DOWN} (retry on another replica), new acquires are refused the same way.
-     * Returns once no acquire is in flight here, or after {@code within}.
+     * The HTTP layer waits for their answers before it stops.
      */
-    void shutdown(java.time.Duration within) {
+    void shutdown() {
         stopping = true;
         waits.forEach(CountDownLatch::countDown);
-        long deadline = System.nanoTime() + within.toNanos();
-        while (acquiresInFlight.get() > 0 && System.nanoTime() < deadline) {
-            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-        }
     }
 
     private static LockServiceException shuttingDown() {

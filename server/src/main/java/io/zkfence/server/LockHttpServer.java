@@ -146,7 +146,7 @@ final class LockHttpServer implements AutoCloseable {
      */
     @Override
     public void close() {
-        store.shutdown(Duration.ofSeconds(10));
+        store.shutdown();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (acquiresInFlight.get() > 0 && System.nanoTime() < deadline) {
             java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
