@@ -31,8 +31,9 @@ final class Checker {
      * @param unloggedCommits   committed writes with no log line
      * @param jdbcOutcomes      PostgreSQL outcomes as logged, by kind
      * @param s3Outcomes        S3 outcomes as logged, by kind
-     * @param overlaps          pairs of critical sections on one resource that overlapped in time
-     * @param overlapRejections writes of the earlier (lower-token) side of an overlap that a fence rejected
+     * @param overlaps          critical sections during which another holder (with a higher token) began one
+     *                          on the same resource
+     * @param overlapRejections writes of those earlier (lower-token) sections that a fence rejected
      * @param overlapsStillHeld overlaps whose earlier side's client still said HELD after its writes
      *                          (it had not yet noticed the loss; the fences decided)
      * @param stalled           workers with no accepted write after the last fault ended (liveness)
@@ -98,13 +99,15 @@ final class Checker {
         return new Result(violations, history.size(), unlogged, jdbc, s3, overlap[0], overlap[1], overlap[2], stalled);
     }
 
-    /** {overlaps, rejected writes of their earlier sides, earlier sides still HELD}: see {@link Result}. */
+    /**
+     * {overlaps, rejected writes of their earlier sides, earlier sides still HELD}: see {@link Result}.
+     * An overlap is counted once per earlier critical section, however many later holders' sections
+     * ran during it (a holder paused for seconds overlaps many short ones).
+     */
     private static int[] overlaps(List<Attempt> log) {
-        int overlaps = 0;
-        int rejected = 0;
-        int stillHeld = 0;
         Map<String, List<Attempt>> byResource = new HashMap<>();
         log.stream().filter(a -> a.token() > 0).forEach(a -> byResource.computeIfAbsent(a.resource(), k -> new ArrayList<>()).add(a));
+        Map<String, Attempt> earlierSides = new HashMap<>();
         for (List<Attempt> attempts : byResource.values()) {
             attempts.sort((a, b) -> Long.compare(a.acquiredAt(), b.acquiredAt()));
             for (int i = 0; i < attempts.size(); i++) {
@@ -114,16 +117,20 @@ final class Checker {
                     if (a.token() == b.token()) {
                         continue; // one grant (a re-entrant or retried attempt), not two holders
                     }
-                    overlaps++;
                     Attempt earlier = a.token() < b.token() ? a : b;
-                    rejected += (Attempt.STALE.equals(earlier.jdbc()) ? 1 : 0) + (Attempt.STALE.equals(earlier.s3()) ? 1 : 0);
-                    if ("HELD".equals(earlier.stateAfter())) {
-                        stillHeld++;
-                    }
+                    earlierSides.put(earlier.attempt(), earlier);
                 }
             }
         }
-        return new int[] {overlaps, rejected, stillHeld};
+        int rejected = 0;
+        int stillHeld = 0;
+        for (Attempt earlier : earlierSides.values()) {
+            rejected += (Attempt.STALE.equals(earlier.jdbc()) ? 1 : 0) + (Attempt.STALE.equals(earlier.s3()) ? 1 : 0);
+            if ("HELD".equals(earlier.stateAfter())) {
+                stillHeld++;
+            }
+        }
+        return new int[] {earlierSides.size(), rejected, stillHeld};
     }
 
     private static String kind(String outcome) {

@@ -37,7 +37,8 @@ import software.amazon.awssdk.services.s3.S3Client;
  * The fault campaign: worker JVMs hammer a few locks and fenced resources while faults drawn at
  * random from a seed hit them — SIGSTOP shorter and longer than the session timeout, network
  * partitions of one worker from the whole ensemble (its connections go through
- * {@link FreezableProxy}s), ZooKeeper server kills and restarts, worker kill -9 and restart. Then
+ * {@link FreezableProxy}s), ZooKeeper server kills and restarts, worker kill -9 and restart, and
+ * the server expiring a worker's session while it waits in a queue ({@link SessionExpiry}). Then
  * the {@link Checker} reads PostgreSQL and reconciles the workers' logs, and a report is written.
  */
 public final class FaultCampaign {
@@ -47,9 +48,11 @@ public final class FaultCampaign {
 
     private final Settings settings;
     private final Path dir;
-    private final List<String> faultLog = java.util.Collections.synchronizedList(new ArrayList<>());
+    private final List<FaultEvent> events = java.util.Collections.synchronizedList(new ArrayList<>());
     private final Map<String, Integer> faultCounts = java.util.Collections.synchronizedMap(new TreeMap<>());
     private final java.util.concurrent.atomic.AtomicLong lastFaultEnd = new java.util.concurrent.atomic.AtomicLong();
+    /** The campaign's own view of the ensemble: it finds the queue nodes a session expiry aims at. */
+    private org.apache.curator.framework.CuratorFramework observer;
     /** At most one ZooKeeper server down at a time: faults test safety, a lost quorum only stops everyone. */
     private final java.util.concurrent.Semaphore serverDown = new java.util.concurrent.Semaphore(1);
 
@@ -72,7 +75,7 @@ public final class FaultCampaign {
      * every worker exited (must be none), the report's path.
      */
     public record Outcome(Checker.Result check, Map<String, Integer> faults, int leftoverQueueNodes, Path report,
-            S3Summary s3) {}
+            S3Summary s3, List<Recovery.Kind> recovery) {}
 
     /** How long the workers run on after the last fault, so that liveness can be judged. */
     static final Duration SETTLE = Duration.ofSeconds(10);
@@ -106,6 +109,9 @@ public final class FaultCampaign {
             s3.createBucket(b -> b.bucket(bucket));
             prepareTables(servers.jdbcUrl());
             List<WorkerHandle> workers = new ArrayList<>();
+            observer = org.apache.curator.framework.CuratorFrameworkFactory.newClient(ensemble.connectString(),
+                    new org.apache.curator.retry.ExponentialBackoffRetry(100, 10, 2_000));
+            observer.start();
             try {
                 for (int w = 0; w < settings.workers(); w++) {
                     workers.add(WorkerHandle.start("w" + w, ensemble, servers, bucket, settings, dir));
@@ -113,6 +119,7 @@ public final class FaultCampaign {
                 inject(workers, ensemble);
             } finally {
                 workers.forEach(WorkerHandle::close);
+                observer.close();
                 ensemble.servers().forEach(s -> restartIfDown(ensemble, s));
             }
             int leftover = leftoverQueueNodes(ensemble.connectString());
@@ -124,9 +131,13 @@ public final class FaultCampaign {
             Checker.Result check = Checker.check(history, counters, log, names, lastFaultEnd.get());
             S3Summary s3Summary = s3Summary(s3, bucket, log);
             Map<String, Integer> faults = new TreeMap<>(faultCounts);
-            Path report = CampaignReport.write(dir.resolve("report.md"), settings, started, faults, List.copyOf(faultLog),
-                    check, s3Summary, leftover);
-            return new Outcome(check, faults, leftover, report, s3Summary);
+            List<FaultEvent> injected = List.copyOf(events);
+            List<Recovery.Kind> recovery = Recovery.of(injected, log, names);
+            List<String> workerNames = workers.stream().map(w -> w.name).toList();
+            TimelinePlot.write(dir.resolve(CampaignReport.TIMELINE_PNG), started.toEpochMilli(), workerNames, injected, log);
+            Path report = CampaignReport.write(dir.resolve("report.md"), settings, started, faults, injected, check,
+                    s3Summary, leftover, recovery);
+            return new Outcome(check, faults, leftover, report, s3Summary, recovery);
         }
     }
 
@@ -165,28 +176,28 @@ public final class FaultCampaign {
 
     private void injectOne(Random random, List<WorkerHandle> workers, EmbeddedEnsemble ensemble) {
         WorkerHandle victim = workers.get(random.nextInt(workers.size()));
-        int kind = random.nextInt(6);
+        int kind = random.nextInt(7);
         Duration shortPause = Duration.ofMillis(300 + random.nextInt(1_200));
         Duration longPause = SESSION.plusMillis(1_000 + random.nextInt(3_000));
         switch (kind) {
-            case 0 -> fault("pause-short", victim.name + " SIGSTOP for " + shortPause.toMillis() + " ms", () -> {
+            case 0 -> fault("pause-short", victim.name, victim.name + " SIGSTOP for " + shortPause.toMillis() + " ms", () -> {
                 victim.stop();
                 sleep(shortPause);
                 victim.resume();
             });
-            case 1 -> fault("pause-long", victim.name + " SIGSTOP for " + longPause.toMillis() + " ms (past its session)",
+            case 1 -> fault("pause-long", victim.name, victim.name + " SIGSTOP for " + longPause.toMillis() + " ms (past its session)",
                     () -> {
                         victim.stop();
                         sleep(longPause);
                         victim.resume();
                     });
-            case 2 -> fault("partition-short", victim.name + " cut off from the ensemble for " + shortPause.toMillis()
+            case 2 -> fault("partition-short", victim.name, victim.name + " cut off from the ensemble for " + shortPause.toMillis()
                     + " ms", () -> {
                         victim.partition();
                         sleep(shortPause);
                         victim.heal();
                     });
-            case 3 -> fault("partition-long", victim.name + " cut off from the ensemble for " + longPause.toMillis()
+            case 3 -> fault("partition-long", victim.name, victim.name + " cut off from the ensemble for " + longPause.toMillis()
                     + " ms (past its session)", () -> {
                         victim.partition();
                         sleep(longPause);
@@ -202,7 +213,7 @@ public final class FaultCampaign {
                     InstanceSpec server = random.nextInt(3) < 2 && leader != null ? leader
                             : ensemble.servers().get(random.nextInt(ensemble.servers().size()));
                     boolean isLeader = server.equals(leader);
-                    fault(isLeader ? "zk-leader-kill" : "zk-follower-kill", "ZooKeeper server :" + server.getPort()
+                    fault(isLeader ? "zk-leader-kill" : "zk-follower-kill", FaultEvent.ENSEMBLE, "ZooKeeper server :" + server.getPort()
                             + (isLeader ? " (the leader)" : "") + " killed, restarted after 3 s", () -> {
                                 ensemble.kill(server);
                                 sleep(Duration.ofSeconds(3));
@@ -212,19 +223,45 @@ public final class FaultCampaign {
                     serverDown.release();
                 }
             }
-            default -> fault("worker-kill", victim.name + " kill -9, restarted", () -> {
+            case 5 -> fault("worker-kill", victim.name, victim.name + " kill -9, restarted", () -> {
                 victim.kill();
                 sleep(Duration.ofMillis(500));
                 victim.restart();
             });
+            default -> expireWhileWaiting(victim, ensemble);
         }
     }
 
-    private void fault(String kind, String what, Runnable action) {
-        faultLog.add(Instant.now() + "  " + what);
+    /**
+     * Has the server expire the victim's session while one of its threads waits in a queue. When
+     * none of its nodes waits within 2 s (it holds, or it is between attempts), no fault is drawn.
+     */
+    private void expireWhileWaiting(WorkerHandle victim, EmbeddedEnsemble ensemble) {
+        java.util.Optional<SessionExpiry.Session> session = SessionExpiry.read(victim.session);
+        if (session.isEmpty()) {
+            return; // the worker has not connected yet
+        }
+        long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+        java.util.Optional<String> waiting = SessionExpiry.waitingNode(observer, "/faults/locks", session.get().id());
+        while (waiting.isEmpty() && System.nanoTime() < until) {
+            sleep(Duration.ofMillis(50));
+            waiting = SessionExpiry.waitingNode(observer, "/faults/locks", session.get().id());
+        }
+        if (waiting.isEmpty()) {
+            return;
+        }
+        fault("session-expiry-waiting", victim.name, victim.name + " session 0x" + Long.toHexString(session.get().id())
+                + " expired by the server while " + waiting.get() + " waited",
+                () -> SessionExpiry.expire(ensemble.connectString(), session.get()));
+    }
+
+    private void fault(String kind, String target, String what, Runnable action) {
+        long start = System.currentTimeMillis();
         faultCounts.merge(kind, 1, Integer::sum);
         action.run();
-        lastFaultEnd.accumulateAndGet(System.currentTimeMillis(), Math::max);
+        long end = System.currentTimeMillis();
+        events.add(new FaultEvent(kind, target, start, end, what));
+        lastFaultEnd.accumulateAndGet(end, Math::max);
     }
 
     /** The leader, or null while an election runs (a restarted server may still be rejoining). */

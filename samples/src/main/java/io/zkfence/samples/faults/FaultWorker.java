@@ -32,6 +32,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooKeeper;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -45,7 +50,9 @@ import software.amazon.awssdk.services.s3.S3Client;
  * JSON document with a counter and the writer's token), logging every attempt as a JSON line. It
  * runs until it is killed; the campaign pauses, partitions and kills it.
  *
- * <p>Arguments: {@code id zookeeper jdbcUrl s3Endpoint bucket locks threads sessionTimeoutMs logFile}.
+ * <p>Arguments: {@code id zookeeper jdbcUrl s3Endpoint bucket locks threads sessionTimeoutMs logFile
+ * sessionFile}. The worker publishes each new ZooKeeper session in {@code sessionFile}, so that the
+ * campaign can have the server expire it ({@link SessionExpiry}).
  */
 public final class FaultWorker {
 
@@ -83,8 +90,9 @@ public final class FaultWorker {
         S3Client s3 = S3Client.builder().region(Region.US_EAST_1).forcePathStyle(true).endpointOverride(URI.create(args[3]))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("faults", "faults")))
                 .build();
-        LockClient client = LockClient.connect(args[1], LockClientConfig.builder().rootPath("/faults/locks").ownerId(id)
-                .sessionTimeout(session).connectionTimeout(Duration.ofSeconds(30)).build());
+        LockClient client = LockClient.create(connect(args[1], session, Path.of(args[9])), LockClientConfig.builder()
+                .rootPath("/faults/locks").ownerId(id).sessionTimeout(session).connectionTimeout(Duration.ofSeconds(30))
+                .build());
         PrintWriter log = new PrintWriter(Files.newBufferedWriter(Path.of(args[8]), StandardCharsets.UTF_8,
                 StandardOpenOption.CREATE, StandardOpenOption.APPEND), true);
         FaultWorker worker = new FaultWorker(id, client, JdbcFence.create(ds, FenceConfig.defaults(FenceDialect.POSTGRES)),
@@ -103,6 +111,37 @@ public final class FaultWorker {
                 return;
             }
         }
+    }
+
+    /**
+     * The worker's own ZooKeeper connection (as {@link LockClient#connect} would make it), which
+     * publishes every session it gets: the first, and each new one after an expiry.
+     */
+    private static CuratorFramework connect(String connectString, Duration session, Path sessionFile) {
+        CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(connectString)
+                .sessionTimeoutMs((int) session.toMillis()).connectionTimeoutMs(30_000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000)).build();
+        curator.getConnectionStateListenable().addListener((c, state) -> {
+            if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
+                try {
+                    ZooKeeper zk = c.getZookeeperClient().getZooKeeper();
+                    SessionExpiry.publish(sessionFile, new SessionExpiry.Session(zk.getSessionId(), zk.getSessionPasswd()));
+                } catch (Exception e) {
+                    // Not fatal for the worker: the campaign then finds no session to expire and skips that fault.
+                    System.err.println("cannot publish the session: " + e);
+                }
+            }
+        });
+        curator.start();
+        try {
+            if (!curator.blockUntilConnected(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new IllegalStateException("no ZooKeeper connection within 30 s at " + connectString);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while connecting", e);
+        }
+        return curator;
     }
 
     private void loop() {

@@ -20,14 +20,17 @@ final class WorkerHandle implements AutoCloseable {
 
     final String name;
     final Path log;
+    /** Where the worker publishes its current ZooKeeper session ({@link SessionExpiry}). */
+    final Path session;
     private final List<FreezableProxy> proxies = new ArrayList<>();
     private final List<String> command;
     private final Path stderr;
     private Process process;
 
-    private WorkerHandle(String name, Path log, List<String> command, Path stderr) {
+    private WorkerHandle(String name, Path log, Path session, List<String> command, Path stderr) {
         this.name = name;
         this.log = log;
+        this.session = session;
         this.command = command;
         this.stderr = stderr;
     }
@@ -44,14 +47,15 @@ final class WorkerHandle implements AutoCloseable {
         }
         String connect = proxies.stream().map(FreezableProxy::connectString).collect(Collectors.joining(","));
         Path log = dir.resolve(name + ".jsonl");
+        Path session = dir.resolve(name + ".session");
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx192m", "-Dorg.jooq.no-logo=true",
                 "-Dorg.jooq.no-tips=true", "-Djava.io.tmpdir=" + dir.toAbsolutePath(),
                 "-cp", System.getProperty("java.class.path"), FaultWorker.class.getName(),
                 name, connect, servers.jdbcUrl(), servers.s3Endpoint().toString(), bucket,
                 Integer.toString(settings.locks()), Integer.toString(settings.threads()),
-                Long.toString(FaultCampaign.SESSION.toMillis()), log.toString());
-        WorkerHandle w = new WorkerHandle(name, log, command, dir.resolve(name + ".stderr.log"));
+                Long.toString(FaultCampaign.SESSION.toMillis()), log.toString(), session.toString());
+        WorkerHandle w = new WorkerHandle(name, log, session, command, dir.resolve(name + ".stderr.log"));
         w.proxies.addAll(proxies);
         w.restart();
         return w;

@@ -63,6 +63,19 @@ class CheckerTest {
     }
 
     @Test
+    void aPausedSectionThatOverlapsSeveralLaterOnesCountsOnce() {
+        Attempt paused = new Attempt("a1", "w0", "r", 10, "HELD", Attempt.ACCEPTED, Attempt.STALE, 100, 5_000, "LOST");
+        Attempt second = new Attempt("a2", "w1", "r", 12, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 300, 400, "RELEASED");
+        Attempt third = new Attempt("a3", "w2", "r", 13, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 600, 700, "RELEASED");
+        Checker.Result r = Checker.check(List.of(new HistoryRow(1, "r", 10, "a1", 1), new HistoryRow(2, "r", 12, "a2", 2),
+                new HistoryRow(3, "r", 13, "a3", 3)), Map.of("r", 3L), List.of(paused, second, third));
+        assertThat(r.violations()).isEmpty();
+        assertThat(r.overlaps()).isEqualTo(1);
+        assertThat(r.overlapRejections()).as("its S3 write, once").isEqualTo(1);
+        assertThat(r.overlapsStillHeld()).isZero();
+    }
+
+    @Test
     void aWorkerWithNoAcceptedWriteAfterTheLastFaultIsStalled() {
         Attempt early = new Attempt("a1", "w0", "r", 10, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 100, 200, "RELEASED");
         Attempt late = new Attempt("a2", "w1", "r", 11, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 900, 950, "RELEASED");
