@@ -1,0 +1,203 @@
+package io.zkfence.bench;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.HdrHistogram.Histogram;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ./bench-ab REV}: this checkout's lock-core against an earlier revision's, in one run on
+ * one ensemble, with Curator beside both. The uncontended cycle runs in interleaved rounds (as
+ * workload 1); the contended workload (8 sessions, one lock) alternates the variants round by
+ * round. Same-run ratios are what a "no worse than before" gate needs: they cancel the machine's
+ * drift between days, which separate runs do not.
+ */
+@Command(name = "bench-ab", mixinStandardHelpOptions = true,
+        description = "This checkout's lock-core against an earlier build's, same run, same ensemble.")
+public final class LockCoreAb implements Callable<Integer> {
+
+    @Option(names = "--baseline-jar", required = true, description = "The earlier revision's lock-core jar")
+    Path baselineJar;
+
+    @Option(names = "--baseline-label", defaultValue = "baseline", description = "Its name in the report")
+    String baselineLabel;
+
+    @Option(names = "--rounds", defaultValue = "30", description = "Uncontended rounds (plus 5 warm-up). Default: ${DEFAULT-VALUE}")
+    int rounds;
+
+    @Option(names = "--contended-rounds", defaultValue = "6", description = "Contended rounds per variant. Default: ${DEFAULT-VALUE}")
+    int contendedRounds;
+
+    @Option(names = "--seconds", defaultValue = "5", description = "Seconds per contended round. Default: ${DEFAULT-VALUE}")
+    int seconds;
+
+    @Option(names = "--out", defaultValue = "target/bench-ab", description = "Where ab.md goes. Default: ${DEFAULT-VALUE}")
+    Path out;
+
+    private static final int CONTENDERS = 8;
+
+    /** Runs the comparison and exits with its code. */
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new LockCoreAb()).execute(args));
+    }
+
+    @Override
+    public Integer call() {
+        if (!Files.isRegularFile(baselineJar) || rounds < 1 || contendedRounds < 1 || seconds < 1) {
+            throw new CommandLine.ParameterException(new CommandLine(this),
+                    "need an existing --baseline-jar, --rounds >= 1, --contended-rounds >= 1 and --seconds >= 1");
+        }
+        List<ReflectiveLockCore> builds = List.of(ReflectiveLockCore.fromJar(baselineLabel, baselineJar),
+                ReflectiveLockCore.current());
+        StringBuilder md = new StringBuilder("# lock-core: this checkout against ").append(baselineLabel)
+                .append(", same run\n\n").append(Runtime.getRuntime().availableProcessors()).append(" cores; load average at"
+                + " the start ").append(MachineInfo.loadAverage()).append(".\n\n");
+        try (Closer closer = new Closer(); ZkCluster zk = ZkCluster.start(true)) {
+            uncontended(zk, closer, builds, md);
+            contended(zk, closer, builds, md);
+        }
+        try {
+            Files.createDirectories(out);
+            Files.writeString(out.resolve("ab.md"), md);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        System.out.println(md);
+        return 0;
+    }
+
+    private void uncontended(ZkCluster zk, Closer closer, List<ReflectiveLockCore> builds, StringBuilder md) {
+        List<Op> ops = new ArrayList<>();
+        for (ReflectiveLockCore build : builds) {
+            AutoCloseable client = closer.add(build.client(closer.add(zk.curator()), "/ab/" + build.label(), "ab"));
+            ReflectiveLockCore.Cycle cycle = build.lock(client, "uncontended");
+            ops.add(Op.of(build.label(), () -> cycle.run(() -> { })));
+        }
+        ops.add(new CuratorCycle(new InterProcessMutex(closer.add(zk.curator()), "/ab/curator/uncontended")));
+        Map<String, Histogram> h = Interleaved.run(ops, 5, rounds, 50);
+        md.append("## Uncontended acquire + release\n\n").append(rounds).append(" interleaved rounds of 50 cycles each"
+                + " (after 5 warm-up rounds), one session per variant, fsync on.\n\n")
+                .append("| variant | p50 µs | p99 µs | p50 / ").append(baselineLabel).append(" | p50 / Curator |\n")
+                .append("|---|---:|---:|---:|---:|\n");
+        double base = h.get(baselineLabel).getValueAtPercentile(50);
+        double curator = h.get("curator").getValueAtPercentile(50);
+        h.forEach((name, hist) -> md.append("| ").append(name).append(" | ")
+                .append(Fmt.num(hist.getValueAtPercentile(50) / 1_000.0)).append(" | ")
+                .append(Fmt.num(hist.getValueAtPercentile(99) / 1_000.0)).append(" | ")
+                .append(Fmt.ratio(hist.getValueAtPercentile(50) / base)).append(" | ")
+                .append(Fmt.ratio(hist.getValueAtPercentile(50) / curator)).append(" |\n"));
+    }
+
+    private void contended(ZkCluster zk, Closer closer, List<ReflectiveLockCore> builds, StringBuilder md) {
+        Map<String, List<ReflectiveLockCore.Cycle>> variants = new LinkedHashMap<>();
+        for (ReflectiveLockCore build : builds) {
+            List<ReflectiveLockCore.Cycle> cycles = new ArrayList<>();
+            for (int c = 0; c < CONTENDERS; c++) {
+                AutoCloseable client = closer.add(build.client(closer.add(zk.curator()), "/ab/" + build.label(), "ab-" + c));
+                cycles.add(build.lock(client, "contended"));
+            }
+            variants.put(build.label(), cycles);
+        }
+        List<ReflectiveLockCore.Cycle> curator = new ArrayList<>();
+        for (int c = 0; c < CONTENDERS; c++) {
+            InterProcessMutex mutex = new InterProcessMutex(closer.add(zk.curator()), "/ab/curator/contended");
+            curator.add(critical -> {
+                try {
+                    mutex.acquire();
+                } catch (Exception e) {
+                    throw new IllegalStateException("InterProcessMutex.acquire failed", e);
+                }
+                try {
+                    critical.run();
+                } finally {
+                    try {
+                        mutex.release();
+                    } catch (Exception e) {
+                        throw new IllegalStateException("InterProcessMutex.release failed", e);
+                    }
+                }
+                return 0;
+            });
+        }
+        variants.put("curator", curator);
+        Map<String, long[]> totals = new LinkedHashMap<>(); // {grants, nanos, violations}
+        variants.keySet().forEach(k -> totals.put(k, new long[3]));
+        List<String> names = new ArrayList<>(variants.keySet());
+        for (int round = 0; round < contendedRounds + 1; round++) {
+            for (String name : Interleaved.order(names, round)) {
+                long[] r = contendedRound(variants.get(name));
+                if (round > 0) { // round 0 warms up
+                    long[] t = totals.get(name);
+                    for (int i = 0; i < 3; i++) {
+                        t[i] += r[i];
+                    }
+                }
+            }
+        }
+        md.append("\n## Contended: ").append(CONTENDERS).append(" sessions, one lock\n\n").append(contendedRounds)
+                .append(" rounds of ").append(seconds).append(" s per variant, alternating (after one warm-up round)."
+                        + " Every critical section checks exclusion.\n\n")
+                .append("| variant | grants/s | / ").append(baselineLabel).append(" | / Curator | exclusion violations |\n")
+                .append("|---|---:|---:|---:|---:|\n");
+        double base = rate(totals.get(baselineLabel));
+        double cur = rate(totals.get("curator"));
+        totals.forEach((name, t) -> md.append("| ").append(name).append(" | ").append(Fmt.num(rate(t))).append(" | ")
+                .append(Fmt.ratio(rate(t) / base)).append(" | ").append(Fmt.ratio(rate(t) / cur)).append(" | ")
+                .append(t[2]).append(" |\n"));
+    }
+
+    private static double rate(long[] t) {
+        return t[0] / (t[1] / 1e9);
+    }
+
+    /** One round: every contender loops on the lock for {@link #seconds}; {grants, nanos, violations}. */
+    private long[] contendedRound(List<ReflectiveLockCore.Cycle> contenders) {
+        AtomicInteger inside = new AtomicInteger();
+        AtomicLong violations = new AtomicLong();
+        AtomicLong grants = new AtomicLong();
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch done = new CountDownLatch(contenders.size());
+        long t0 = System.nanoTime();
+        for (ReflectiveLockCore.Cycle cycle : contenders) {
+            Thread.ofPlatform().start(() -> {
+                try {
+                    while (!stop.get()) {
+                        cycle.run(() -> {
+                            if (inside.incrementAndGet() != 1) {
+                                violations.incrementAndGet();
+                            }
+                            inside.decrementAndGet();
+                        });
+                        grants.incrementAndGet();
+                    }
+                } finally {
+                    done.countDown();
+                }
+            });
+        }
+        try {
+            Thread.sleep(java.time.Duration.ofSeconds(seconds));
+            stop.set(true);
+            done.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        }
+        return new long[] {grants.get(), System.nanoTime() - t0, violations.get()};
+    }
+}
