@@ -98,20 +98,11 @@ final class LeaseStore {
         String lockPath = lockPath(key);
         long deadline = clock.millis() + (wait ? waitMillis : 0);
         String requestKey = requestKey(ownerId, requestId);
-        // Only a request id can name an earlier entry; without one, skip the sync and the lookup.
-        // The reads below follow this session's own create, so they see at least what it saw.
-        Entry mine = null;
-        if (requestId != null) {
-            sync(lockPath);
-            mine = find(read(lockPath), e -> e.requestKey().equals(requestKey) && e.data().ownerId().equals(ownerId));
-        }
-        if (mine == null) {
-            create(lockPath, requestKey, new EntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0, 0));
-        } else if (!mine.granted()) {
-            // A retry of a waiting acquire: keep the place, with this call's deadline.
-            setData(lockPath, mine, mine.data().waitingUntil(Math.max(mine.data().waitUntil(),
-                    deadline + WAITER_GRACE_MILLIS)));
-        }
+        // The entry's data version as this call last wrote it. Another version means a retry of
+        // the same request (on any replica) has taken the entry over: this call then leaves it be
+        // when it gives up.
+        int written = enqueue(lockPath, requestKey, requestId != null,
+                new EntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0, 0));
         long waitingSince = 0;
         try {
             while (true) {
@@ -137,11 +128,11 @@ final class LeaseStore {
                     continue; // changed meanwhile: read again
                 }
                 if (now >= deadline) {
-                    delete(lockPath, own);
+                    giveUp(lockPath, own, written);
                     throw alreadyHeld(key, queue, now);
                 }
                 if (stopping) {
-                    delete(lockPath, own);
+                    giveUp(lockPath, own, written);
                     throw shuttingDown();
                 }
                 Entry predecessor = queue.get(queue.indexOf(own) - 1);
@@ -159,6 +150,51 @@ final class LeaseStore {
             if (waitingSince > 0) {
                 metrics.waitEnded();
             }
+        }
+    }
+
+    /**
+     * Queues this request: finds its entry if a request id can name one (a retry), else creates
+     * one. A waiting entry found keeps its place with the later of its deadline and this call's.
+     * An entry that goes meanwhile (its earlier call gave up) is looked for again, then queued
+     * anew: a retry racing that removal waits behind everyone, but never answers as if its own
+     * wait had run out.
+     *
+     * @return the entry's data version as this call wrote it, or read it if granted
+     */
+    private int enqueue(String lockPath, String requestKey, boolean lookUp, EntryData fresh) {
+        // Only a request id can name an earlier entry; without one, skip the sync and the lookup.
+        // The reads after this follow this session's own create, so they see at least what it saw.
+        if (lookUp) {
+            sync(lockPath);
+            while (true) {
+                Entry mine = find(read(lockPath), e -> e.requestKey().equals(requestKey)
+                        && e.data().ownerId().equals(fresh.ownerId()));
+                if (mine == null) {
+                    break;
+                }
+                if (mine.granted()) {
+                    return mine.version(); // a retry of an acquire that was granted: the loop answers it
+                }
+                int version = write(lockPath, mine, mine.data().waitingUntil(Math.max(mine.data().waitUntil(),
+                        fresh.waitUntil())));
+                if (version >= 0) {
+                    return version;
+                }
+            }
+        }
+        create(lockPath, requestKey, fresh);
+        return 0; // a new znode's data version
+    }
+
+    /**
+     * Removes this call's waiting entry, with a versioned delete of the version this call wrote:
+     * if a retry of the same request has written the entry since, the retry waits on it now and
+     * it stays.
+     */
+    private void giveUp(String lockPath, Entry own, int written) {
+        if (own.version() == written) {
+            remove(lockPath, own);
         }
     }
 
@@ -416,11 +452,16 @@ final class LeaseStore {
 
     /** A conditional write on the version read; false if the entry changed or went meanwhile. */
     private boolean setData(String lockPath, Entry e, EntryData data) {
+        return write(lockPath, e, data) >= 0;
+    }
+
+    /** A conditional write on the version read: the entry's new version, or -1 if it changed or went meanwhile. */
+    private int write(String lockPath, Entry e, EntryData data) {
         try {
-            zk.setData().withVersion(e.version()).forPath(lockPath + "/" + e.node(), json.writeValueAsBytes(data));
-            return true;
+            return zk.setData().withVersion(e.version()).forPath(lockPath + "/" + e.node(), json.writeValueAsBytes(data))
+                    .getVersion();
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
-            return false;
+            return -1;
         } catch (Exception ex) {
             throw unavailable("writing entry " + e.node() + " of " + lockPath, ex);
         }
