@@ -69,14 +69,17 @@ final class LeaseStore {
      * {@code waitMillis} when {@code wait}. A retry with the same owner and request id finds the
      * same entry (the same grant, or the same place in line), never a second one.
      *
-     * @throws LockServiceException 409 {@code LOCK_ALREADY_HELD} if not granted in time (the
-     *                              entry is removed)
+     * @param caller whether the caller is still there: a wait whose caller left ends at once
+     * @throws LockServiceException 409 {@code LOCK_ALREADY_HELD} if not granted in time, 499
+     *                              {@code CALLER_GONE} if the caller left while waiting (either
+     *                              way the entry is removed)
      */
-    Grant acquire(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId) {
+    Grant acquire(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId,
+            CallerPresence caller) {
         if (stopping) {
             throw shuttingDown();
         }
-        return acquireOnce(key, ownerId, ttlMillis, wait, waitMillis, requestId);
+        return acquireOnce(key, ownerId, ttlMillis, wait, waitMillis, requestId, caller);
     }
 
     /**
@@ -94,7 +97,8 @@ final class LeaseStore {
                 + " same requestId on another replica");
     }
 
-    private Grant acquireOnce(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId) {
+    private Grant acquireOnce(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId,
+            CallerPresence caller) {
         String lockPath = lockPath(key);
         long deadline = clock.millis() + (wait ? waitMillis : 0);
         String requestKey = requestKey(ownerId, requestId);
@@ -112,6 +116,10 @@ final class LeaseStore {
                 if (own == null) {
                     // Reaped (our waiting time ran out on every replica's clock) or released by a retry.
                     throw alreadyHeld(key, queue, now);
+                }
+                if (!own.granted() && caller.gone()) {
+                    giveUp(lockPath, own, written);
+                    throw callerGone(key);
                 }
                 Entry head = queue.get(0);
                 if (head == own) {
@@ -144,7 +152,7 @@ final class LeaseStore {
                     waitingSince = now;
                     metrics.waitStarted();
                 }
-                awaitGone(lockPath + "/" + predecessor.node(), Math.max(1, until - now));
+                awaitGone(lockPath + "/" + predecessor.node(), Math.max(1, until - now), caller);
             }
         } finally {
             if (waitingSince > 0) {
@@ -196,6 +204,11 @@ final class LeaseStore {
         if (own.version() == written) {
             remove(lockPath, own);
         }
+    }
+
+    private LockServiceException callerGone(LockKey key) {
+        return new LockServiceException(499, "CALLER_GONE", "the caller of this acquire of lock '" + key.key()
+                + "' closed its connection while waiting; its place in the queue is given up");
     }
 
     /**
@@ -472,13 +485,14 @@ final class LeaseStore {
         return remove(lockPath, e) != Removal.CHANGED;
     }
 
-    /** Waits until {@code path} is deleted or {@code millis} pass. */
-    private void awaitGone(String path, long millis) {
+    /** Waits until {@code path} is deleted, {@code millis} pass or the caller leaves. */
+    private void awaitGone(String path, long millis, CallerPresence caller) {
         CountDownLatch gone = new CountDownLatch(1);
         waits.add(gone);
         if (stopping) {
             gone.countDown(); // shutdown() ran before this wait was registered
         }
+        Runnable stopWatching = caller.onGone(gone::countDown);
         try {
             Stat stat = zk.checkExists().usingWatcher((org.apache.zookeeper.Watcher) event -> gone.countDown())
                     .forPath(path);
@@ -493,6 +507,7 @@ final class LeaseStore {
             throw unavailable("watching " + path, e);
         } finally {
             waits.remove(gone);
+            stopWatching.run();
         }
     }
 
