@@ -72,7 +72,7 @@ def acquire(base, key, owner, ttl_ms, wait_ms=10000, attempts=3, renew=True):
     for attempt in range(attempts):
         try:
             status, reply = call("POST", url, body)
-        except OSError as e:  # connection dropped mid-acquire: the same requestId loses nothing
+        except OSError as e:  # dropped mid-acquire: the same requestId gets back a grant made meanwhile
             print("acquire attempt %d failed (%s); retrying with the same requestId" % (attempt + 1, e), file=sys.stderr)
             time.sleep(0.2 * (attempt + 1))
             continue

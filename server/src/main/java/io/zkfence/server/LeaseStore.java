@@ -69,14 +69,17 @@ final class LeaseStore {
      * {@code waitMillis} when {@code wait}. A retry with the same owner and request id finds the
      * same entry (the same grant, or the same place in line), never a second one.
      *
-     * @throws LockServiceException 409 {@code LOCK_ALREADY_HELD} if not granted in time (the
-     *                              entry is removed)
+     * @param caller whether the caller is still there: a wait whose caller left ends at once
+     * @throws LockServiceException 409 {@code LOCK_ALREADY_HELD} if not granted in time, 499
+     *                              {@code CALLER_GONE} if the caller left while waiting (either
+     *                              way the entry is removed)
      */
-    Grant acquire(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId) {
+    Grant acquire(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId,
+            CallerPresence caller) {
         if (stopping) {
             throw shuttingDown();
         }
-        return acquireOnce(key, ownerId, ttlMillis, wait, waitMillis, requestId);
+        return acquireOnce(key, ownerId, ttlMillis, wait, waitMillis, requestId, caller);
     }
 
     /**
@@ -94,24 +97,16 @@ final class LeaseStore {
                 + " same requestId on another replica");
     }
 
-    private Grant acquireOnce(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId) {
+    private Grant acquireOnce(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId,
+            CallerPresence caller) {
         String lockPath = lockPath(key);
         long deadline = clock.millis() + (wait ? waitMillis : 0);
         String requestKey = requestKey(ownerId, requestId);
-        // Only a request id can name an earlier entry; without one, skip the sync and the lookup.
-        // The reads below follow this session's own create, so they see at least what it saw.
-        Entry mine = null;
-        if (requestId != null) {
-            sync(lockPath);
-            mine = find(read(lockPath), e -> e.requestKey().equals(requestKey) && e.data().ownerId().equals(ownerId));
-        }
-        if (mine == null) {
-            create(lockPath, requestKey, new EntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0, 0));
-        } else if (!mine.granted()) {
-            // A retry of a waiting acquire: keep the place, with this call's deadline.
-            setData(lockPath, mine, mine.data().waitingUntil(Math.max(mine.data().waitUntil(),
-                    deadline + WAITER_GRACE_MILLIS)));
-        }
+        // The entry's data version as this call last wrote it. Another version means a retry of
+        // the same request (on any replica) has taken the entry over: this call then leaves it be
+        // when it gives up.
+        int written = enqueue(lockPath, requestKey, requestId != null,
+                new EntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0, 0));
         long waitingSince = 0;
         try {
             while (true) {
@@ -121,6 +116,10 @@ final class LeaseStore {
                 if (own == null) {
                     // Reaped (our waiting time ran out on every replica's clock) or released by a retry.
                     throw alreadyHeld(key, queue, now);
+                }
+                if (!own.granted() && caller.gone()) {
+                    giveUp(lockPath, own, written);
+                    throw callerGone(key);
                 }
                 Entry head = queue.get(0);
                 if (head == own) {
@@ -137,11 +136,11 @@ final class LeaseStore {
                     continue; // changed meanwhile: read again
                 }
                 if (now >= deadline) {
-                    delete(lockPath, own);
+                    giveUp(lockPath, own, written);
                     throw alreadyHeld(key, queue, now);
                 }
                 if (stopping) {
-                    delete(lockPath, own);
+                    giveUp(lockPath, own, written);
                     throw shuttingDown();
                 }
                 Entry predecessor = queue.get(queue.indexOf(own) - 1);
@@ -153,13 +152,63 @@ final class LeaseStore {
                     waitingSince = now;
                     metrics.waitStarted();
                 }
-                awaitGone(lockPath + "/" + predecessor.node(), Math.max(1, until - now));
+                awaitGone(lockPath + "/" + predecessor.node(), Math.max(1, until - now), caller);
             }
         } finally {
             if (waitingSince > 0) {
                 metrics.waitEnded();
             }
         }
+    }
+
+    /**
+     * Queues this request: finds its entry if a request id can name one (a retry), else creates
+     * one. A waiting entry found keeps its place with the later of its deadline and this call's.
+     * An entry that goes meanwhile (its earlier call gave up) is looked for again, then queued
+     * anew: a retry racing that removal waits behind everyone, but never answers as if its own
+     * wait had run out.
+     *
+     * @return the entry's data version as this call wrote it, or read it if granted
+     */
+    private int enqueue(String lockPath, String requestKey, boolean lookUp, EntryData fresh) {
+        // Only a request id can name an earlier entry; without one, skip the sync and the lookup.
+        // The reads after this follow this session's own create, so they see at least what it saw.
+        if (lookUp) {
+            sync(lockPath);
+            while (true) {
+                Entry mine = find(read(lockPath), e -> e.requestKey().equals(requestKey)
+                        && e.data().ownerId().equals(fresh.ownerId()));
+                if (mine == null) {
+                    break;
+                }
+                if (mine.granted()) {
+                    return mine.version(); // a retry of an acquire that was granted: the loop answers it
+                }
+                int version = write(lockPath, mine, mine.data().waitingUntil(Math.max(mine.data().waitUntil(),
+                        fresh.waitUntil())));
+                if (version >= 0) {
+                    return version;
+                }
+            }
+        }
+        create(lockPath, requestKey, fresh);
+        return 0; // a new znode's data version
+    }
+
+    /**
+     * Removes this call's waiting entry, with a versioned delete of the version this call wrote:
+     * if a retry of the same request has written the entry since, the retry waits on it now and
+     * it stays.
+     */
+    private void giveUp(String lockPath, Entry own, int written) {
+        if (own.version() == written) {
+            remove(lockPath, own);
+        }
+    }
+
+    private LockServiceException callerGone(LockKey key) {
+        return new LockServiceException(499, "CALLER_GONE", "the caller of this acquire of lock '" + key.key()
+                + "' closed its connection while waiting; its place in the queue is given up");
     }
 
     /**
@@ -416,11 +465,16 @@ final class LeaseStore {
 
     /** A conditional write on the version read; false if the entry changed or went meanwhile. */
     private boolean setData(String lockPath, Entry e, EntryData data) {
+        return write(lockPath, e, data) >= 0;
+    }
+
+    /** A conditional write on the version read: the entry's new version, or -1 if it changed or went meanwhile. */
+    private int write(String lockPath, Entry e, EntryData data) {
         try {
-            zk.setData().withVersion(e.version()).forPath(lockPath + "/" + e.node(), json.writeValueAsBytes(data));
-            return true;
+            return zk.setData().withVersion(e.version()).forPath(lockPath + "/" + e.node(), json.writeValueAsBytes(data))
+                    .getVersion();
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
-            return false;
+            return -1;
         } catch (Exception ex) {
             throw unavailable("writing entry " + e.node() + " of " + lockPath, ex);
         }
@@ -431,13 +485,14 @@ final class LeaseStore {
         return remove(lockPath, e) != Removal.CHANGED;
     }
 
-    /** Waits until {@code path} is deleted or {@code millis} pass. */
-    private void awaitGone(String path, long millis) {
+    /** Waits until {@code path} is deleted, {@code millis} pass or the caller leaves. */
+    private void awaitGone(String path, long millis, CallerPresence caller) {
         CountDownLatch gone = new CountDownLatch(1);
         waits.add(gone);
         if (stopping) {
             gone.countDown(); // shutdown() ran before this wait was registered
         }
+        Runnable stopWatching = caller.onGone(gone::countDown);
         try {
             Stat stat = zk.checkExists().usingWatcher((org.apache.zookeeper.Watcher) event -> gone.countDown())
                     .forPath(path);
@@ -452,6 +507,7 @@ final class LeaseStore {
             throw unavailable("watching " + path, e);
         } finally {
             waits.remove(gone);
+            stopWatching.run();
         }
     }
 

@@ -205,12 +205,27 @@ final class LockHttpServer implements AutoCloseable {
         String requestId = body.text("requestId", false);
         long t0 = System.nanoTime();
         Grant g;
+        // Only now, with the body read to its end, may the connection be read for a disconnect.
+        ConnectionWatch caller = wait ? ConnectionWatch.start(ctx.req()) : null;
         try {
-            g = store.acquire(key, ownerId, ttl, wait, waitMillis, requestId);
+            g = store.acquire(key, ownerId, ttl, wait, waitMillis, requestId,
+                    caller == null ? CallerPresence.UNWATCHED : caller);
         } catch (LockServiceException e) {
-            store.metrics().acquired(Duration.ofNanos(System.nanoTime() - t0),
-                    "LOCK_ALREADY_HELD".equals(e.code()) ? "conflict" : "refused");
+            store.metrics().acquired(Duration.ofNanos(System.nanoTime() - t0), switch (e.code()) {
+                case "LOCK_ALREADY_HELD" -> "conflict";
+                case "CALLER_GONE" -> "abandoned";
+                default -> "refused";
+            });
             throw e;
+        } finally {
+            if (caller != null) {
+                caller.close();
+                if (caller.pipelined()) {
+                    // The watch read (and dropped) a request sent behind this one: closing the
+                    // connection after this answer tells the client to send it again.
+                    ctx.header("Connection", "close");
+                }
+            }
         }
         store.metrics().acquired(Duration.ofNanos(System.nanoTime() - t0), "granted");
         Map<String, Object> out = new LinkedHashMap<>();

@@ -13,11 +13,13 @@ import java.util.concurrent.atomic.AtomicInteger;
  * counts what it served; sum over replicas in queries. No lock key is a tag: keys are unbounded.
  *
  * <ul>
- * <li>{@code zkfence.service.acquire} (timer, {@code outcome} = granted, conflict, refused): acquire
- *     calls from request to answer, the wait included;
+ * <li>{@code zkfence.service.acquire} (timer, {@code outcome} = granted, conflict, abandoned, refused):
+ *     acquire calls from request to answer, the wait included;
  * <li>{@code zkfence.service.wait} (timer): for granted acquires that had to queue, the time queued;
  * <li>{@code zkfence.service.hold} (timer): from a grant to its release through this replica;
  * <li>{@code zkfence.service.grants}, {@code zkfence.service.conflicts} (409 LOCK_ALREADY_HELD),
+ *     {@code zkfence.service.waits.abandoned} (waits whose caller closed its connection; their
+ *     entries were removed at once),
  *     {@code zkfence.service.expiries} (leases this replica found past their expiry and removed),
  *     {@code zkfence.service.force.releases} ({@code outcome}), {@code zkfence.service.renew.failures}
  *     ({@code error} = LOCK_EXPIRED, NOT_LOCK_OWNER, …) (counters);
@@ -29,6 +31,7 @@ final class ServiceMetrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final Counter grants;
     private final Counter conflicts;
+    private final Counter abandoned;
     private final Counter expiries;
     private final Timer waits;
     private final Timer holds;
@@ -37,6 +40,9 @@ final class ServiceMetrics {
     ServiceMetrics() {
         grants = Counter.builder("zkfence.service.grants").description("acquires granted").register(registry);
         conflicts = Counter.builder("zkfence.service.conflicts").description("acquires answered 409 LOCK_ALREADY_HELD")
+                .register(registry);
+        abandoned = Counter.builder("zkfence.service.waits.abandoned")
+                .description("waiting acquires whose caller closed its connection: their entries were removed at once")
                 .register(registry);
         expiries = Counter.builder("zkfence.service.expiries").description("expired leases this replica removed")
                 .register(registry);
@@ -62,6 +68,7 @@ final class ServiceMetrics {
         switch (outcome) {
             case "granted" -> grants.increment();
             case "conflict" -> conflicts.increment();
+            case "abandoned" -> abandoned.increment();
             default -> { } // refused: bad input, auth, unavailable; counted by the timer's tag
         }
     }

@@ -3,8 +3,10 @@ package io.zkfence.server;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.io.IOException;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -14,19 +16,27 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.Base64;
 import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
-/** The HTTP side over TLS, from a key store or from PEM files; plain HTTP is not served then. */
+/**
+ * The HTTP side over TLS, from a key store or from PEM files; plain HTTP is not served then. A
+ * waiting caller that closes its TLS connection is noticed through the decrypting layer.
+ */
 class HttpsTest {
 
     private static final String PASSWORD = "changeit-0123";
@@ -79,6 +89,79 @@ class HttpsTest {
         Path cert = Files.writeString(dir.resolve("only.crt"), pem("CERTIFICATE", storeCert(store)));
         assertThat(assertThrows(IllegalArgumentException.class, () -> HttpTls.fromPem(cert, notPkcs8)).getMessage())
                 .contains("PKCS#8", notPkcs8.toString());
+    }
+
+    /** How a TLS caller leaves. */
+    enum TlsLeaving {
+        /** SSLSocket.close(): a close_notify alert, then FIN. */
+        CLOSE_NOTIFY,
+        /** The TCP socket under it closed: FIN without close_notify. */
+        BARE_FIN
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(TlsLeaving.class)
+    void aWaiterWhoseTlsConnectionClosesLeavesTheQueueAtOnce(TlsLeaving how) throws Exception {
+        try (CuratorFramework zk = CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3))) {
+            zk.start();
+            LockHttpServer server = new LockHttpServer(new LeaseStore(zk, "/https-" + java.util.UUID.randomUUID(), Clock.systemUTC(), 10),
+                    ServerSettings.local(ApiKeys.open()).withTls(HttpTls.fromKeyStore(keyStore, PASSWORD)),
+                    () -> zk.getZookeeperClient().isConnected());
+            server.start();
+            try {
+                SSLContext tls = trusting(keyStore);
+                HttpClient client = HttpClient.newBuilder().sslContext(tls).build();
+                String base = "https://127.0.0.1:" + server.port();
+                String lock = base + "/v1/locks/tls:waited";
+                HttpResponse<String> holder = send(client, lock + "/acquire", "{\"ownerId\":\"holder\",\"ttlMillis\":60000}");
+                assertThat(holder.statusCode()).isEqualTo(200);
+
+                Socket tcp = new Socket("127.0.0.1", server.port());
+                SSLSocket leaving = (SSLSocket) tls.getSocketFactory().createSocket(tcp, "127.0.0.1", server.port(), true);
+                RawHttp.send(leaving, RawHttp.post("/v1/locks/tls:waited/acquire", waitBody("leaving")));
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> send(client, lock, null).body().contains("leaving"));
+                SSLSocket next = (SSLSocket) tls.getSocketFactory().createSocket("127.0.0.1", server.port());
+                next.setSoTimeout(30_000);
+                RawHttp.send(next, RawHttp.post("/v1/locks/tls:waited/acquire", waitBody("next")));
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> send(client, lock, null).body().contains("next"));
+
+                if (how == TlsLeaving.CLOSE_NOTIFY) {
+                    leaving.close();
+                } else {
+                    tcp.close();
+                }
+
+                // The wait asked for two minutes: an entry gone within this bound went because its caller left.
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> !send(client, lock, null).body().contains("leaving"));
+                assertThat(ReplicaFixture.meter(send(client, base + "/metrics", null).body(), "zkfence_service_waits_abandoned_total"))
+                        .isEqualTo(1.0);
+                leaving.close();
+
+                String lockToken = new ObjectMapper().readTree(holder.body()).get("lockToken").asText();
+                assertThat(send(client, lock + "/release", "{\"ownerId\":\"holder\",\"lockToken\":\"" + lockToken + "\"}")
+                        .statusCode()).isEqualTo(200);
+                assertThat(RawHttp.readResponse(next)).startsWith("HTTP/1.1 200").contains("\"ownerId\":\"next\"");
+                // The TLS connection that waited (and was watched) serves its next request as usual.
+                RawHttp.send(next, RawHttp.getThenClose("/health/live"));
+                assertThat(RawHttp.readToEnd(next)).startsWith("HTTP/1.1 200").contains("\"status\":\"UP\"");
+                next.close();
+            } finally {
+                server.close();
+            }
+        }
+    }
+
+    private static String waitBody(String owner) {
+        return "{\"ownerId\":\"" + owner + "\",\"ttlMillis\":60000,\"wait\":true,\"waitMillis\":120000}";
+    }
+
+    /** A POST with {@code json}, or a GET when it is null. */
+    private static HttpResponse<String> send(HttpClient client, String uri, String json) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(uri));
+        if (json != null) {
+            request.POST(HttpRequest.BodyPublishers.ofString(json));
+        }
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private static byte[] storeCert(KeyStore store) throws Exception {

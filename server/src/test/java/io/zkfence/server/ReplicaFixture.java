@@ -81,6 +81,18 @@ final class ReplicaFixture implements AutoCloseable {
         }
     }
 
+    /** The value of one series of this replica's {@code /metrics} now (0 when absent), e.g. {@code zkfence_service_waits_open}. */
+    double meter(String series) {
+        return meter(text("/metrics").body().asText(), series);
+    }
+
+    /** The value of one series in a scrape of {@code /metrics} (0 when absent). */
+    static double meter(String scrape, String series) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + java.util.regex.Pattern.quote(series)
+                + " ([0-9.eE+-]+)$").matcher(scrape);
+        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+    }
+
     /** Any method on any path, with an empty body. */
     Reply call(String method, String pathAndQuery) {
         return send(request(uri(pathAndQuery)).method(method, HttpRequest.BodyPublishers.noBody()).build());

@@ -5,8 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.zkfence.server.ReplicaFixture.Reply;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -16,8 +14,7 @@ class ServiceMetricsTest extends TwoReplicasTestBase {
     private static final String KEY = "metrics:one";
 
     private static double value(Reply scrape, String series) {
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " ([0-9.eE+-]+)$").matcher(scrape.body().asText());
-        return m.find() ? Double.parseDouble(m.group(1)) : 0;
+        return ReplicaFixture.meter(scrape.body().asText(), series);
     }
 
     private Reply scrape(ReplicaFixture replica) {

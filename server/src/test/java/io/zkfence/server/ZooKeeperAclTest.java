@@ -24,7 +24,8 @@ class ZooKeeperAclTest {
             service.start();
             stranger.start();
             LeaseStore store = new LeaseStore(service, "/acl-service", Clock.systemUTC(), 10);
-            Grant grant = store.acquire(LockKey.parse("payments:tx-1"), "pod-1", 60_000, false, 0, null);
+            Grant grant = store.acquire(LockKey.parse("payments:tx-1"), "pod-1", 60_000, false, 0, null,
+                    CallerPresence.UNWATCHED);
 
             String lockPath = "/acl-service/payments/tx-1";
             List<String> entries = service.getChildren().forPath(lockPath);
