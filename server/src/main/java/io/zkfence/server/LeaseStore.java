@@ -143,10 +143,14 @@ final class LeaseStore {
                     giveUp(lockPath, own, written);
                     throw shuttingDown();
                 }
-                Entry predecessor = queue.get(queue.indexOf(own) - 1);
+                int place = queue.indexOf(own);
+                Entry predecessor = queue.get(place - 1);
+                // The predecessor's delete wakes this wait, but nobody deletes an entry whose lease
+                // ran out or whose replica died while it waited: wake when the first entry ahead
+                // ends, and the read after it removes the dead.
                 long until = deadline;
-                if (head.granted()) {
-                    until = Math.min(until, head.data().expiresAt()); // wake to reap an expired holder
+                for (Entry ahead : queue.subList(0, place)) {
+                    until = Math.min(until, ahead.endsAt());
                 }
                 if (waitingSince == 0) {
                     waitingSince = now;
