@@ -90,8 +90,16 @@ public final class ServerCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    /** The replica's logging configuration (a class path resource), unless the JVM is given its own. */
+    static final String LOGGING = "io/zkfence/server/logback-server.xml";
+
     /** Runs the command line; exits the JVM with its code. */
     public static void main(String[] args) {
+        // Logback without a configuration logs everything at DEBUG to the console (Jetty alone wrote
+        // about 200 lines per request). Set before the first logger exists: none does before call().
+        if (System.getProperty("logback.configurationFile") == null) {
+            System.setProperty("logback.configurationFile", LOGGING);
+        }
         System.exit(new CommandLine(new ServerCommand()).execute(args));
     }
 
