@@ -82,8 +82,14 @@ class SmokeRunTest {
         for (String shape : List.of("hot", "many")) {
             expected.add("server." + shape + ".http.grants_per_s");
             expected.add("server." + shape + ".lock_core.grants_per_s");
+            expected.add("server." + shape + ".http.requests_per_grant");
         }
-        expected.add("server.uncontended.http.p50_us");
+        for (String variant : List.of("http", "http_jdk", "service_wire", "lock_core")) {
+            expected.add("server.uncontended." + variant + ".p50_us");
+            expected.add("server.uncontended." + variant + ".requests_per_cycle");
+        }
+        expected.add("server.get_live.keep_alive.p50_us");
+        expected.add("server.get_live.jdk.p50_us");
         expected.add("fencing_s3.plain_put.max_us");
         expected.add("fencing_s3.fenced_put.max_us");
         for (String name : expected) {
