@@ -38,6 +38,8 @@ class SmokeRunTest {
         assertThat(json.at("/machine/load_average_before").asText()).isNotBlank();
         assertThat(json.at("/machine/load_average_after").asText()).isNotBlank();
         assertThat(json.at("/machine/versions/curator").asText()).isEqualTo("5.9.0");
+        assertThat(json.at("/machine/versions/hazelcast").asText()).isEqualTo("5.4.0");
+        assertThat(json.at("/machine/hazelcast_cp_members").asInt()).isEqualTo(3);
 
         JsonNode figures = json.get("figures");
         Settings smoke = Settings.smokeRun();
@@ -46,7 +48,7 @@ class SmokeRunTest {
             expected.add("uncontended." + v + ".p50_us");
             expected.add("uncontended." + v + ".requests_per_cycle");
         }
-        for (String v : List.of("zkfence", "curator")) {
+        for (String v : List.of("zkfence", "curator", "hazelcast")) {
             expected.add("contended." + v + ".grants_per_s");
             expected.add("contended." + v + ".acquire_wait.p99_us");
         }
