@@ -19,7 +19,7 @@ final class Harness {
 
     static List<Workload> all() {
         return List.of(new UncontendedBench(), new ContendedBench(), new HandoffBench(), new ManyLocksBench(),
-                new CacheRebuildBench(), new HotLockBench(), new AggregateBench(), new FileProcessingBench(), new ServerBench(), new JdbcFencingBench(),
+                new CacheRebuildBench(), new HotLockBench(), new HotLockProcessesBench(), new AggregateBench(), new FileProcessingBench(), new ServerBench(), new JdbcFencingBench(),
                 new S3FencingBench());
     }
 
