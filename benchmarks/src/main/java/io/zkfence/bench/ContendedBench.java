@@ -40,7 +40,7 @@ final class ContendedBench implements Workload {
         }
     }
 
-    /** Requests the pinned ZooKeeper server received; meaningless (and not reported) for Hazelcast. */
+    /** One implementation's rounds, summed; {@code requests} are what the pinned ZooKeeper server received (not reported for Hazelcast). */
     private record Totals(long grants, long nanos, long requests, Histogram waits) {}
 
     @Override
