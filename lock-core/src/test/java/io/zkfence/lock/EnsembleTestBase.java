@@ -75,7 +75,8 @@ abstract class EnsembleTestBase {
 
     /** A lock client on its own session (10 s) on the whole ensemble. */
     protected LockClient newClient(String ownerId) {
-        return closeLater(ensemble.client(root, ownerId));
+        return closeLater(LockClient.connect(ensemble.connectString(), LockClientConfig.builder().rootPath(root)
+                .ownerId(ownerId).sessionTimeout(Duration.ofSeconds(10)).build()));
     }
 
     /** A lock client on a given Curator client, with its gateway decorated (fault injection). */

@@ -84,7 +84,8 @@ public abstract class ZooKeeperTestBase {
 
     /** A lock client on its own 10 s session on the whole ensemble. */
     protected LockClient client(String ownerId) {
-        return closeLater(ensemble.client(root, ownerId));
+        return closeLater(LockClient.connect(ensemble.connectString(), LockClientConfig.builder().rootPath(root)
+                .ownerId(ownerId).sessionTimeout(Duration.ofSeconds(10)).build()));
     }
 
     /** A freezable proxy in front of the first server. */

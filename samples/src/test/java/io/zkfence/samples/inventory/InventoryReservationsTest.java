@@ -7,6 +7,7 @@ import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.lock.LockClient;
 import io.zkfence.samples.Schema;
+import io.zkfence.samples.testing.EnsembleClients;
 import io.zkfence.samples.testing.GatedDataSource;
 import io.zkfence.samples.testing.PausedClient;
 import io.zkfence.samples.testing.SampleDatabase;
@@ -119,7 +120,7 @@ class InventoryReservationsTest {
     }
 
     private LockClient client(String owner) {
-        return closeLater(ensemble.client("/zkfence/locks", owner));
+        return closeLater(EnsembleClients.lockClient(ensemble, "/zkfence/locks", owner));
     }
 
     private <T extends AutoCloseable> T closeLater(T c) {

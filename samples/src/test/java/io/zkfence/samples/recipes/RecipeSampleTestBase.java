@@ -1,6 +1,7 @@
 package io.zkfence.samples.recipes;
 
 import io.zkfence.lock.LockClient;
+import io.zkfence.samples.testing.EnsembleClients;
 import io.zkfence.testing.Ensemble;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -10,7 +11,7 @@ import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 
-/** The recipes' samples run against lock-core's shared test ensemble and a fresh PostgreSQL database. */
+/** The recipes' samples run against the shared test ensemble and a fresh PostgreSQL database. */
 abstract class RecipeSampleTestBase {
 
     protected Ensemble ensemble;
@@ -39,7 +40,7 @@ abstract class RecipeSampleTestBase {
 
     /** A pod: a lock client on its own ZooKeeper session. */
     protected LockClient pod(String name) {
-        return closeLater(ensemble.client(root, name));
+        return closeLater(EnsembleClients.lockClient(ensemble, root, name));
     }
 
     protected static ConditionFactory eventually() {
