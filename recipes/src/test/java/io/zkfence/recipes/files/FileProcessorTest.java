@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.lock.LockClient;
 import io.zkfence.testing.Ensemble;
-import io.zkfence.recipes.testing.Postgres;
 import io.zkfence.recipes.testing.ZooKeeperTestBase;
 import io.zkfence.s3.FencedBucket;
 import io.zkfence.s3.S3FenceConfig;
+import io.zkfence.testing.PostgresServer;
 import io.zkfence.testkit.FreezableProxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -43,7 +43,7 @@ class FileProcessorTest extends ZooKeeperTestBase {
 
     @BeforeEach
     void storesAndInputs() {
-        db = Postgres.freshDatabase();
+        db = PostgresServer.shared().freshDatabase().dataSource();
         fence = JdbcFence.create(db);
         fence.createIfMissing();
         bucket = "files-" + UUID.randomUUID().toString().substring(0, 8);

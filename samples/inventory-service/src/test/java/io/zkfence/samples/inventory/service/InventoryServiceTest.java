@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
+import io.zkfence.testing.PostgresServer;
 import io.zkfence.testkit.EmbeddedEnsemble;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -41,7 +41,7 @@ class InventoryServiceTest {
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private static EmbeddedEnsemble zk;
-    private static EmbeddedPostgres postgres;
+    private static PostgresServer postgres;
     private static ConfigurableApplicationContext east;
     private static ConfigurableApplicationContext west;
     private static HttpClient http;
@@ -49,8 +49,7 @@ class InventoryServiceTest {
     @BeforeAll
     static void start() throws IOException {
         zk = EmbeddedEnsemble.builder().servers(1).start();
-        // A generous start-up wait: on a loaded 2-core machine initdb takes more than the 10 s default.
-        postgres = EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(60)).start();
+        postgres = PostgresServer.start();
         east = replica("east");
         west = replica("west");
         http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -78,7 +77,7 @@ class InventoryServiceTest {
                 "spring.main.banner-mode=off",
                 "zkfence.connect-string=" + zk.connectString(),
                 "zkfence.owner-id=" + name,
-                "spring.datasource.url=" + postgres.getJdbcUrl("postgres", "postgres"),
+                "spring.datasource.url=" + postgres.jdbcUrl(),
                 "spring.datasource.username=postgres",
                 // Generous for a loaded test machine: no request here should give up on the lock.
                 "inventory.lock-wait=30s").run();
@@ -160,7 +159,7 @@ class InventoryServiceTest {
     }
 
     private static DataSource database() {
-        return postgres.getPostgresDatabase();
+        return postgres.dataSource();
     }
 
     private static void stock(String sku, int available) throws SQLException {
