@@ -3,13 +3,12 @@ package io.zkfence.samples.recipes;
 import io.zkfence.lock.LockClient;
 import io.zkfence.samples.testing.EnsembleClients;
 import io.zkfence.testing.Ensemble;
+import io.zkfence.testing.Teardown;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The recipes' samples run against the shared test ensemble and a fresh PostgreSQL database. */
 abstract class RecipeSampleTestBase {
@@ -17,7 +16,8 @@ abstract class RecipeSampleTestBase {
     protected Ensemble ensemble;
     protected String root;
     protected TestPostgres db;
-    private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
+    @RegisterExtension
+    final Teardown teardown = Teardown.afterEach();
 
     @BeforeEach
     void setUp() {
@@ -26,16 +26,8 @@ abstract class RecipeSampleTestBase {
         db = TestPostgres.freshDatabase();
     }
 
-    @AfterEach
-    void tearDown() throws Exception {
-        while (!closeables.isEmpty()) {
-            closeables.pop().close();
-        }
-    }
-
     protected <T extends AutoCloseable> T closeLater(T closeable) {
-        closeables.push(closeable);
-        return closeable;
+        return teardown.closeLater(closeable);
     }
 
     /** A pod: a lock client on its own ZooKeeper session. */

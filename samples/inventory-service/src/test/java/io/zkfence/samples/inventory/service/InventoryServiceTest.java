@@ -7,6 +7,7 @@ import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import io.zkfence.testing.PostgresServer;
+import io.zkfence.testing.Teardown;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.io.IOException;
 import java.net.URI;
@@ -24,9 +25,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
@@ -40,6 +41,10 @@ class InventoryServiceTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
+    /** Stops the replicas, then the servers, after the last test. */
+    @RegisterExtension
+    static final Teardown teardown = Teardown.afterAll();
+
     private static EmbeddedEnsemble zk;
     private static PostgresServer postgres;
     private static ConfigurableApplicationContext east;
@@ -47,28 +52,12 @@ class InventoryServiceTest {
     private static HttpClient http;
 
     @BeforeAll
-    static void start() throws IOException {
-        zk = EmbeddedEnsemble.builder().servers(1).start();
-        postgres = PostgresServer.start();
-        east = replica("east");
-        west = replica("west");
-        http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    }
-
-    @AfterAll
-    static void stop() throws IOException {
-        for (AutoCloseable c : new AutoCloseable[] {http, west, east, zk}) {
-            if (c != null) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    throw new IllegalStateException("cannot stop " + c, e);
-                }
-            }
-        }
-        if (postgres != null) {
-            postgres.close();
-        }
+    static void start() {
+        zk = teardown.closeLater(EmbeddedEnsemble.builder().servers(1).start());
+        postgres = teardown.closeLater(PostgresServer.start());
+        east = teardown.closeLater(replica("east"));
+        west = teardown.closeLater(replica("west"));
+        http = teardown.closeLater(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build());
     }
 
     private static ConfigurableApplicationContext replica(String name) {
