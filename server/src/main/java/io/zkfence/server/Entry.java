@@ -36,8 +36,16 @@ record Entry(String node, int sequence, String lockToken, String requestKey, Ent
         return data.expiresAt() > 0;
     }
 
+    /**
+     * When this entry dies unless written again (epoch ms): a lease at its {@code expiresAt}, a
+     * waiting entry at its {@code waitUntil}. A waiter behind it wakes then to remove it.
+     */
+    long endsAt() {
+        return granted() ? data.expiresAt() : data.waitUntil();
+    }
+
     /** A lease whose time ran out, or a waiter nobody waits for any more: any replica deletes it. */
     boolean dead(long nowMillis) {
-        return granted() ? data.expiresAt() <= nowMillis : data.waitUntil() <= nowMillis;
+        return endsAt() <= nowMillis;
     }
 }

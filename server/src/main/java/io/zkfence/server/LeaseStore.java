@@ -143,10 +143,14 @@ final class LeaseStore {
                     giveUp(lockPath, own, written);
                     throw shuttingDown();
                 }
-                Entry predecessor = queue.get(queue.indexOf(own) - 1);
+                int place = queue.indexOf(own);
+                Entry predecessor = queue.get(place - 1);
+                // The predecessor's delete wakes this wait, but nobody deletes an entry whose lease
+                // ran out or whose replica died while it waited: wake when the first entry ahead
+                // ends, and the read after it removes the dead.
                 long until = deadline;
-                if (head.granted()) {
-                    until = Math.min(until, head.data().expiresAt()); // wake to reap an expired holder
+                for (Entry ahead : queue.subList(0, place)) {
+                    until = Math.min(until, ahead.endsAt());
                 }
                 if (waitingSince == 0) {
                     waitingSince = now;
@@ -406,20 +410,35 @@ final class LeaseStore {
                 clock.instant());
     }
 
-    /** The entries, with every dead one removed (any replica may: versioned deletes). */
+    /**
+     * The entries, with every dead one removed (any replica may: versioned deletes). A delete
+     * refused because the entry changed since the read (renewed, granted, its wait extended by a
+     * retry) means this read of it is out of date: the queue is read again after a sync. Passing
+     * over such an entry would let the entry behind it be granted beside a live lease.
+     */
     private List<Entry> live(String lockPath, long now) {
-        List<Entry> queue = read(lockPath);
-        List<Entry> live = new ArrayList<>();
-        for (Entry e : queue) {
-            if (e.dead(now)) {
-                if (delete(lockPath, e) && e.granted()) {
+        while (true) {
+            List<Entry> live = new ArrayList<>();
+            boolean outOfDate = false;
+            for (Entry e : read(lockPath)) {
+                if (!e.dead(now)) {
+                    live.add(e);
+                    continue;
+                }
+                Removal removal = remove(lockPath, e);
+                if (removal == Removal.CHANGED) {
+                    outOfDate = true;
+                    break;
+                }
+                if (removal == Removal.DELETED && e.granted()) {
                     metrics.expired();
                 }
-            } else {
-                live.add(e);
             }
+            if (!outOfDate) {
+                return live;
+            }
+            sync(lockPath);
         }
-        return live;
     }
 
     private List<Entry> read(String lockPath) {

@@ -120,6 +120,19 @@ final class ReplicaFixture implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the replica as a crash would: its ZooKeeper session ends first, so nothing it wrote is
+     * cleaned up (a waiting acquire's entry stays behind), then its HTTP side stops. Idempotent
+     * with {@link #close()}.
+     */
+    synchronized void crash() {
+        if (!closed) {
+            closed = true;
+            zk.close();
+            server.close();
+        }
+    }
+
     /** Stops the replica (a test may stop one early); idempotent. */
     @Override
     public synchronized void close() {
