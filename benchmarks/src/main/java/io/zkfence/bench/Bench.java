@@ -15,8 +15,8 @@ import picocli.CommandLine.Option;
  * and runs this with the full counts, writing docs/benchmarks.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
-        description = "Measures zkfence's lock and fencing cost against the ZooKeeper floor and Curator, and writes "
-                + "README.md, results.json and PNG plots into the output folder.")
+        description = "Measures zkfence's lock and fencing cost against the ZooKeeper floor, Curator and Hazelcast's "
+                + "CP FencedLock, and writes README.md, results.json and PNG plots into the output folder.")
 public final class Bench implements Callable<Integer> {
 
     @Option(names = "--smoke", description = "Tiny counts, seconds: proves the harness works (CI). Figures mean nothing.")
@@ -26,7 +26,7 @@ public final class Bench implements Callable<Integer> {
     Path out;
 
     @Option(names = "--only", split = ",", paramLabel = "WORKLOAD",
-            description = "Run only these workloads: uncontended, contended, handoff, many-locks, cache-rebuild, hot-lock, aggregate, file-processing, server, fencing-jdbc, fencing-s3.")
+            description = "Run only these workloads: uncontended, contended, handoff, many-locks, cache-rebuild, hot-lock, hot-lock-processes, aggregate, file-processing, server, fencing-jdbc, fencing-s3.")
     List<String> only = List.of();
 
     @Option(names = "--zk-fsync", negatable = true, defaultValue = "true", fallbackValue = "true",

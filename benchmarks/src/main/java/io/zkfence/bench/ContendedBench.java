@@ -1,32 +1,27 @@
 package io.zkfence.bench;
 
-import io.zkfence.lock.FencedLock;
-import io.zkfence.lock.Lease;
+import com.hazelcast.core.HazelcastInstance;
 import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.HdrHistogram.Histogram;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 
 /**
  * Workload 2: clients (one session each) hammer one lock; each critical section checks exclusion
- * with a shared counter. zkfence and Curator run in alternating rounds (ABBA) on their own
- * sessions, so drift hits both alike.
+ * with a shared counter. zkfence, Curator and Hazelcast's CP FencedLock (the peer: its 3 CP members
+ * in the harness JVM, a client each) run in rounds whose order rotates and reverses, so drift hits
+ * all of them alike.
  */
 final class ContendedBench implements Workload {
 
-    /** A lock as the worker loop sees it. */
-    private interface Mutex {
-        AutoCloseable lock();
-    }
+    private static final List<String> IMPLS = List.of("zkfence", "curator", "hazelcast");
 
     /** The critical section's shared state: who is inside, and a counter updated without atomics. */
     private static final class Exclusion {
@@ -45,6 +40,7 @@ final class ContendedBench implements Workload {
         }
     }
 
+    /** One implementation's rounds, summed; {@code requests} are what the pinned ZooKeeper server received (not reported for Hazelcast). */
     private record Totals(long grants, long nanos, long requests, Histogram waits) {}
 
     @Override
@@ -58,51 +54,51 @@ final class ContendedBench implements Workload {
     }
 
     @Override
+    public boolean needsHazelcast() {
+        return true;
+    }
+
+    @Override
     public Section run(BenchContext ctx) {
         Settings s = ctx.settings();
         Results r = ctx.results();
         int n = s.contendedClients();
         try (Closer closer = new Closer()) {
-            List<Mutex> zkfence = new ArrayList<>();
+            Map<String, List<List<Mutex>>> impls = new LinkedHashMap<>();
+            IMPLS.forEach(impl -> impls.put(impl, new ArrayList<>()));
             List<LockClient> zkClients = new ArrayList<>();
-            List<Mutex> curator = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 CuratorFramework session = closer.add(ctx.zk().curator());
                 LockClient client = closer.add(LockClient.create(session,
                         LockClientConfig.builder().rootPath("/bench/zkfence").ownerId("bench-contended-" + i).build()));
                 zkClients.add(client);
-                FencedLock lock = client.lock("contended");
-                zkfence.add(() -> {
-                    Lease lease = lock.acquire();
-                    return lease::release;
-                });
+                impls.get("zkfence").add(List.of(Mutex.of(client.lock("contended"))));
                 InterProcessMutex mutex = new InterProcessMutex(closer.add(ctx.zk().curator()), "/bench/curator/contended");
-                curator.add(() -> {
-                    acquire(mutex);
-                    return mutex::release;
-                });
+                impls.get("curator").add(List.of(Mutex.of(mutex)));
+                HazelcastInstance hz = ctx.hazelcast().client("bench-contended-" + i);
+                AutoCloseable hzShutdown = hz::shutdown;
+                closer.add(hzShutdown);
+                impls.get("hazelcast").add(List.of(Mutex.of(hz.getCPSubsystem().getLock("contended"))));
             }
             Exclusion exclusion = new Exclusion();
-            Map<String, List<Mutex>> impls = new LinkedHashMap<>();
-            impls.put("zkfence", zkfence);
-            impls.put("curator", curator);
             ctx.log().say("contended: %d clients, warm-up + %d rounds of %d ms per implementation", n,
                     s.contendedRounds(), s.contendedRound().toMillis());
-            for (var e : impls.entrySet()) {
-                round(ctx, e.getValue(), s.contendedRound().toNanos() / 2, exclusion);
+            for (String impl : IMPLS) {
+                round(ctx, impls.get(impl), s.contendedRound().toNanos() / 2, exclusion);
             }
             Map<String, Totals> totals = new LinkedHashMap<>();
             long wakeUpsBefore = zkClients.stream().mapToLong(c -> c.stats().wakeUps()).sum();
             long zkGrantsBefore = zkClients.stream().mapToLong(c -> c.stats().grants()).sum();
             long readsBefore = zkClients.stream().mapToLong(c -> c.stats().childrenReads()).sum();
-            for (int i = 0; i < 2 * s.contendedRounds(); i++) {
-                String impl = (i % 4 == 0 || i % 4 == 3) ? "zkfence" : "curator";
-                Totals t = round(ctx, impls.get(impl), s.contendedRound().toNanos(), exclusion);
-                totals.merge(impl, t, (a, b) -> {
-                    a.waits().add(b.waits());
-                    return new Totals(a.grants() + b.grants(), a.nanos() + b.nanos(), a.requests() + b.requests(),
-                            a.waits());
-                });
+            for (int i = 0; i < s.contendedRounds(); i++) {
+                for (String impl : Interleaved.order(IMPLS, i)) {
+                    Totals t = round(ctx, impls.get(impl), s.contendedRound().toNanos(), exclusion);
+                    totals.merge(impl, t, (a, b) -> {
+                        a.waits().add(b.waits());
+                        return new Totals(a.grants() + b.grants(), a.nanos() + b.nanos(), a.requests() + b.requests(),
+                                a.waits());
+                    });
+                }
             }
             long wakeUps = zkClients.stream().mapToLong(c -> c.stats().wakeUps()).sum() - wakeUpsBefore;
             long zkGrants = zkClients.stream().mapToLong(c -> c.stats().grants()).sum() - zkGrantsBefore;
@@ -110,28 +106,34 @@ final class ContendedBench implements Workload {
 
             Map<String, Double> perSecond = new LinkedHashMap<>();
             Map<String, Latency> waits = new LinkedHashMap<>();
-            totals.forEach((impl, t) -> {
+            for (String impl : IMPLS) {
+                Totals t = totals.get(impl);
                 double gps = t.grants() / (t.nanos() / 1e9);
                 perSecond.put(impl, gps);
                 waits.put(impl, Latency.of(t.waits()));
                 r.figure("contended." + impl + ".grants", t.grants());
                 r.figure("contended." + impl + ".seconds", t.nanos() / 1e9);
                 r.figure("contended." + impl + ".grants_per_s", gps);
-                r.figure("contended." + impl + ".requests_per_grant", t.requests() / (double) t.grants());
+                if (!impl.equals("hazelcast")) {
+                    r.figure("contended." + impl + ".requests_per_grant", t.requests() / (double) t.grants());
+                }
                 r.latency("contended." + impl + ".acquire_wait", waits.get(impl));
-            });
+            }
             r.figure("contended.violations", exclusion.violations.get());
             long expected = totals.values().stream().mapToLong(Totals::grants).sum();
             r.figure("contended.counter_lost_updates", grantsSoFar - exclusion.counter);
             r.figure("contended.zkfence.watch_events_per_grant", zkGrants == 0 ? 0 : wakeUps / (double) zkGrants);
             r.figure("contended.zkfence.children_reads_per_grant", zkGrants == 0 ? 0 : reads / (double) zkGrants);
             double ratio = perSecond.get("zkfence") / perSecond.get("curator");
+            double vsHazelcast = perSecond.get("zkfence") / perSecond.get("hazelcast");
             r.figure("contended.ratio.zkfence_vs_curator", ratio);
+            r.figure("contended.ratio.zkfence_vs_hazelcast", vsHazelcast);
             if (exclusion.violations.get() != 0) {
                 throw new IllegalStateException("mutual exclusion violated " + exclusion.violations.get() + " times");
             }
             String evidence = "zkfence " + Fmt.num(perSecond.get("zkfence")) + " grants/s, Curator "
-                    + Fmt.num(perSecond.get("curator")) + " grants/s; requests per grant: zkfence "
+                    + Fmt.num(perSecond.get("curator")) + " grants/s (Hazelcast CP, in memory: "
+                    + Fmt.num(perSecond.get("hazelcast")) + "); requests per grant: zkfence "
                     + Fmt.num(r.figure("contended.zkfence.requests_per_grant")) + ", Curator "
                     + Fmt.num(r.figure("contended.curator.requests_per_grant")) + "; exclusion violations "
                     + exclusion.violations.get() + " in " + expected + " measured grants";
@@ -143,23 +145,30 @@ final class ContendedBench implements Workload {
             StringBuilder md = new StringBuilder();
             md.append(n).append(" clients, each with its own session, acquire one lock, run a critical section that "
                     + "checks exclusion (an atomic \"inside\" count and a counter updated without atomics), release, "
-                    + "and go again. zkfence and Curator alternate in rounds of ")
-                    .append(s.contendedRound().toMillis()).append(" ms (ABBA, ").append(s.contendedRounds())
+                    + "and go again. zkfence, Curator and Hazelcast's CP FencedLock (the peer: ")
+                    .append(HazelcastCp.MEMBERS).append(" CP members in the harness JVM, each client a Hazelcast "
+                    + "client with its own CP session) run in rounds of ").append(s.contendedRound().toMillis())
+                    .append(" ms whose order rotates and reverses (").append(s.contendedRounds())
                     .append(" measured rounds each, after one warm-up round each).\n\n");
-            md.append("| implementation | grants | seconds | grants/s | requests per grant (server count) | acquire wait p50 | p99 | p99.9 | max |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-            totals.forEach((impl, t) -> md.append("| ").append(impl).append(" | ").append(t.grants()).append(" | ")
+            md.append("| implementation | durability | grants | seconds | grants/s | requests per grant (server count) "
+                    + "| acquire wait p50 | p99 | p99.9 | max |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+            totals.forEach((impl, t) -> md.append("| ").append(impl).append(" | ")
+                    .append(HazelcastCp.durabilityOf(impl)).append(" | ").append(t.grants()).append(" | ")
                     .append(Fmt.num(t.nanos() / 1e9)).append(" | ").append(Fmt.num(perSecond.get(impl))).append(" | ")
-                    .append(Fmt.num(r.figure("contended." + impl + ".requests_per_grant"))).append(" | ")
+                    .append(impl.equals("hazelcast") ? "— (not ZooKeeper)"
+                            : Fmt.num(r.figure("contended." + impl + ".requests_per_grant"))).append(" | ")
                     .append(Fmt.us(waits.get(impl).p50())).append(" | ").append(Fmt.us(waits.get(impl).p99()))
                     .append(" | ").append(Fmt.us(waits.get(impl).p999())).append(" | ")
                     .append(Fmt.us(waits.get(impl).max())).append(" |\n"));
-            md.append("\nzkfence ÷ Curator grants/s: **").append(Fmt.ratio(ratio)).append("**. Exclusion violations: ")
+            md.append("\nzkfence ÷ Curator grants/s: **").append(Fmt.ratio(ratio)).append("**; zkfence ÷ Hazelcast: **")
+                    .append(Fmt.ratio(vsHazelcast)).append("**. Exclusion violations: ")
                     .append(exclusion.violations.get()).append("; lost counter updates: ")
                     .append(Fmt.num(r.figure("contended.counter_lost_updates")))
                     .append(". zkfence watch events per grant: ")
                     .append(Fmt.num(r.figure("contended.zkfence.watch_events_per_grant")))
                     .append("; child-list reads per grant: ")
-                    .append(Fmt.num(r.figure("contended.zkfence.children_reads_per_grant"))).append(".\n\n");
+                    .append(Fmt.num(r.figure("contended.zkfence.children_reads_per_grant"))).append(". ")
+                    .append(HazelcastCp.DURABILITY_NOTE).append("\n\n");
             md.append("![contended throughput](").append(plot).append(")\n");
             return new Section("2. Contended throughput", md.toString());
         }
@@ -175,64 +184,15 @@ final class ContendedBench implements Workload {
     }
 
     /** One round: every client loops acquire → critical section → release until the deadline. */
-    private Totals round(BenchContext ctx, List<Mutex> mutexes, long nanos, Exclusion exclusion) {
-        Histogram wait = Latency.newHistogram();
-        AtomicLong grants = new AtomicLong();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        CountDownLatch start = new CountDownLatch(1);
-        List<Thread> workers = new ArrayList<>();
+    private Totals round(BenchContext ctx, List<List<Mutex>> clients, long nanos, Exclusion exclusion) {
         long before = ctx.zk().received();
-        for (Mutex m : mutexes) {
-            workers.add(Thread.ofPlatform().name("contended-worker").start(() -> {
-                Histogram mine = Latency.newHistogram();
-                try {
-                    start.await();
-                    long deadline = System.nanoTime() + nanos;
-                    while (System.nanoTime() < deadline && failure.get() == null) {
-                        long t0 = System.nanoTime();
-                        try (AutoCloseable held = m.lock()) {
-                            Latency.record(mine, System.nanoTime() - t0);
-                            exclusion.criticalSection();
-                        }
-                        grants.incrementAndGet();
-                    }
-                } catch (Throwable e) {
-                    failure.compareAndSet(null, e);
-                } finally {
-                    synchronized (wait) {
-                        wait.add(mine);
-                    }
-                }
-            }));
-        }
-        long t0 = System.nanoTime();
-        start.countDown();
-        for (Thread w : workers) {
-            join(w);
-        }
-        long elapsed = System.nanoTime() - t0;
+        LockRound.Result result = LockRound.run(clients, nanos, exclusion::criticalSection);
         long requests = ctx.zk().received() - before;
-        if (failure.get() != null) {
-            throw new IllegalStateException("a contended worker failed", failure.get());
+        Histogram waits = Latency.newHistogram();
+        for (Histogram h : result.waits()) {
+            waits.add(h);
         }
-        grantsSoFar += grants.get();
-        return new Totals(grants.get(), elapsed, requests, wait);
-    }
-
-    private static void acquire(InterProcessMutex mutex) {
-        try {
-            mutex.acquire();
-        } catch (Exception e) {
-            throw new IllegalStateException("InterProcessMutex.acquire failed", e);
-        }
-    }
-
-    private static void join(Thread t) {
-        try {
-            t.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted waiting for a worker", e);
-        }
+        grantsSoFar += result.totalGrants();
+        return new Totals(result.totalGrants(), result.nanos(), requests, waits);
     }
 }

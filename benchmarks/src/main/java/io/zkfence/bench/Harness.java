@@ -19,7 +19,7 @@ final class Harness {
 
     static List<Workload> all() {
         return List.of(new UncontendedBench(), new ContendedBench(), new HandoffBench(), new ManyLocksBench(),
-                new CacheRebuildBench(), new HotLockBench(), new AggregateBench(), new FileProcessingBench(), new ServerBench(), new JdbcFencingBench(),
+                new CacheRebuildBench(), new HotLockBench(), new HotLockProcessesBench(), new AggregateBench(), new FileProcessingBench(), new ServerBench(), new JdbcFencingBench(),
                 new S3FencingBench());
     }
 
@@ -68,14 +68,16 @@ final class Harness {
                     results.machine().put("zookeeper_session_timeout_ms", ZkCluster.SESSION_TIMEOUT_MS);
                     results.machine().put("zookeeper_clients_on", zk.pinnedRole() + " " + zk.connectString());
                     results.machine().put("zookeeper_data_fs", MachineInfo.fileSystemOf(zk.dataDirectory()));
-                    for (Workload w : zkWorkloads) {
-                        sections.add(w.run(new BenchContext(settings, results, out, zk, log)));
+                    try (HazelcastCp hazelcast = startHazelcastIfNeeded(zkWorkloads, results)) {
+                        for (Workload w : zkWorkloads) {
+                            sections.add(w.run(new BenchContext(settings, results, out, zk, hazelcast, log)));
+                        }
                     }
                 }
             }
             for (Workload w : selected) {
                 if (!w.needsZooKeeper()) {
-                    sections.add(w.run(new BenchContext(settings, results, out, null, log)));
+                    sections.add(w.run(new BenchContext(settings, results, out, null, null, log)));
                 }
             }
             results.machine().put("cpu_share_other_processes", cpu.foreignShare());
@@ -89,5 +91,17 @@ final class Harness {
         ReportWriter.write(out.resolve("README.md"), results, sections);
         log.say("wrote %s (README.md, results.json, plots) in %d s", out, (System.nanoTime() - t0) / 1_000_000_000);
         return results;
+    }
+
+    /** The peer's members, started once for every workload that compares with it; null if none does. */
+    private HazelcastCp startHazelcastIfNeeded(List<Workload> zkWorkloads, Results results) {
+        if (zkWorkloads.stream().noneMatch(Workload::needsHazelcast)) {
+            return null;
+        }
+        log.say("starting %d Hazelcast CP members (in memory)", HazelcastCp.MEMBERS);
+        HazelcastCp hazelcast = HazelcastCp.start();
+        results.machine().put("hazelcast_cp_members", HazelcastCp.MEMBERS);
+        results.machine().put("hazelcast_cp_persistence", false);
+        return hazelcast;
     }
 }

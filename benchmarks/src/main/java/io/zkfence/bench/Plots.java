@@ -27,6 +27,17 @@ final class Plots {
      */
     static String bars(Path out, String file, String title, String xTitle, String yTitle, List<String> categories,
             Map<String, List<Double>> series) {
+        return bars(out, file, title, xTitle, yTitle, categories, series, false);
+    }
+
+    /**
+     * As {@link #bars}, with a logarithmic y axis when series differ by orders of magnitude (every
+     * value must then be positive).
+     *
+     * @return the file name, for the report's image link
+     */
+    static String bars(Path out, String file, String title, String xTitle, String yTitle, List<String> categories,
+            Map<String, List<Double>> series, boolean logarithmicY) {
         CategoryChart chart = new CategoryChartBuilder().width(820).height(440).title(title).xAxisTitle(xTitle)
                 .yAxisTitle(yTitle).build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
@@ -36,6 +47,22 @@ final class Plots {
         // No value labels on the bars: they overlap at these widths; the report's tables have the numbers.
         chart.getStyler().setLabelsVisible(false);
         chart.getStyler().setDecimalPattern("#,##0.##");
+        if (logarithmicY) {
+            double min = series.values().stream().flatMap(List::stream).mapToDouble(Double::doubleValue).min()
+                    .orElse(1);
+            double max = series.values().stream().flatMap(List::stream).mapToDouble(Double::doubleValue).max()
+                    .orElse(10);
+            if (!(min > 0)) {
+                throw new IllegalArgumentException("plot " + file + ": a logarithmic axis cannot show " + min);
+            }
+            chart.getStyler().setYAxisLogarithmic(true);
+            // XChart's bars start at the axis minimum, which it would otherwise take as 0.
+            chart.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(min))));
+            // Whole decades at both ends, so the top has a label too.
+            chart.getStyler().setYAxisMax(Math.pow(10, Math.ceil(Math.log10(max))));
+            // Bars of every height, so no corner of the plot is free for the legend.
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+        }
         series.forEach((name, values) -> chart.addSeries(name, categories, values));
         try {
             BitmapEncoder.saveBitmap(chart, out.resolve(file).toString(), BitmapEncoder.BitmapFormat.PNG);

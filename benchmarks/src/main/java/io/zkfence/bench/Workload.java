@@ -9,6 +9,11 @@ interface Workload {
     /** Whether the workload needs the ZooKeeper ensemble. */
     boolean needsZooKeeper();
 
+    /** Whether the workload needs the Hazelcast CP members (only workloads that also need ZooKeeper may). */
+    default boolean needsHazelcast() {
+        return false;
+    }
+
     /** Runs the workload, records figures, draws its plot into the output folder. */
     Section run(BenchContext ctx);
 }

@@ -38,6 +38,8 @@ class SmokeRunTest {
         assertThat(json.at("/machine/load_average_before").asText()).isNotBlank();
         assertThat(json.at("/machine/load_average_after").asText()).isNotBlank();
         assertThat(json.at("/machine/versions/curator").asText()).isEqualTo("5.9.0");
+        assertThat(json.at("/machine/versions/hazelcast").asText()).isEqualTo("5.4.0");
+        assertThat(json.at("/machine/hazelcast_cp_members").asInt()).isEqualTo(3);
 
         JsonNode figures = json.get("figures");
         Settings smoke = Settings.smokeRun();
@@ -46,7 +48,7 @@ class SmokeRunTest {
             expected.add("uncontended." + v + ".p50_us");
             expected.add("uncontended." + v + ".requests_per_cycle");
         }
-        for (String v : List.of("zkfence", "curator")) {
+        for (String v : List.of("zkfence", "curator", "hazelcast")) {
             expected.add("contended." + v + ".grants_per_s");
             expected.add("contended." + v + ".acquire_wait.p99_us");
         }
@@ -66,9 +68,13 @@ class SmokeRunTest {
             expected.add("cache_rebuild." + v + ".p99_us");
             expected.add("cache_rebuild." + v + ".loader_calls_per_expiry.max");
         }
-        for (String v : List.of("zkfence-cohort", "zkfence", "curator")) {
+        for (String v : List.of("zkfence-cohort", "zkfence", "curator", "hazelcast")) {
             expected.add("hot-lock." + v + ".grants_per_s");
             expected.add("hot-lock." + v + ".worst_share_deviation");
+            expected.add("hot-lock-processes." + v + ".grants_per_s");
+            expected.add("hot-lock-processes." + v + ".worst_share_deviation");
+            expected.add("hot-lock-processes." + v + ".acquire_wait.p99_us");
+            expected.add("hot-lock-processes." + v + ".process_1.grants");
         }
         for (String layout : List.of("one_client", "four_clients")) {
             for (String v : List.of("floor", "zkfence", "curator")) {
@@ -104,6 +110,10 @@ class SmokeRunTest {
         assertThat(figures.get("contended.violations").asDouble()).isZero();
         assertThat(figures.get("contended.counter_lost_updates").asDouble()).isZero();
         assertThat(figures.get("hot-lock.violations").asDouble()).isZero();
+        // Across processes: no overlap seen in the shared file, no update lost, and every grant checked.
+        assertThat(figures.get("hot-lock-processes.violations").asDouble()).isZero();
+        assertThat(figures.get("hot-lock-processes.lost_updates").asDouble()).isZero();
+        assertThat(figures.get("hot-lock-processes.checked_grants").asDouble()).isPositive();
         for (int w : smoke.handoffWaiters()) {
             assertThat(figures.get("handoff.waiters_" + w + ".watch_events_per_release").asDouble()).isEqualTo(1.0);
         }
@@ -124,8 +134,8 @@ class SmokeRunTest {
         assertThat(targetIds).contains("uncontended_vs_floor", "uncontended_vs_curator", "contended_vs_curator",
                 "handoff_p50_flat", "handoff_watch_events", "many_locks_flat", "jdbc_token_column_update",
                 "jdbc_fence_row_unit", "s3_steady_put", "cache_rebuild_stale_loader_calls",
-                "cache_rebuild_wait_loader_calls", "hot_lock_cohort_vs_curator", "hot_lock_plain_vs_curator",
-                "hot_lock_cohort_fairness", "aggregate_one_client_vs_floor", "aggregate_four_clients_vs_curator",
+                "cache_rebuild_wait_loader_calls", "hot_lock_cohort_vs_curator", "hot_lock_cohort_vs_hazelcast",
+                "hot_lock_violations", "hot_lock_plain_vs_curator", "hot_lock_cohort_fairness", "aggregate_one_client_vs_floor", "aggregate_four_clients_vs_curator",
                 "file_processing_task_runs_per_file", "file_processing_scaling",
                 "server_http_added_p50", "server_hot_key_vs_lock_core", "server_errors");
         json.get("targets").forEach(t -> assertThat(t.get("measured").isNumber()).isTrue());

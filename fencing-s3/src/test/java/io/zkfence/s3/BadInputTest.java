@@ -3,6 +3,7 @@ package io.zkfence.s3;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.zkfence.testing.S3MockServer;
 import java.io.IOException;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

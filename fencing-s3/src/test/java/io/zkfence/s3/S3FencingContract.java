@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zkfence.fencing.contract.FencedResource;
 import io.zkfence.fencing.contract.FencingContract;
+import io.zkfence.testing.S3MockServer;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;

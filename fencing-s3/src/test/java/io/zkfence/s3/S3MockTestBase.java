@@ -1,5 +1,6 @@
 package io.zkfence.s3;
 
+import io.zkfence.testing.S3MockServer;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;

@@ -1,10 +1,9 @@
 package io.zkfence.lock;
 
 import io.zkfence.testing.Ensemble;
+import io.zkfence.testing.Teardown;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -14,8 +13,8 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Tests on the shared 3-server ensemble; each test gets its own root path and clients. */
 abstract class EnsembleTestBase {
@@ -24,7 +23,9 @@ abstract class EnsembleTestBase {
     protected String root;
     /** A plain Curator client for looking at znodes the way an operator would. */
     protected CuratorFramework raw;
-    private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
+    /** Closes the test's clients, newest first, after the test. */
+    @RegisterExtension
+    final Teardown teardown = Teardown.afterEach();
 
     /** The ensemble the test runs on; tests that break servers override this with their own. */
     protected Ensemble ensemble() {
@@ -38,26 +39,8 @@ abstract class EnsembleTestBase {
         raw = closeLater(ensemble.curator(Duration.ofSeconds(10)));
     }
 
-    @AfterEach
-    void closeEverything() throws Exception {
-        Exception first = null;
-        while (!closeables.isEmpty()) {
-            try {
-                closeables.pop().close();
-            } catch (Exception e) {
-                if (first == null) {
-                    first = e;
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
-    }
-
     protected <T extends AutoCloseable> T closeLater(T closeable) {
-        closeables.push(closeable);
-        return closeable;
+        return teardown.closeLater(closeable);
     }
 
     /**
@@ -75,7 +58,8 @@ abstract class EnsembleTestBase {
 
     /** A lock client on its own session (10 s) on the whole ensemble. */
     protected LockClient newClient(String ownerId) {
-        return closeLater(ensemble.client(root, ownerId));
+        return closeLater(LockClient.connect(ensemble.connectString(), LockClientConfig.builder().rootPath(root)
+                .ownerId(ownerId).sessionTimeout(Duration.ofSeconds(10)).build()));
     }
 
     /** A lock client on a given Curator client, with its gateway decorated (fault injection). */

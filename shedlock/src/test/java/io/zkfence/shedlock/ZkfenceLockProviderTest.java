@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LeaseState;
+import io.zkfence.testing.Teardown;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,11 +27,10 @@ import net.javacrumbs.shedlock.core.LockingTaskExecutor;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The provider against every behaviour ShedLock documents for providers, on a real ZooKeeper
@@ -40,20 +40,19 @@ class ZkfenceLockProviderTest {
 
     private static final Duration LONG = Duration.ofMinutes(5);
 
+    @RegisterExtension
+    static final Teardown servers = Teardown.afterAll();
+    @RegisterExtension
+    final Teardown replicas = Teardown.afterEach();
+
     private static EmbeddedEnsemble zk;
-    private final List<AutoCloseable> toClose = new ArrayList<>();
     private Replica a;
     private Replica b;
     private String job;
 
     @BeforeAll
     static void startZooKeeper() {
-        zk = EmbeddedEnsemble.builder().servers(1).start();
-    }
-
-    @AfterAll
-    static void stopZooKeeper() {
-        zk.close();
+        zk = servers.closeLater(EmbeddedEnsemble.builder().servers(1).start());
     }
 
     @BeforeEach
@@ -63,17 +62,8 @@ class ZkfenceLockProviderTest {
         job = "job-" + UUID.randomUUID();
     }
 
-    @AfterEach
-    void close() throws Exception {
-        for (AutoCloseable c : toClose.reversed()) {
-            c.close();
-        }
-    }
-
     private Replica replica(String owner) {
-        Replica r = new Replica(zk.connectString(), owner, Duration.ofSeconds(15));
-        toClose.add(r);
-        return r;
+        return replicas.closeLater(new Replica(zk.connectString(), owner, Duration.ofSeconds(15)));
     }
 
     private static LockConfiguration config(String name, Duration atMost, Duration atLeast) {

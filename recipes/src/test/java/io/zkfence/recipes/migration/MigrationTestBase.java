@@ -1,7 +1,7 @@
 package io.zkfence.recipes.migration;
 
-import io.zkfence.recipes.testing.Postgres;
 import io.zkfence.recipes.testing.ZooKeeperTestBase;
+import io.zkfence.testing.PostgresServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -25,7 +25,7 @@ abstract class MigrationTestBase extends ZooKeeperTestBase {
 
     @BeforeEach
     void freshDatabase() {
-        db = Postgres.freshDatabase();
+        db = PostgresServer.shared().freshDatabase().dataSource();
         lockName = "db-migration:" + UUID.randomUUID().toString().substring(0, 8);
     }
 

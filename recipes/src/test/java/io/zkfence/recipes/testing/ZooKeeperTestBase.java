@@ -3,12 +3,11 @@ package io.zkfence.recipes.testing;
 import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
 import io.zkfence.testing.Ensemble;
+import io.zkfence.testing.Teardown;
 import io.zkfence.testkit.FreezableProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,8 +16,8 @@ import java.util.function.Supplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Tests on lock-core's shared 3-server ensemble: a fresh root path per test, lock clients on
@@ -32,7 +31,9 @@ public abstract class ZooKeeperTestBase {
 
     protected Ensemble ensemble;
     protected String root;
-    private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
+    /** Closes what the test made, newest first, after the test. */
+    @RegisterExtension
+    final Teardown teardown = Teardown.afterEach();
     private ExecutorService threads;
 
     @BeforeEach
@@ -40,23 +41,6 @@ public abstract class ZooKeeperTestBase {
         threads = null;
         ensemble = Ensemble.shared();
         root = Ensemble.freshRoot(getClass().getSimpleName());
-    }
-
-    @AfterEach
-    void closeEverything() throws Exception {
-        Exception first = null;
-        while (!closeables.isEmpty()) {
-            try {
-                closeables.pop().close();
-            } catch (Exception e) {
-                if (first == null) {
-                    first = e;
-                }
-            }
-        }
-        if (first != null) {
-            throw first;
-        }
     }
 
     /**
@@ -78,13 +62,13 @@ public abstract class ZooKeeperTestBase {
     }
 
     protected <T extends AutoCloseable> T closeLater(T closeable) {
-        closeables.push(closeable);
-        return closeable;
+        return teardown.closeLater(closeable);
     }
 
     /** A lock client on its own 10 s session on the whole ensemble. */
     protected LockClient client(String ownerId) {
-        return closeLater(ensemble.client(root, ownerId));
+        return closeLater(LockClient.connect(ensemble.connectString(), LockClientConfig.builder().rootPath(root)
+                .ownerId(ownerId).sessionTimeout(Duration.ofSeconds(10)).build()));
     }
 
     /** A freezable proxy in front of the first server. */

@@ -4,7 +4,8 @@ package io.zkfence.samples.faults;
  * One write attempt as a worker logged it, one JSON line each: which lock and token, the lease's
  * state right before the write, and what each resource answered.
  *
- * @param attempt  unique id ({@code <worker>-<n>}), also written into the history row
+ * @param attempt  unique id ({@code <worker>-<pid>.<start>-<n>}: unique across the worker's restarts), also
+ *                 written into the history row
  * @param worker   the worker
  * @param resource the lock name, also the fenced resource's key
  * @param token    the lease's fencing token

@@ -77,6 +77,7 @@ final class CampaignReport {
         json.put("faults", faults);
         json.put("faultsTotal", faults.values().stream().mapToInt(Integer::intValue).sum());
         json.put("recovery", recovery);
+        json.put("faultEvents", events); // start and end of each, so the timeline can be drawn again
         json.put("committedWrites", check.rows());
         json.put("violations", check.violations());
         json.put("jdbcOutcomes", check.jdbcOutcomes());

@@ -17,6 +17,7 @@ import java.util.Set;
  *     counter does not equal the number of rows;</li>
  * <li>a write a worker was told was rejected as stale, found committed; or one it was told was
  *     accepted, missing.</li>
+ * <li>an attempt id logged twice (the reconciliation would be unsound).</li>
  * </ul>
  * Committed writes the log does not show (a worker killed between commit and log line) are
  * counted, not violations.
@@ -82,7 +83,10 @@ final class Checker {
         Map<String, Integer> s3 = new HashMap<>();
         Set<String> logged = new HashSet<>();
         for (Attempt a : log) {
-            logged.add(a.attempt());
+            if (!logged.add(a.attempt())) {
+                // Reconciling by id needs unique ids; a repeat would let one attempt's outcome hide another's.
+                violations.add("log: attempt id " + a.attempt() + " is logged more than once");
+            }
             jdbc.merge(kind(a.jdbc()), 1, Integer::sum);
             s3.merge(kind(a.s3()), 1, Integer::sum);
             if (Attempt.STALE.equals(a.jdbc()) && committed.contains(a.attempt())) {

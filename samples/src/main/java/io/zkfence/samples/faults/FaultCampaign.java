@@ -77,8 +77,13 @@ public final class FaultCampaign {
     public record Outcome(Checker.Result check, Map<String, Integer> faults, int leftoverQueueNodes, Path report,
             S3Summary s3, List<Recovery.Kind> recovery) {}
 
-    /** How long the workers run on after the last fault, so that liveness can be judged. */
-    static final Duration SETTLE = Duration.ofSeconds(10);
+    /**
+     * How long the workers may take, after the last fault, to each have a write accepted again
+     * (liveness). The campaign goes on as soon as they all have; a worker restarted by the last
+     * fault needs a JVM start and a new session first, which on a busy 2-core machine takes
+     * seconds to tens of seconds.
+     */
+    static final Duration SETTLE = Duration.ofSeconds(60);
 
     /** The S3 documents, counted apart (S3Mock is not an atomic compare-and-set; see docs/faults.md). */
     public record S3Summary(long acceptedWrites, long finalCounters, List<String> notes) {}
@@ -143,7 +148,8 @@ public final class FaultCampaign {
 
     /**
      * Runs {@code injectors} fault injectors at once until the campaign's time is up, so faults
-     * overlap; each draws its faults from its own seed. Then the workers run on for {@link #SETTLE}.
+     * overlap; each draws its faults from its own seed. Then the workers run on until each has
+     * had a write accepted after the last fault, for at most {@link #SETTLE}.
      */
     private void inject(List<WorkerHandle> workers, EmbeddedEnsemble ensemble) {
         long end = System.nanoTime() + settings.duration().toNanos();
@@ -171,7 +177,19 @@ public final class FaultCampaign {
         } finally {
             pool.shutdownNow();
         }
-        sleep(SETTLE); // liveness: every worker must write again after the last fault
+        awaitProgressAfterLastFault(workers);
+    }
+
+    /** Waits until every worker logged an accepted write after the last fault ended, or {@link #SETTLE} ran out. */
+    private void awaitProgressAfterLastFault(List<WorkerHandle> workers) {
+        long deadline = System.nanoTime() + SETTLE.toNanos();
+        java.util.Set<String> live;
+        do {
+            sleep(Duration.ofMillis(500));
+            long after = lastFaultEnd.get();
+            live = readLogs(workers).stream().filter(a -> Attempt.ACCEPTED.equals(a.jdbc()) && a.acquiredAt() > after)
+                    .map(Attempt::worker).collect(Collectors.toSet());
+        } while (live.size() < workers.size() && System.nanoTime() < deadline);
     }
 
     private void injectOne(Random random, List<WorkerHandle> workers, EmbeddedEnsemble ensemble) {
@@ -218,6 +236,7 @@ public final class FaultCampaign {
                                 ensemble.kill(server);
                                 sleep(Duration.ofSeconds(3));
                                 ensemble.restart(server);
+                                awaitAllServing(ensemble);
                             });
                 } finally {
                     serverDown.release();
@@ -262,6 +281,26 @@ public final class FaultCampaign {
         long end = System.currentTimeMillis();
         events.add(new FaultEvent(kind, target, start, end, what));
         lastFaultEnd.accumulateAndGet(end, Math::max);
+    }
+
+    /**
+     * Waits until every server serves again (one leader, the others followers): a restarted server
+     * that has not rejoined yet is still down as far as the quorum goes, and killing another one
+     * then would take the quorum away, which tests nothing but an outage.
+     */
+    private static void awaitAllServing(EmbeddedEnsemble ensemble) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+        while (true) {
+            List<String> modes = ensemble.servers().stream().map(ensemble::mode).toList();
+            if (modes.stream().filter("leader"::equals).count() == 1
+                    && modes.stream().filter("follower"::equals).count() == modes.size() - 1) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the ZooKeeper servers did not all serve again within 120 s: " + modes);
+            }
+            sleep(Duration.ofMillis(100));
+        }
     }
 
     /** The leader, or null while an election runs (a restarted server may still be rejoining). */

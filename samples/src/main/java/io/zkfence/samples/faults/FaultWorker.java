@@ -65,6 +65,11 @@ public final class FaultWorker {
     private final int locks;
     private final PrintWriter log;
     private final AtomicLong attempts = new AtomicLong();
+    /**
+     * This JVM's part of every attempt id: a worker is killed and started again many times in a
+     * campaign, and its counter starts again at 1 each time, so the id alone would repeat.
+     */
+    private final String incarnation = ProcessHandle.current().pid() + "." + Long.toString(System.currentTimeMillis(), 36);
 
     private FaultWorker(String id, LockClient client, JdbcFence fence, FencedBucket bucket, int locks, PrintWriter log) {
         this.id = id;
@@ -150,7 +155,7 @@ public final class FaultWorker {
             try (Lease lease = client.lock(resource).acquire(Duration.ofSeconds(3))) {
                 long acquiredAt = System.currentTimeMillis();
                 String state = lease.state().name();
-                String attempt = id + "-" + attempts.incrementAndGet();
+                String attempt = id + "-" + incarnation + "-" + attempts.incrementAndGet();
                 String jdbc = writeRow(resource, lease.token(), attempt);
                 String s3 = writeDocument(resource, lease.token());
                 record(new Attempt(attempt, id, resource, lease.token(), state, jdbc, s3, acquiredAt,
@@ -160,7 +165,7 @@ public final class FaultWorker {
             } catch (RuntimeException e) {
                 // ZooKeeper unreachable and the like: the campaign injects exactly that; keep going
                 long now = System.currentTimeMillis();
-                record(new Attempt(id + "-x" + attempts.incrementAndGet(), id, resource, 0, "none",
+                record(new Attempt(id + "-" + incarnation + "-x" + attempts.incrementAndGet(), id, resource, 0, "none",
                         "error: " + e, "error: not tried", now, now, "none"));
             }
             FaultCampaign.sleep(Duration.ofMillis(ThreadLocalRandom.current().nextInt(5))); // think time

@@ -43,6 +43,8 @@ final class TimelinePlot {
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
+        // One legend row holds every series only in a smaller font (XChart does not wrap it).
+        chart.getStyler().setLegendFont(new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.PLAIN, 10));
         chart.getStyler().setMarkerSize(3);
         chart.getStyler().setYAxisMin(-0.6);
         chart.getStyler().setXAxisMin(0.0);

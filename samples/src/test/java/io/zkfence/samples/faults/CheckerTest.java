@@ -63,6 +63,13 @@ class CheckerTest {
     }
 
     @Test
+    void anAttemptIdLoggedTwiceIsAViolationBecauseReconcilingNeedsUniqueIds() {
+        Checker.Result r = Checker.check(List.of(new HistoryRow(1, "r", 10, "w0-1", 1)), Map.of("r", 1L),
+                List.of(logged("w0-1", "r", 10, Attempt.ACCEPTED), logged("w0-1", "r", 12, Attempt.ACCEPTED)));
+        assertThat(r.violations()).anyMatch(v -> v.startsWith("log: attempt id w0-1"));
+    }
+
+    @Test
     void aPausedSectionThatOverlapsSeveralLaterOnesCountsOnce() {
         Attempt paused = new Attempt("a1", "w0", "r", 10, "HELD", Attempt.ACCEPTED, Attempt.STALE, 100, 5_000, "LOST");
         Attempt second = new Attempt("a2", "w1", "r", 12, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 300, 400, "RELEASED");

@@ -7,6 +7,7 @@ import io.zkfence.lock.Lease;
 import io.zkfence.lock.LeaseState;
 import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockInfo;
+import io.zkfence.samples.testing.EnsembleClients;
 import io.zkfence.testing.Ensemble;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,7 +38,7 @@ class LockCoreGuideTest {
 
     @Test
     void theThreeAcquireModesHandIncreasingTokensToTheWrite() {
-        try (LockClient client = ensemble.client(Ensemble.freshRoot("guide"), "guide")) {
+        try (LockClient client = EnsembleClients.lockClient(ensemble, Ensemble.freshRoot("guide"), "guide")) {
             List<Long> written = new ArrayList<>();
 
             LockCoreGuide.acquireModes(client, written::add);
@@ -48,7 +49,7 @@ class LockCoreGuideTest {
 
     @Test
     void watchingALeaseSeesItsEnd() throws InterruptedException {
-        try (LockClient client = ensemble.client(Ensemble.freshRoot("guide"), "guide")) {
+        try (LockClient client = EnsembleClients.lockClient(ensemble, Ensemble.freshRoot("guide"), "guide")) {
             Lease lease = client.lock("guide:lease").acquire(Duration.ofSeconds(30));
             CountDownLatch stopped = new CountDownLatch(1);
 
@@ -63,7 +64,7 @@ class LockCoreGuideTest {
 
     @Test
     void lookingInsideShowsTheHolder() {
-        try (LockClient client = ensemble.client(Ensemble.freshRoot("guide"), "inspector");
+        try (LockClient client = EnsembleClients.lockClient(ensemble, Ensemble.freshRoot("guide"), "inspector");
                 Lease lease = client.lock("db-migration:user-service").acquire(Duration.ofSeconds(30))) {
             LockInfo info = LockCoreGuide.lookInside(client);
 
@@ -74,7 +75,7 @@ class LockCoreGuideTest {
 
     @Test
     void theContractHoldsForSuccessiveGrants() {
-        try (LockClient a = ensemble.client(Ensemble.freshRoot("guide-contract"), "a")) {
+        try (LockClient a = EnsembleClients.lockClient(ensemble, Ensemble.freshRoot("guide-contract"), "a")) {
             Lease g1 = a.lock("x").acquire(Duration.ofSeconds(30));
             g1.release();
             Lease g2 = a.lock("x").acquire(Duration.ofSeconds(30));

@@ -7,10 +7,12 @@ import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.lock.LockClient;
 import io.zkfence.samples.Schema;
+import io.zkfence.samples.testing.EnsembleClients;
 import io.zkfence.samples.testing.GatedDataSource;
 import io.zkfence.samples.testing.PausedClient;
 import io.zkfence.samples.testing.SampleDatabase;
 import io.zkfence.testing.Ensemble;
+import io.zkfence.testing.Teardown;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -21,16 +23,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class InventoryReservationsTest {
 
     private static final SampleDatabase db = SampleDatabase.shared();
     private final Ensemble ensemble = Ensemble.shared();
-    private final List<AutoCloseable> closeables = new ArrayList<>();
+    @RegisterExtension
+    final Teardown teardown = Teardown.afterEach();
     private String sku;
 
     @BeforeAll
@@ -42,13 +45,6 @@ class InventoryReservationsTest {
     @BeforeEach
     void freshSku() {
         sku = "sku-" + UUID.randomUUID();
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        for (AutoCloseable c : closeables.reversed()) {
-            c.close();
-        }
     }
 
     @Test
@@ -82,7 +78,7 @@ class InventoryReservationsTest {
     @Test
     void aHolderPausedPastItsSessionIsRejectedAndWritesNothing() throws Exception {
         db.update("insert into inventory_stock (sku, quantity) values (?, 10)", sku);
-        PausedClient pausedClient = closeLater(new PausedClient(ensemble, "paused-pod"));
+        PausedClient pausedClient = teardown.closeLater(new PausedClient(ensemble, "paused-pod"));
         GatedDataSource pausedPool = new GatedDataSource(db.pool());
         InventoryReservations paused = new InventoryReservations(pausedClient.locks(), pausedPool);
         InventoryReservations next = new InventoryReservations(client("next-pod"), db.pool());
@@ -119,12 +115,7 @@ class InventoryReservationsTest {
     }
 
     private LockClient client(String owner) {
-        return closeLater(ensemble.client("/zkfence/locks", owner));
-    }
-
-    private <T extends AutoCloseable> T closeLater(T c) {
-        closeables.add(c);
-        return c;
+        return teardown.closeLater(EnsembleClients.lockClient(ensemble, "/zkfence/locks", owner));
     }
 
 }

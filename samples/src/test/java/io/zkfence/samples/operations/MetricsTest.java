@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zkfence.lock.LockClient;
+import io.zkfence.samples.testing.EnsembleClients;
 import io.zkfence.testing.Ensemble;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -15,7 +16,7 @@ class MetricsTest {
 
     @Test
     void boundMetersCountTheClientsGrantsWithoutALockTag() {
-        try (LockClient locks = ensemble.client(Ensemble.freshRoot("metrics-sample"), "metrics-sample")) {
+        try (LockClient locks = EnsembleClients.lockClient(ensemble, Ensemble.freshRoot("metrics-sample"), "metrics-sample")) {
             MeterRegistry registry = new SimpleMeterRegistry();
             Metrics.bind(registry, locks, null, null);
             locks.lock("inventory:sku:1").acquire(Duration.ofSeconds(30)).release();
@@ -26,7 +27,7 @@ class MetricsTest {
 
     @Test
     void theOptInLockTagGroupsNamesByFamily() {
-        try (LockClient locks = ensemble.client(Ensemble.freshRoot("metrics-sample"), "metrics-sample")) {
+        try (LockClient locks = EnsembleClients.lockClient(ensemble, Ensemble.freshRoot("metrics-sample"), "metrics-sample")) {
             MeterRegistry registry = new SimpleMeterRegistry();
             Metrics.bindByFamily(registry, locks);
             locks.lock("inventory:sku:1").acquire(Duration.ofSeconds(30)).release();

@@ -7,6 +7,7 @@ import io.zkfence.lock.CoordinationException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
+import io.zkfence.samples.testing.EnsembleClients;
 import io.zkfence.testing.Ensemble;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,7 +84,7 @@ class ZooKeeperClientsTest {
 
     @Test
     void metricsCountWhatTheClientDid() {
-        try (LockClient locks = ensemble.client(Ensemble.freshRoot("metrics"), "metrics-test")) {
+        try (LockClient locks = EnsembleClients.lockClient(ensemble, Ensemble.freshRoot("metrics"), "metrics-test")) {
             locks.lock("a").acquire(Duration.ofSeconds(30)).release();
             locks.lock("b").acquire(Duration.ofSeconds(30)).release();
 

@@ -11,10 +11,12 @@ import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import io.zkfence.samples.Schema;
+import io.zkfence.samples.testing.EnsembleClients;
 import io.zkfence.samples.testing.GatedDataSource;
 import io.zkfence.samples.testing.PausedClient;
 import io.zkfence.samples.testing.SampleDatabase;
 import io.zkfence.testing.Ensemble;
+import io.zkfence.testing.Teardown;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -26,16 +28,17 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class PaymentWebhookHandlerTest {
 
     private static final SampleDatabase db = SampleDatabase.shared();
     private final Ensemble ensemble = Ensemble.shared();
-    private final List<AutoCloseable> closeables = new ArrayList<>();
+    @RegisterExtension
+    final Teardown teardown = Teardown.afterEach();
     private PaymentEvent event;
 
     @BeforeAll
@@ -49,13 +52,6 @@ class PaymentWebhookHandlerTest {
         String order = "order-" + UUID.randomUUID();
         db.update("insert into shop_order (order_id, amount_due) values (?, 4200)", order);
         event = new PaymentEvent("pay_" + UUID.randomUUID(), order, 4200);
-    }
-
-    @AfterEach
-    void close() throws Exception {
-        for (AutoCloseable c : closeables.reversed()) {
-            c.close();
-        }
     }
 
     @Test
@@ -88,7 +84,7 @@ class PaymentWebhookHandlerTest {
 
     @Test
     void aHandlerWhoseLeaseRanOutIsSupersededAndRecordsNothing() throws Exception {
-        PausedClient pausedClient = closeLater(new PausedClient(ensemble, "paused-instance"));
+        PausedClient pausedClient = teardown.closeLater(new PausedClient(ensemble, "paused-instance"));
         GatedDataSource pausedPool = new GatedDataSource(db.pool());
         PaymentWebhookHandler paused = new PaymentWebhookHandler(pausedClient.locks(), new PaymentDao(pausedPool));
         PaymentWebhookHandler next = new PaymentWebhookHandler(client("next-instance"), new PaymentDao(db.pool()));
@@ -162,11 +158,6 @@ class PaymentWebhookHandlerTest {
     }
 
     private LockClient client(String owner) {
-        return closeLater(ensemble.client("/zkfence/locks", owner));
-    }
-
-    private <T extends AutoCloseable> T closeLater(T c) {
-        closeables.add(c);
-        return c;
+        return teardown.closeLater(EnsembleClients.lockClient(ensemble, "/zkfence/locks", owner));
     }
 }

@@ -1,22 +1,23 @@
 package io.zkfence.samples.recipes;
 
 import io.zkfence.lock.LockClient;
+import io.zkfence.samples.testing.EnsembleClients;
 import io.zkfence.testing.Ensemble;
+import io.zkfence.testing.Teardown;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.Deque;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** The recipes' samples run against lock-core's shared test ensemble and a fresh PostgreSQL database. */
+/** The recipes' samples run against the shared test ensemble and a fresh PostgreSQL database. */
 abstract class RecipeSampleTestBase {
 
     protected Ensemble ensemble;
     protected String root;
     protected TestPostgres db;
-    private final Deque<AutoCloseable> closeables = new ArrayDeque<>();
+    @RegisterExtension
+    final Teardown teardown = Teardown.afterEach();
 
     @BeforeEach
     void setUp() {
@@ -25,21 +26,13 @@ abstract class RecipeSampleTestBase {
         db = TestPostgres.freshDatabase();
     }
 
-    @AfterEach
-    void tearDown() throws Exception {
-        while (!closeables.isEmpty()) {
-            closeables.pop().close();
-        }
-    }
-
     protected <T extends AutoCloseable> T closeLater(T closeable) {
-        closeables.push(closeable);
-        return closeable;
+        return teardown.closeLater(closeable);
     }
 
     /** A pod: a lock client on its own ZooKeeper session. */
     protected LockClient pod(String name) {
-        return closeLater(ensemble.client(root, name));
+        return closeLater(EnsembleClients.lockClient(ensemble, root, name));
     }
 
     protected static ConditionFactory eventually() {

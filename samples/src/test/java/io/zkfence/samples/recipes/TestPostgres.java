@@ -1,12 +1,13 @@
 package io.zkfence.samples.recipes;
 
+import io.zkfence.testing.PostgresDatabase;
+import io.zkfence.testing.PostgresServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import javax.sql.DataSource;
 
 /** A fresh database per test on the samples' one embedded PostgreSQL, and a way to read rows. */
@@ -23,10 +24,9 @@ final class TestPostgres {
     }
 
     static TestPostgres freshDatabase() {
-        // The samples' one embedded PostgreSQL (not this package's SampleDatabase helper).
-        io.zkfence.samples.testing.SampleDatabase server = io.zkfence.samples.testing.SampleDatabase.shared();
-        String name = "s_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-        return new TestPostgres(name, server.createDatabase(name), server.jdbcUrl(name));
+        // On the samples' one embedded PostgreSQL, the one SampleDatabase (in samples.testing) pools.
+        PostgresDatabase db = PostgresServer.shared().freshDatabase();
+        return new TestPostgres(db.name(), db.dataSource(), db.jdbcUrl());
     }
 
     String jdbcUrl() {

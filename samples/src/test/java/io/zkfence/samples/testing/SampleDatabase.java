@@ -2,53 +2,40 @@ package io.zkfence.samples.testing;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.io.IOException;
-import java.io.UncheckedIOException;
+import io.zkfence.testing.PostgresServer;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Duration;
-import javax.sql.DataSource;
 
 /**
- * One embedded PostgreSQL per test JVM (a real postgres process), with a HikariCP pool, stopped
- * when the JVM exits. Tests keep apart by using their own keys (SKUs, payment ids).
+ * The test JVM's one embedded PostgreSQL (test-support's {@link PostgresServer#shared()}, a real
+ * postgres process), with a HikariCP pool on its {@code postgres} database, closed when the JVM
+ * exits. Tests keep apart by using their own keys (SKUs, payment ids).
  */
 public final class SampleDatabase {
 
     private static SampleDatabase shared;
 
-    private final EmbeddedPostgres server;
+    private final PostgresServer server;
     private final HikariDataSource pool;
 
-    private SampleDatabase(EmbeddedPostgres server) {
+    private SampleDatabase(PostgresServer server) {
         this.server = server;
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(jdbcUrl(server));
-        config.setUsername("postgres");
+        config.setJdbcUrl(server.jdbcUrl());
+        config.setUsername(PostgresServer.USER);
         config.setMaximumPoolSize(16);
         this.pool = new HikariDataSource(config);
     }
 
     public static synchronized SampleDatabase shared() {
         if (shared == null) {
-            try {
-                // A generous start-up wait: on a loaded 2-core machine initdb and start take more
-                // than the library's 10 s default.
-                shared = new SampleDatabase(EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(60)).start());
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
-            }
-            SampleDatabase db = shared;
-            Runtime.getRuntime().addShutdownHook(new Thread(db::stop));
+            SampleDatabase db = new SampleDatabase(PostgresServer.shared());
+            Runtime.getRuntime().addShutdownHook(new Thread(db.pool::close, "close-sample-database-pool"));
+            shared = db;
         }
         return shared;
-    }
-
-    private static String jdbcUrl(EmbeddedPostgres server) {
-        return server.getJdbcUrl("postgres", "postgres");
     }
 
     public HikariDataSource pool() {
@@ -56,18 +43,7 @@ public final class SampleDatabase {
     }
 
     public String jdbcUrl() {
-        return jdbcUrl(server);
-    }
-
-    /** Creates an empty database {@code name} on the same server, for tests that need their own. */
-    public DataSource createDatabase(String name) {
-        update("create database " + name);
-        return server.getDatabase("postgres", name);
-    }
-
-    /** The JDBC URL of database {@code name} on this server. */
-    public String jdbcUrl(String name) {
-        return server.getJdbcUrl("postgres", name);
+        return server.jdbcUrl();
     }
 
     /** Runs one statement with parameters (test setup). */
@@ -96,15 +72,6 @@ public final class SampleDatabase {
             }
         } catch (SQLException e) {
             throw new IllegalStateException(sql + ": " + e.getMessage(), e);
-        }
-    }
-
-    private void stop() {
-        pool.close();
-        try {
-            server.close();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 }

@@ -6,8 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
+import io.zkfence.testing.PostgresServer;
+import io.zkfence.testing.Teardown;
 import io.zkfence.testkit.EmbeddedEnsemble;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -24,9 +25,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import tools.jackson.databind.JsonNode;
@@ -40,36 +41,23 @@ class InventoryServiceTest {
 
     private static final JsonMapper JSON = JsonMapper.builder().build();
 
+    /** Stops the replicas, then the servers, after the last test. */
+    @RegisterExtension
+    static final Teardown teardown = Teardown.afterAll();
+
     private static EmbeddedEnsemble zk;
-    private static EmbeddedPostgres postgres;
+    private static PostgresServer postgres;
     private static ConfigurableApplicationContext east;
     private static ConfigurableApplicationContext west;
     private static HttpClient http;
 
     @BeforeAll
-    static void start() throws IOException {
-        zk = EmbeddedEnsemble.builder().servers(1).start();
-        // A generous start-up wait: on a loaded 2-core machine initdb takes more than the 10 s default.
-        postgres = EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(60)).start();
-        east = replica("east");
-        west = replica("west");
-        http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-    }
-
-    @AfterAll
-    static void stop() throws IOException {
-        for (AutoCloseable c : new AutoCloseable[] {http, west, east, zk}) {
-            if (c != null) {
-                try {
-                    c.close();
-                } catch (Exception e) {
-                    throw new IllegalStateException("cannot stop " + c, e);
-                }
-            }
-        }
-        if (postgres != null) {
-            postgres.close();
-        }
+    static void start() {
+        zk = teardown.closeLater(EmbeddedEnsemble.builder().servers(1).start());
+        postgres = teardown.closeLater(PostgresServer.start());
+        east = teardown.closeLater(replica("east"));
+        west = teardown.closeLater(replica("west"));
+        http = teardown.closeLater(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build());
     }
 
     private static ConfigurableApplicationContext replica(String name) {
@@ -78,7 +66,7 @@ class InventoryServiceTest {
                 "spring.main.banner-mode=off",
                 "zkfence.connect-string=" + zk.connectString(),
                 "zkfence.owner-id=" + name,
-                "spring.datasource.url=" + postgres.getJdbcUrl("postgres", "postgres"),
+                "spring.datasource.url=" + postgres.jdbcUrl(),
                 "spring.datasource.username=postgres",
                 // Generous for a loaded test machine: no request here should give up on the lock.
                 "inventory.lock-wait=30s").run();
@@ -160,7 +148,7 @@ class InventoryServiceTest {
     }
 
     private static DataSource database() {
-        return postgres.getPostgresDatabase();
+        return postgres.dataSource();
     }
 
     private static void stock(String sku, int available) throws SQLException {

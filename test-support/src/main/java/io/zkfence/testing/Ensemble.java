@@ -1,7 +1,5 @@
 package io.zkfence.testing;
 
-import io.zkfence.lock.LockClient;
-import io.zkfence.lock.LockClientConfig;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.time.Duration;
 import java.util.UUID;
@@ -14,9 +12,10 @@ import org.apache.curator.test.TestingCluster;
 
 /**
  * Three real ZooKeeper servers in this JVM (zkfence-testkit's EmbeddedEnsemble), plus helpers to
- * make lock clients on them. {@link #shared()} is started once per test JVM; tests that kill
- * servers make their own with {@link #start()}. Shared with other modules through lock-core's
- * test-jar.
+ * make Curator clients on them. {@link #shared()} is started once per test JVM; tests that kill
+ * servers make their own with {@link #start()}. Lock clients are made by each module's tests
+ * ({@code LockClient.connect(ensemble.connectString(), ...)}): this module cannot depend on
+ * lock-core, whose own tests use it.
  */
 public final class Ensemble implements AutoCloseable {
 
@@ -82,12 +81,6 @@ public final class Ensemble implements AutoCloseable {
             throw new IllegalStateException(e);
         }
         return c;
-    }
-
-    /** A lock client on its own session, under {@code root}. */
-    public LockClient client(String root, String ownerId) {
-        return LockClient.connect(connectString(), LockClientConfig.builder().rootPath(root).ownerId(ownerId)
-                .sessionTimeout(Duration.ofSeconds(10)).build());
     }
 
     /** A root path no other test uses. */

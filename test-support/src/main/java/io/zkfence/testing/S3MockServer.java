@@ -1,4 +1,4 @@
-package io.zkfence.s3;
+package io.zkfence.testing;
 
 import com.adobe.testing.s3mock.S3MockApplication;
 import java.io.IOException;
@@ -12,11 +12,12 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Starts one in-process Adobe S3Mock (a real S3 HTTP server) per test JVM, on a free port with
- * its store in a temporary folder, and stops it when the test plan ends. Test classes opt in with
- * {@code @ExtendWith(S3MockServer.class)} and reach it through {@link #endpoint()}.
+ * Starts one in-process Adobe S3Mock (a real S3 HTTP server, any credentials, path-style requests)
+ * per test JVM, on a free port with its store in a temporary folder, and stops it when the test
+ * plan ends. Test classes opt in with {@code @ExtendWith(S3MockServer.class)} and reach it through
+ * {@link #endpoint()}.
  */
-final class S3MockServer implements BeforeAllCallback {
+public final class S3MockServer implements BeforeAllCallback {
 
     private static volatile Running running;
 
@@ -26,7 +27,8 @@ final class S3MockServer implements BeforeAllCallback {
                 .getOrComputeIfAbsent(S3MockServer.class, k -> start(), Running.class);
     }
 
-    static URI endpoint() {
+    /** Where the server answers, {@code http://127.0.0.1:<port>}. */
+    public static URI endpoint() {
         Running r = running;
         if (r == null) {
             throw new IllegalStateException("S3Mock is not running: annotate the test class with @ExtendWith(S3MockServer.class)");
@@ -47,6 +49,9 @@ final class S3MockServer implements BeforeAllCallback {
             properties.put("com.adobe.testing.s3mock.store.root", root.toString());
             properties.put("com.adobe.testing.s3mock.store.retain-files-on-exit", false);
             properties.put(S3MockApplication.PROP_SILENT, true);
+            // S3Mock is a Spring Boot application: left alone, Spring Boot would re-initialise the
+            // test JVM's logging as it starts, replacing the module's logback-test.xml settings.
+            System.setProperty("org.springframework.boot.logging.LoggingSystem", "none");
             S3MockApplication app = S3MockApplication.start(properties);
             Running r = new Running(app, URI.create("http://127.0.0.1:" + app.getHttpPort()));
             running = r;
