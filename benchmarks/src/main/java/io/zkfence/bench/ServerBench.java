@@ -3,7 +3,6 @@ package io.zkfence.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.zkfence.lock.FencedLock;
-import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
 import io.zkfence.server.EmbeddedServer;
@@ -58,19 +57,28 @@ final class ServerBench implements Workload {
         Results r = ctx.results();
         AtomicLong errors = new AtomicLong();
         try (Closer closer = new Closer()) {
-            List<EmbeddedServer> replicas = List.of(closer.add(EmbeddedServer.start(closer.add(ctx.zk().curator()), "/bench/service")),
+            List<EmbeddedServer> replicas = List.of(
+                    closer.add(EmbeddedServer.start(closer.add(ctx.zk().curator()), "/bench/service")),
                     closer.add(EmbeddedServer.start(closer.add(ctx.zk().curator()), "/bench/service")));
-            HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpClient http =
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             closer.add(http::close);
-            IntFunction<LockClient> lockClient = i -> closer.add(LockClient.create(closer.add(ctx.zk().curator()),
-                    LockClientConfig.builder().rootPath("/bench/lockcore-svc").ownerId("bench-svc-" + i).build()));
+            IntFunction<LockClient> lockClient = i -> closer.add(LockClient.create(
+                    closer.add(ctx.zk().curator()),
+                    LockClientConfig.builder()
+                            .rootPath("/bench/lockcore-svc")
+                            .ownerId("bench-svc-" + i)
+                            .build()));
 
             // 1. Uncontended cycle, interleaved.
             ctx.log().say("server: uncontended acquire + release over HTTP vs lock-core");
             LockClient single = lockClient.apply(0);
             FencedLock singleLock = single.lock("uncontended");
-            Cycle httpCycle = httpCycle(http, replicas.get(0), replicas.get(0), "bench:uncontended", "bench-http-0", false, errors);
-            List<Op> ops = List.of(Op.of("http", httpCycle::run), Op.of("lock-core", () -> singleLock.acquire().release()));
+            Cycle httpCycle = httpCycle(
+                    http, replicas.get(0), replicas.get(0), "bench:uncontended", "bench-http-0", false, errors);
+            List<Op> ops = List.of(
+                    Op.of("http", httpCycle::run),
+                    Op.of("lock-core", () -> singleLock.acquire().release()));
             int rounds = s.smoke() ? 2 : 20;
             Map<String, Histogram> hist = Interleaved.run(ops, s.smoke() ? 1 : 3, rounds, s.smoke() ? 5 : 25);
             Latency httpL = Latency.of(hist.get("http"));
@@ -79,9 +87,15 @@ final class ServerBench implements Workload {
             r.latency("server.uncontended.lock_core", coreL);
             double addedMs = (httpL.p50() - coreL.p50()) / 1000.0;
             r.figure("server.uncontended.added_p50_ms", addedMs);
-            r.target(Target.atMost("server_http_added_p50", name(), "HTTP service: acquire + release p50 adds ≤ 0.5 ms to"
-                    + " lock-core's", addedMs, 0.5, "p50 HTTP " + Fmt.us(httpL.p50()) + ", lock-core " + Fmt.us(coreL.p50())
-                    + "; p99 HTTP " + Fmt.us(httpL.p99()) + ", lock-core " + Fmt.us(coreL.p99())).in("ms"));
+            r.target(Target.atMost(
+                            "server_http_added_p50",
+                            name(),
+                            "HTTP service: acquire + release p50 adds ≤ 0.5 ms to" + " lock-core's",
+                            addedMs,
+                            0.5,
+                            "p50 HTTP " + Fmt.us(httpL.p50()) + ", lock-core " + Fmt.us(coreL.p50()) + "; p99 HTTP "
+                                    + Fmt.us(httpL.p99()) + ", lock-core " + Fmt.us(coreL.p99()))
+                    .in("ms"));
 
             // 2. One hot key, 8 waiting clients; 3. 16 clients on 16 keys. Alternating rounds.
             Duration round = s.smoke() ? Duration.ofMillis(800) : Duration.ofSeconds(5);
@@ -93,13 +107,24 @@ final class ServerBench implements Workload {
                 List<Cycle> viaCore = new ArrayList<>();
                 for (int c = 0; c < clients; c++) {
                     String key = shape.equals("hot") ? "bench:hot" : "bench:key-" + c;
-                    viaHttp.add(httpCycle(http, replicas.get(c % 2), replicas.get((c + 1) % 2), key, "bench-" + shape + "-" + c,
-                            shape.equals("hot"), errors));
+                    viaHttp.add(httpCycle(
+                            http,
+                            replicas.get(c % 2),
+                            replicas.get((c + 1) % 2),
+                            key,
+                            "bench-" + shape + "-" + c,
+                            shape.equals("hot"),
+                            errors));
                     FencedLock lock = lockClient.apply(100 + c).lock(key.replace(':', '-'));
                     viaCore.add(() -> lock.acquire().release());
                 }
-                ctx.log().say("server: %s: %d clients, %d rounds of %d ms per implementation", shape.equals("hot")
-                        ? "one hot key" : MANY_KEYS + " keys", clients, measured + 1, round.toMillis());
+                ctx.log()
+                        .say(
+                                "server: %s: %d clients, %d rounds of %d ms per implementation",
+                                shape.equals("hot") ? "one hot key" : MANY_KEYS + " keys",
+                                clients,
+                                measured + 1,
+                                round.toMillis());
                 long[] grants = new long[2];
                 long[] nanos = new long[2];
                 for (int i = 0; i < 2 * (measured + 1); i++) {
@@ -119,11 +144,20 @@ final class ServerBench implements Workload {
                 r.figure("server." + shape + ".ratio.http_vs_lock_core", httpRate / coreRate);
             }
             r.figure("server.errors", errors.get());
-            r.target(Target.atLeast("server_hot_key_vs_lock_core", name(), "HTTP service, one hot key, " + HOT_CLIENTS
-                    + " clients: grants/s ≥ 0.9 × lock-core's", perSecond.get("hot http") / perSecond.get("hot lock-core"), 0.9,
-                    "HTTP " + Fmt.num(perSecond.get("hot http")) + ", lock-core " + Fmt.num(perSecond.get("hot lock-core"))
-                            + " grants/s"));
-            r.target(Target.exactly("server_errors", name(), "HTTP service: error answers == 0", errors.get(), 0,
+            r.target(Target.atLeast(
+                    "server_hot_key_vs_lock_core",
+                    name(),
+                    "HTTP service, one hot key, " + HOT_CLIENTS + " clients: grants/s ≥ 0.9 × lock-core's",
+                    perSecond.get("hot http") / perSecond.get("hot lock-core"),
+                    0.9,
+                    "HTTP " + Fmt.num(perSecond.get("hot http")) + ", lock-core "
+                            + Fmt.num(perSecond.get("hot lock-core")) + " grants/s"));
+            r.target(Target.exactly(
+                    "server_errors",
+                    name(),
+                    "HTTP service: error answers == 0",
+                    errors.get(),
+                    0,
                     errors.get() + " answers other than 200 in every part of the workload"));
             return report(ctx, httpL, coreL, perSecond, errors.get(), round, measured);
         }
@@ -168,25 +202,39 @@ final class ServerBench implements Workload {
     }
 
     /** Acquire on one replica, release on the other; a non-200 answer is counted and the cycle moves on. */
-    private static Cycle httpCycle(HttpClient http, EmbeddedServer acquireVia, EmbeddedServer releaseVia, String key,
-            String owner, boolean wait, AtomicLong errors) {
-        String acquire = "{\"ownerId\":\"" + owner + "\",\"ttlMillis\":30000" + (wait ? ",\"wait\":true,\"waitMillis\":60000" : "")
-                + "}";
+    private static Cycle httpCycle(
+            HttpClient http,
+            EmbeddedServer acquireVia,
+            EmbeddedServer releaseVia,
+            String key,
+            String owner,
+            boolean wait,
+            AtomicLong errors) {
+        String acquire = "{\"ownerId\":\"" + owner + "\",\"ttlMillis\":30000"
+                + (wait ? ",\"wait\":true,\"waitMillis\":60000" : "") + "}";
         URI acquireUri = URI.create("http://127.0.0.1:" + acquireVia.port() + "/v1/locks/" + key + "/acquire");
         URI releaseUri = URI.create("http://127.0.0.1:" + releaseVia.port() + "/v1/locks/" + key + "/release");
         return () -> {
             JsonNode grant = post(http, acquireUri, acquire, errors);
             if (grant != null) {
-                post(http, releaseUri, "{\"ownerId\":\"" + owner + "\",\"lockToken\":\"" + grant.get("lockToken").asText()
-                        + "\"}", errors);
+                post(
+                        http,
+                        releaseUri,
+                        "{\"ownerId\":\"" + owner + "\",\"lockToken\":\""
+                                + grant.get("lockToken").asText() + "\"}",
+                        errors);
             }
         };
     }
 
     private static JsonNode post(HttpClient http, URI uri, String body, AtomicLong errors) {
         try {
-            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(uri).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> r = http.send(
+                    HttpRequest.newBuilder(uri)
+                            .header("Content-Type", "application/json")
+                            .POST(HttpRequest.BodyPublishers.ofString(body))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
             if (r.statusCode() != 200) {
                 errors.incrementAndGet();
                 return null;
@@ -201,36 +249,73 @@ final class ServerBench implements Workload {
         }
     }
 
-    private Section report(BenchContext ctx, Latency httpL, Latency coreL, Map<String, Double> perSecond, long errors,
-            Duration round, int measured) {
+    private Section report(
+            BenchContext ctx,
+            Latency httpL,
+            Latency coreL,
+            Map<String, Double> perSecond,
+            long errors,
+            Duration round,
+            int measured) {
         StringBuilder md = new StringBuilder();
         md.append("Two replicas of the service (`EmbeddedServer`, the same code as `./zkfence-server`), each its own ")
-                .append("ZooKeeper session on the follower every client uses; the client is `java.net.http` (HTTP/1.1). ")
+                .append(
+                        "ZooKeeper session on the follower every client uses; the client is `java.net.http` (HTTP/1.1). ")
                 .append("Acquires go to one replica and releases to the other. The same cycles run through lock-core ")
                 .append("(a `LockClient`, one session each) in the same run.\n\n");
-        md.append("| acquire + release, one client, no contention | p50 | p99 | p99.9 | mean |\n|---|---:|---:|---:|---:|\n");
+        md.append(
+                "| acquire + release, one client, no contention | p50 | p99 | p99.9 | mean |\n|---|---:|---:|---:|---:|\n");
         for (Map.Entry<String, Latency> e : Map.of("HTTP service", httpL, "lock-core", coreL).entrySet().stream()
-                .sorted(Map.Entry.comparingByKey()).toList()) {
+                .sorted(Map.Entry.comparingByKey())
+                .toList()) {
             Latency l = e.getValue();
-            md.append("| ").append(e.getKey()).append(" | ").append(Fmt.us(l.p50())).append(" | ").append(Fmt.us(l.p99()))
-                    .append(" | ").append(Fmt.us(l.p999())).append(" | ").append(Fmt.us(l.mean())).append(" |\n");
+            md.append("| ")
+                    .append(e.getKey())
+                    .append(" | ")
+                    .append(Fmt.us(l.p50()))
+                    .append(" | ")
+                    .append(Fmt.us(l.p99()))
+                    .append(" | ")
+                    .append(Fmt.us(l.p999()))
+                    .append(" | ")
+                    .append(Fmt.us(l.mean()))
+                    .append(" |\n");
         }
         md.append("\n| shape | HTTP grants/s | lock-core grants/s | HTTP ÷ lock-core |\n|---|---:|---:|---:|\n");
         for (String shape : List.of("hot", "many")) {
             double h = perSecond.get(shape + " http");
             double c = perSecond.get(shape + " lock-core");
-            md.append("| ").append(shape.equals("hot") ? "one hot key, " + HOT_CLIENTS + " waiting clients" : MANY_KEYS
-                    + " clients on " + MANY_KEYS + " keys").append(" | ").append(Fmt.num(h)).append(" | ").append(Fmt.num(c))
-                    .append(" | ").append(Fmt.ratio(h / c)).append(" |\n");
+            md.append("| ")
+                    .append(
+                            shape.equals("hot")
+                                    ? "one hot key, " + HOT_CLIENTS + " waiting clients"
+                                    : MANY_KEYS + " clients on " + MANY_KEYS + " keys")
+                    .append(" | ")
+                    .append(Fmt.num(h))
+                    .append(" | ")
+                    .append(Fmt.num(c))
+                    .append(" | ")
+                    .append(Fmt.ratio(h / c))
+                    .append(" |\n");
         }
-        md.append("\nRounds of ").append(round.toMillis()).append(" ms, ").append(measured)
-                .append(" measured per implementation after a warm-up pair, alternated. Error answers: ").append(errors)
+        md.append("\nRounds of ")
+                .append(round.toMillis())
+                .append(" ms, ")
+                .append(measured)
+                .append(" measured per implementation after a warm-up pair, alternated. Error answers: ")
+                .append(errors)
                 .append(".\n");
         Map<String, List<Double>> series = new LinkedHashMap<>();
         series.put("HTTP service", List.of(perSecond.get("hot http"), perSecond.get("many http")));
         series.put("lock-core", List.of(perSecond.get("hot lock-core"), perSecond.get("many lock-core")));
-        String plot = Plots.bars(ctx.out(), "server.png", "Lock service over HTTP vs lock-core", "shape", "grants per second",
-                List.of("one hot key", MANY_KEYS + " keys"), series);
+        String plot = Plots.bars(
+                ctx.out(),
+                "server.png",
+                "Lock service over HTTP vs lock-core",
+                "shape",
+                "grants per second",
+                List.of("one hot key", MANY_KEYS + " keys"),
+                series);
         md.append("\n![server](").append(plot).append(")\n");
         return new Section("9b. The lock service over HTTP", md.toString());
     }
