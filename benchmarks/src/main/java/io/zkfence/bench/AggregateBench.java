@@ -65,8 +65,12 @@ final class AggregateBench implements Workload {
                         floors.add(new FloorCycle(floorSession, "/bench/floor-agg/lock-" + k));
                     }
                     impls.get("floor").add(k -> floors.get(k).run());
-                    LockClient client = closer.add(LockClient.create(closer.add(ctx.zk().curator()),
-                            LockClientConfig.builder().rootPath("/bench/zkfence-agg").ownerId("bench-agg-" + c).build()));
+                    LockClient client = closer.add(LockClient.create(
+                            closer.add(ctx.zk().curator()),
+                            LockClientConfig.builder()
+                                    .rootPath("/bench/zkfence-agg")
+                                    .ownerId("bench-agg-" + c)
+                                    .build()));
                     IntFunction<FencedLock> lockOf = k -> client.lock("lock-" + k);
                     impls.get("zkfence").add(k -> {
                         Lease lease = lockOf.apply(k).acquire();
@@ -75,8 +79,8 @@ final class AggregateBench implements Workload {
                     CuratorFramework curatorSession = closer.add(ctx.zk().curator());
                     Map<Integer, InterProcessMutex> mutexes = new ConcurrentHashMap<>();
                     impls.get("curator").add(k -> {
-                        InterProcessMutex m = mutexes.computeIfAbsent(k,
-                                x -> new InterProcessMutex(curatorSession, "/bench/curator-agg/lock-" + x));
+                        InterProcessMutex m = mutexes.computeIfAbsent(
+                                k, x -> new InterProcessMutex(curatorSession, "/bench/curator-agg/lock-" + x));
                         try {
                             m.acquire();
                             m.release();
@@ -85,8 +89,14 @@ final class AggregateBench implements Workload {
                         }
                     });
                 }
-                ctx.log().say("aggregate: %d threads over %d locks through %s, warm-up + %d rounds of %d ms each",
-                        threads, locks, layout, s.contendedRounds(), s.contendedRound().toMillis());
+                ctx.log()
+                        .say(
+                                "aggregate: %d threads over %d locks through %s, warm-up + %d rounds of %d ms each",
+                                threads,
+                                locks,
+                                layout,
+                                s.contendedRounds(),
+                                s.contendedRound().toMillis());
                 for (String impl : IMPLS) {
                     round(impls.get(impl), threads, locks, s.contendedRound().toNanos() / 2);
                 }
@@ -94,7 +104,11 @@ final class AggregateBench implements Workload {
                 for (int i = 0; i < s.contendedRounds(); i++) {
                     for (int k = 0; k < IMPLS.length; k++) {
                         String impl = IMPLS[(i + k) % IMPLS.length];
-                        long[] t = round(impls.get(impl), threads, locks, s.contendedRound().toNanos());
+                        long[] t = round(
+                                impls.get(impl),
+                                threads,
+                                locks,
+                                s.contendedRound().toNanos());
                         totals.merge(impl, t, (a, b) -> new long[] {a[0] + b[0], a[1] + b[1]});
                     }
                 }
@@ -112,27 +126,60 @@ final class AggregateBench implements Workload {
                 r.figure("aggregate." + key + ".ratio.zkfence_vs_floor", vsFloor);
                 r.figure("aggregate." + key + ".ratio.zkfence_vs_curator", vsCurator);
                 String shape = threads + " threads over " + locks + " locks through " + layout;
-                String evidence = "zkfence " + Fmt.num(perSecond.get("zkfence")) + ", floor "
-                        + Fmt.num(perSecond.get("floor")) + ", Curator " + Fmt.num(perSecond.get("curator")) + " cycles/s";
-                r.target(Target.atLeast("aggregate_" + key + "_vs_floor", name(), shape + ": cycles/s ≥ 0.9 × the floor",
-                        vsFloor, 0.9, evidence));
-                r.target(Target.atLeast("aggregate_" + key + "_vs_curator", name(), shape + ": cycles/s ≥ 1.2 × Curator",
-                        vsCurator, 1.2, evidence));
-                rows.append("| ").append(layout).append(" | ").append(Fmt.num(perSecond.get("floor"))).append(" | ")
-                        .append(Fmt.num(perSecond.get("zkfence"))).append(" | ").append(Fmt.num(perSecond.get("curator")))
-                        .append(" | ").append(Fmt.ratio(vsFloor)).append(" | ").append(Fmt.ratio(vsCurator)).append(" |\n");
+                String evidence =
+                        "zkfence " + Fmt.num(perSecond.get("zkfence")) + ", floor " + Fmt.num(perSecond.get("floor"))
+                                + ", Curator " + Fmt.num(perSecond.get("curator")) + " cycles/s";
+                r.target(Target.atLeast(
+                        "aggregate_" + key + "_vs_floor",
+                        name(),
+                        shape + ": cycles/s ≥ 0.9 × the floor",
+                        vsFloor,
+                        0.9,
+                        evidence));
+                r.target(Target.atLeast(
+                        "aggregate_" + key + "_vs_curator",
+                        name(),
+                        shape + ": cycles/s ≥ 1.2 × Curator",
+                        vsCurator,
+                        1.2,
+                        evidence));
+                rows.append("| ")
+                        .append(layout)
+                        .append(" | ")
+                        .append(Fmt.num(perSecond.get("floor")))
+                        .append(" | ")
+                        .append(Fmt.num(perSecond.get("zkfence")))
+                        .append(" | ")
+                        .append(Fmt.num(perSecond.get("curator")))
+                        .append(" | ")
+                        .append(Fmt.ratio(vsFloor))
+                        .append(" | ")
+                        .append(Fmt.ratio(vsCurator))
+                        .append(" |\n");
             }
         }
-        String plot = Plots.bars(ctx.out(), "aggregate.png", threads + " threads over " + locks + " locks", "layout",
-                "cycles per second", layouts, series);
+        String plot = Plots.bars(
+                ctx.out(),
+                "aggregate.png",
+                threads + " threads over " + locks + " locks",
+                "layout",
+                "cycles per second",
+                layouts,
+                series);
         StringBuilder md = new StringBuilder();
-        md.append(threads).append(" threads each pick a random lock out of ").append(locks)
-                .append(" and run acquire + release cycles, through one client (one session) and through four. The floor"
-                        + " is an ephemeral-sequential create + delete pair under one of as many parents, on the same"
-                        + " sessions layout; Curator is its InterProcessMutex. Rotating rounds of ")
-                .append(s.contendedRound().toMillis()).append(" ms.\n\n");
-        md.append("| layout | floor pairs/s | zkfence cycles/s | Curator cycles/s | zkfence ÷ floor | zkfence ÷ Curator |\n"
-                + "|---|---:|---:|---:|---:|---:|\n").append(rows);
+        md.append(threads)
+                .append(" threads each pick a random lock out of ")
+                .append(locks)
+                .append(
+                        " and run acquire + release cycles, through one client (one session) and through four. The floor"
+                                + " is an ephemeral-sequential create + delete pair under one of as many parents, on the same"
+                                + " sessions layout; Curator is its InterProcessMutex. Rotating rounds of ")
+                .append(s.contendedRound().toMillis())
+                .append(" ms.\n\n");
+        md.append(
+                        "| layout | floor pairs/s | zkfence cycles/s | Curator cycles/s | zkfence ÷ floor | zkfence ÷ Curator |\n"
+                                + "|---|---:|---:|---:|---:|---:|\n")
+                .append(rows);
         md.append("\n![aggregate throughput](").append(plot).append(")\n");
         return new Section("8. Aggregate throughput over many locks", md.toString());
     }

@@ -14,22 +14,37 @@ import picocli.CommandLine.Option;
  * The benchmark harness's command line. {@code ./bench} at the repository root builds the project
  * and runs this with the full counts, writing docs/benchmarks.
  */
-@Command(name = "bench", mixinStandardHelpOptions = true,
+@Command(
+        name = "bench",
+        mixinStandardHelpOptions = true,
         description = "Measures zkfence's lock and fencing cost against the ZooKeeper floor, Curator and Hazelcast's "
                 + "CP FencedLock, and writes README.md, results.json and PNG plots into the output folder.")
 public final class Bench implements Callable<Integer> {
 
-    @Option(names = "--smoke", description = "Tiny counts, seconds: proves the harness works (CI). Figures mean nothing.")
+    @Option(
+            names = "--smoke",
+            description = "Tiny counts, seconds: proves the harness works (CI). Figures mean nothing.")
     boolean smoke;
 
-    @Option(names = "--out", defaultValue = "docs/benchmarks", description = "Output folder (default: ${DEFAULT-VALUE}).")
+    @Option(
+            names = "--out",
+            defaultValue = "docs/benchmarks",
+            description = "Output folder (default: ${DEFAULT-VALUE}).")
     Path out;
 
-    @Option(names = "--only", split = ",", paramLabel = "WORKLOAD",
-            description = "Run only these workloads: uncontended, contended, handoff, many-locks, cache-rebuild, hot-lock, hot-lock-processes, aggregate, file-processing, server, fencing-jdbc, fencing-s3.")
+    @Option(
+            names = "--only",
+            split = ",",
+            paramLabel = "WORKLOAD",
+            description =
+                    "Run only these workloads: uncontended, contended, handoff, many-locks, cache-rebuild, hot-lock, hot-lock-processes, aggregate, file-processing, server, fencing-jdbc, fencing-s3.")
     List<String> only = List.of();
 
-    @Option(names = "--zk-fsync", negatable = true, defaultValue = "true", fallbackValue = "true",
+    @Option(
+            names = "--zk-fsync",
+            negatable = true,
+            defaultValue = "true",
+            fallbackValue = "true",
             description = "ZooKeeper servers fsync their transaction log (zookeeper.forceSync; default on, as in "
                     + "production). --no-zk-fsync turns it off.")
     boolean fsync;
@@ -42,8 +57,8 @@ public final class Bench implements Callable<Integer> {
         Set<String> selected = new HashSet<>(only);
         selected.removeAll(known);
         if (!selected.isEmpty()) {
-            throw new CommandLine.ParameterException(new CommandLine(this), "unknown workload(s) " + selected
-                    + "; known: " + known);
+            throw new CommandLine.ParameterException(
+                    new CommandLine(this), "unknown workload(s) " + selected + "; known: " + known);
         }
         new Harness(smoke ? Settings.smokeRun() : Settings.fullRun(), out, fsync, Set.copyOf(only), command).run();
         return 0;

@@ -12,5 +12,4 @@ import java.nio.file.Path;
  * @param hazelcast the Hazelcast CP members, or null for workloads that do not need them
  * @param log       progress lines
  */
-record BenchContext(Settings settings, Results results, Path out, ZkCluster zk, HazelcastCp hazelcast, Progress log) {
-}
+record BenchContext(Settings settings, Results results, Path out, ZkCluster zk, HazelcastCp hazelcast, Progress log) {}

@@ -82,18 +82,26 @@ final class CacheRebuildBench implements Workload {
         int callersPerPod = s.smoke() ? 5 : 25;
         int expiries = s.smoke() ? 2 : 20;
         int callers = PODS * callersPerPod;
-        ctx.log().say("cache rebuild: %d callers on %d pods, %d expiries per scenario; starting embedded PostgreSQL",
-                callers, PODS, expiries);
+        ctx.log()
+                .say(
+                        "cache rebuild: %d callers on %d pods, %d expiries per scenario; starting embedded PostgreSQL",
+                        callers, PODS, expiries);
         try (Closer closer = new Closer()) {
-            EmbeddedPostgres pg = closer.add(EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(60)).start());
+            EmbeddedPostgres pg = closer.add(EmbeddedPostgres.builder()
+                    .setPGStartupWait(Duration.ofSeconds(60))
+                    .start());
             HikariDataSource db = closer.add(pool(pg, callers));
-            JdbcCacheStore<String> store = JdbcCacheStore.create(db, JdbcFence.create(db), "bench_cache",
-                    Function.identity(), Function.identity());
+            JdbcCacheStore<String> store = JdbcCacheStore.create(
+                    db, JdbcFence.create(db), "bench_cache", Function.identity(), Function.identity());
             store.createTableIfMissing();
             List<LockClient> pods = new ArrayList<>();
             for (int i = 0; i < PODS; i++) {
-                pods.add(closer.add(LockClient.create(closer.add(ctx.zk().curator()),
-                        LockClientConfig.builder().rootPath("/bench/cache").ownerId("bench-cache-pod-" + i).build())));
+                pods.add(closer.add(LockClient.create(
+                        closer.add(ctx.zk().curator()),
+                        LockClientConfig.builder()
+                                .rootPath("/bench/cache")
+                                .ownerId("bench-cache-pod-" + i)
+                                .build())));
             }
             ExecutorService threads = Executors.newFixedThreadPool(callers);
             closer.add(threads::shutdownNow);
@@ -112,8 +120,15 @@ final class CacheRebuildBench implements Workload {
         }
     }
 
-    private static void runScenario(Scenario sc, List<LockClient> pods, JdbcCacheStore<String> store, ExecutorService threads,
-            int callersPerPod, int expiries, Histogram latency, List<Integer> loadsPerExpiry) {
+    private static void runScenario(
+            Scenario sc,
+            List<LockClient> pods,
+            JdbcCacheStore<String> store,
+            ExecutorService threads,
+            int callersPerPod,
+            int expiries,
+            Histogram latency,
+            List<Integer> loadsPerExpiry) {
         String key = "product-list-" + sc.id();
         ManualClock clock = new ManualClock();
         AtomicInteger loads = new AtomicInteger();
@@ -124,9 +139,17 @@ final class CacheRebuildBench implements Workload {
         };
         List<Getter> getters = new ArrayList<>();
         for (LockClient pod : pods) {
-            CacheRebuild<String> cache = CacheRebuild.builder(pod, store).clock(clock).freshFor(FRESH_FOR)
-                    .maxStaleness(MAX_STALENESS).waitTimeout(Duration.ofSeconds(60)).failureBackoff(Duration.ZERO).build();
-            getters.add(sc == Scenario.NO_LOCK ? () -> readThrough(store, clock, key, loader) : () -> cache.get(key, loader));
+            CacheRebuild<String> cache = CacheRebuild.builder(pod, store)
+                    .clock(clock)
+                    .freshFor(FRESH_FOR)
+                    .maxStaleness(MAX_STALENESS)
+                    .waitTimeout(Duration.ofSeconds(60))
+                    .failureBackoff(Duration.ZERO)
+                    .build();
+            getters.add(
+                    sc == Scenario.NO_LOCK
+                            ? () -> readThrough(store, clock, key, loader)
+                            : () -> cache.get(key, loader));
         }
         getters.get(0).get(); // the first value
         for (int e = 0; e < expiries; e++) {
@@ -153,7 +176,9 @@ final class CacheRebuildBench implements Workload {
                 join(f);
             }
             // Stale callers return before the rebuild ends: wait for it, and for every pod's queued rebuild.
-            waitUntil(() -> store.read(key).map(v -> !v.writtenAt().isBefore(clock.instant())).orElse(false)
+            waitUntil(() -> store.read(key)
+                            .map(v -> !v.writtenAt().isBefore(clock.instant()))
+                            .orElse(false)
                     && pods.get(0).inspect(CacheRebuild.lockName(key)).entries().isEmpty());
             loadsPerExpiry.add(loads.get() - before);
         }
@@ -162,7 +187,8 @@ final class CacheRebuildBench implements Workload {
     /** The cache without the recipe: whoever finds it expired loads and writes. */
     private static String readThrough(JdbcCacheStore<String> store, Clock clock, String key, Supplier<String> loader) {
         var cached = store.read(key);
-        if (cached.isPresent() && clock.instant().isBefore(cached.get().writtenAt().plus(FRESH_FOR))) {
+        if (cached.isPresent()
+                && clock.instant().isBefore(cached.get().writtenAt().plus(FRESH_FOR))) {
             return cached.get().value();
         }
         String value = loader.get();
@@ -170,14 +196,27 @@ final class CacheRebuildBench implements Workload {
         return value;
     }
 
-    private Section report(BenchContext ctx, Results r, Map<Scenario, Histogram> latency, Map<Scenario, List<Integer>> loads,
-            int callers, int expiries) {
+    private Section report(
+            BenchContext ctx,
+            Results r,
+            Map<Scenario, Histogram> latency,
+            Map<Scenario, List<Integer>> loads,
+            int callers,
+            int expiries) {
         StringBuilder md = new StringBuilder();
-        md.append(callers).append(" callers (").append(PODS).append(" simulated pods — a lock client and ZooKeeper ")
-                .append("session each, in this JVM — × ").append(callers / PODS).append(" threads) call `get` on one ")
-                .append("key at the same moment, right after it expired; ").append(expiries).append(" expiries per ")
+        md.append(callers)
+                .append(" callers (")
+                .append(PODS)
+                .append(" simulated pods — a lock client and ZooKeeper ")
+                .append("session each, in this JVM — × ")
+                .append(callers / PODS)
+                .append(" threads) call `get` on one ")
+                .append("key at the same moment, right after it expired; ")
+                .append(expiries)
+                .append(" expiries per ")
                 .append("scenario. The store is `JdbcCacheStore` on embedded PostgreSQL; the loader parks ")
-                .append(LOADER_COST.toMillis()).append(" ms as a stand-in for an expensive query and touches no shared ")
+                .append(LOADER_COST.toMillis())
+                .append(" ms as a stand-in for an expensive query and touches no shared ")
                 .append("resource, so the no-lock latencies do not include the load a real stampede puts on the ")
                 .append("back end. Latency is one caller's `get`, from the common start to its return.\n\n");
         md.append("| scenario | loader calls per expiry (min / mean / max) | callers | p50 | p99 | max |\n")
@@ -194,18 +233,42 @@ final class CacheRebuildBench implements Workload {
             double mean = n.stream().mapToInt(Integer::intValue).average().orElseThrow();
             r.figure("cache_rebuild." + sc.id() + ".loader_calls_per_expiry.max", max);
             r.figure("cache_rebuild." + sc.id() + ".loader_calls_per_expiry.mean", mean);
-            md.append("| ").append(sc.what).append(" | ").append(min).append(" / ").append(Fmt.num(mean)).append(" / ")
-                    .append(max).append(" | ").append(l.count()).append(" | ").append(Fmt.us(l.p50())).append(" | ")
-                    .append(Fmt.us(l.p99())).append(" | ").append(Fmt.us(l.max())).append(" |\n");
+            md.append("| ")
+                    .append(sc.what)
+                    .append(" | ")
+                    .append(min)
+                    .append(" / ")
+                    .append(Fmt.num(mean))
+                    .append(" / ")
+                    .append(max)
+                    .append(" | ")
+                    .append(l.count())
+                    .append(" | ")
+                    .append(Fmt.us(l.p50()))
+                    .append(" | ")
+                    .append(Fmt.us(l.p99()))
+                    .append(" | ")
+                    .append(Fmt.us(l.max()))
+                    .append(" |\n");
             series.get("p50 (ms)").add(l.p50() / 1000);
             series.get("p99 (ms)").add(l.p99() / 1000);
-            Target t = Target.exactly("cache_rebuild_" + sc.id() + "_loader_calls", name(),
-                    sc.what + ": loader calls per expiry, most in any expiry, == 1", max, 1,
+            Target t = Target.exactly(
+                    "cache_rebuild_" + sc.id() + "_loader_calls",
+                    name(),
+                    sc.what + ": loader calls per expiry, most in any expiry, == 1",
+                    max,
+                    1,
                     "per expiry " + n + "; caller p50 " + Fmt.us(l.p50()) + ", p99 " + Fmt.us(l.p99()));
             r.target(sc == Scenario.NO_LOCK ? t.informational() : t);
         }
-        String plot = Plots.bars(ctx.out(), "cache-rebuild.png", "Cache rebuild: caller latency per expiry", "",
-                "latency (ms)", List.of(Scenario.values()).stream().map(sc -> sc.what).toList(), series);
+        String plot = Plots.bars(
+                ctx.out(),
+                "cache-rebuild.png",
+                "Cache rebuild: caller latency per expiry",
+                "",
+                "latency (ms)",
+                List.of(Scenario.values()).stream().map(sc -> sc.what).toList(),
+                series);
         md.append("\n![cache rebuild](").append(plot).append(")\n");
         return new Section("6. Cache rebuild without a stampede", md.toString());
     }

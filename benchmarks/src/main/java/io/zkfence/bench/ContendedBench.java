@@ -69,11 +69,16 @@ final class ContendedBench implements Workload {
             List<LockClient> zkClients = new ArrayList<>();
             for (int i = 0; i < n; i++) {
                 CuratorFramework session = closer.add(ctx.zk().curator());
-                LockClient client = closer.add(LockClient.create(session,
-                        LockClientConfig.builder().rootPath("/bench/zkfence").ownerId("bench-contended-" + i).build()));
+                LockClient client = closer.add(LockClient.create(
+                        session,
+                        LockClientConfig.builder()
+                                .rootPath("/bench/zkfence")
+                                .ownerId("bench-contended-" + i)
+                                .build()));
                 zkClients.add(client);
                 impls.get("zkfence").add(List.of(Mutex.of(client.lock("contended"))));
-                InterProcessMutex mutex = new InterProcessMutex(closer.add(ctx.zk().curator()), "/bench/curator/contended");
+                InterProcessMutex mutex =
+                        new InterProcessMutex(closer.add(ctx.zk().curator()), "/bench/curator/contended");
                 impls.get("curator").add(List.of(Mutex.of(mutex)));
                 HazelcastInstance hz = ctx.hazelcast().client("bench-contended-" + i);
                 AutoCloseable hzShutdown = hz::shutdown;
@@ -81,28 +86,36 @@ final class ContendedBench implements Workload {
                 impls.get("hazelcast").add(List.of(Mutex.of(hz.getCPSubsystem().getLock("contended"))));
             }
             Exclusion exclusion = new Exclusion();
-            ctx.log().say("contended: %d clients, warm-up + %d rounds of %d ms per implementation", n,
-                    s.contendedRounds(), s.contendedRound().toMillis());
+            ctx.log()
+                    .say(
+                            "contended: %d clients, warm-up + %d rounds of %d ms per implementation",
+                            n, s.contendedRounds(), s.contendedRound().toMillis());
             for (String impl : IMPLS) {
                 round(ctx, impls.get(impl), s.contendedRound().toNanos() / 2, exclusion);
             }
             Map<String, Totals> totals = new LinkedHashMap<>();
-            long wakeUpsBefore = zkClients.stream().mapToLong(c -> c.stats().wakeUps()).sum();
-            long zkGrantsBefore = zkClients.stream().mapToLong(c -> c.stats().grants()).sum();
-            long readsBefore = zkClients.stream().mapToLong(c -> c.stats().childrenReads()).sum();
+            long wakeUpsBefore =
+                    zkClients.stream().mapToLong(c -> c.stats().wakeUps()).sum();
+            long zkGrantsBefore =
+                    zkClients.stream().mapToLong(c -> c.stats().grants()).sum();
+            long readsBefore =
+                    zkClients.stream().mapToLong(c -> c.stats().childrenReads()).sum();
             for (int i = 0; i < s.contendedRounds(); i++) {
                 for (String impl : Interleaved.order(IMPLS, i)) {
                     Totals t = round(ctx, impls.get(impl), s.contendedRound().toNanos(), exclusion);
                     totals.merge(impl, t, (a, b) -> {
                         a.waits().add(b.waits());
-                        return new Totals(a.grants() + b.grants(), a.nanos() + b.nanos(), a.requests() + b.requests(),
-                                a.waits());
+                        return new Totals(
+                                a.grants() + b.grants(), a.nanos() + b.nanos(), a.requests() + b.requests(), a.waits());
                     });
                 }
             }
-            long wakeUps = zkClients.stream().mapToLong(c -> c.stats().wakeUps()).sum() - wakeUpsBefore;
-            long zkGrants = zkClients.stream().mapToLong(c -> c.stats().grants()).sum() - zkGrantsBefore;
-            long reads = zkClients.stream().mapToLong(c -> c.stats().childrenReads()).sum() - readsBefore;
+            long wakeUps =
+                    zkClients.stream().mapToLong(c -> c.stats().wakeUps()).sum() - wakeUpsBefore;
+            long zkGrants =
+                    zkClients.stream().mapToLong(c -> c.stats().grants()).sum() - zkGrantsBefore;
+            long reads =
+                    zkClients.stream().mapToLong(c -> c.stats().childrenReads()).sum() - readsBefore;
 
             Map<String, Double> perSecond = new LinkedHashMap<>();
             Map<String, Latency> waits = new LinkedHashMap<>();
@@ -137,38 +150,75 @@ final class ContendedBench implements Workload {
                     + Fmt.num(r.figure("contended.zkfence.requests_per_grant")) + ", Curator "
                     + Fmt.num(r.figure("contended.curator.requests_per_grant")) + "; exclusion violations "
                     + exclusion.violations.get() + " in " + expected + " measured grants";
-            r.target(Target.atLeast("contended_vs_curator", name(), n + " clients on one lock: grants/s ≥ 1.8 × Curator",
-                    ratio, 1.8, evidence));
+            r.target(Target.atLeast(
+                    "contended_vs_curator",
+                    name(),
+                    n + " clients on one lock: grants/s ≥ 1.8 × Curator",
+                    ratio,
+                    1.8,
+                    evidence));
 
-            String plot = Plots.bars(ctx.out(), "contended.png", n + " clients on one lock", "implementation",
-                    "grants per second", List.of("grants/s"), bars(perSecond));
+            String plot = Plots.bars(
+                    ctx.out(),
+                    "contended.png",
+                    n + " clients on one lock",
+                    "implementation",
+                    "grants per second",
+                    List.of("grants/s"),
+                    bars(perSecond));
             StringBuilder md = new StringBuilder();
-            md.append(n).append(" clients, each with its own session, acquire one lock, run a critical section that "
-                    + "checks exclusion (an atomic \"inside\" count and a counter updated without atomics), release, "
-                    + "and go again. zkfence, Curator and Hazelcast's CP FencedLock (the peer: ")
-                    .append(HazelcastCp.MEMBERS).append(" CP members in the harness JVM, each client a Hazelcast "
-                    + "client with its own CP session) run in rounds of ").append(s.contendedRound().toMillis())
-                    .append(" ms whose order rotates and reverses (").append(s.contendedRounds())
+            md.append(n)
+                    .append(" clients, each with its own session, acquire one lock, run a critical section that "
+                            + "checks exclusion (an atomic \"inside\" count and a counter updated without atomics), release, "
+                            + "and go again. zkfence, Curator and Hazelcast's CP FencedLock (the peer: ")
+                    .append(HazelcastCp.MEMBERS)
+                    .append(" CP members in the harness JVM, each client a Hazelcast "
+                            + "client with its own CP session) run in rounds of ")
+                    .append(s.contendedRound().toMillis())
+                    .append(" ms whose order rotates and reverses (")
+                    .append(s.contendedRounds())
                     .append(" measured rounds each, after one warm-up round each).\n\n");
             md.append("| implementation | durability | grants | seconds | grants/s | requests per grant (server count) "
                     + "| acquire wait p50 | p99 | p99.9 | max |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-            totals.forEach((impl, t) -> md.append("| ").append(impl).append(" | ")
-                    .append(HazelcastCp.durabilityOf(impl)).append(" | ").append(t.grants()).append(" | ")
-                    .append(Fmt.num(t.nanos() / 1e9)).append(" | ").append(Fmt.num(perSecond.get(impl))).append(" | ")
-                    .append(impl.equals("hazelcast") ? "— (not ZooKeeper)"
-                            : Fmt.num(r.figure("contended." + impl + ".requests_per_grant"))).append(" | ")
-                    .append(Fmt.us(waits.get(impl).p50())).append(" | ").append(Fmt.us(waits.get(impl).p99()))
-                    .append(" | ").append(Fmt.us(waits.get(impl).p999())).append(" | ")
-                    .append(Fmt.us(waits.get(impl).max())).append(" |\n"));
-            md.append("\nzkfence ÷ Curator grants/s: **").append(Fmt.ratio(ratio)).append("**; zkfence ÷ Hazelcast: **")
-                    .append(Fmt.ratio(vsHazelcast)).append("**. Exclusion violations: ")
-                    .append(exclusion.violations.get()).append("; lost counter updates: ")
+            totals.forEach((impl, t) -> md.append("| ")
+                    .append(impl)
+                    .append(" | ")
+                    .append(HazelcastCp.durabilityOf(impl))
+                    .append(" | ")
+                    .append(t.grants())
+                    .append(" | ")
+                    .append(Fmt.num(t.nanos() / 1e9))
+                    .append(" | ")
+                    .append(Fmt.num(perSecond.get(impl)))
+                    .append(" | ")
+                    .append(
+                            impl.equals("hazelcast")
+                                    ? "— (not ZooKeeper)"
+                                    : Fmt.num(r.figure("contended." + impl + ".requests_per_grant")))
+                    .append(" | ")
+                    .append(Fmt.us(waits.get(impl).p50()))
+                    .append(" | ")
+                    .append(Fmt.us(waits.get(impl).p99()))
+                    .append(" | ")
+                    .append(Fmt.us(waits.get(impl).p999()))
+                    .append(" | ")
+                    .append(Fmt.us(waits.get(impl).max()))
+                    .append(" |\n"));
+            md.append("\nzkfence ÷ Curator grants/s: **")
+                    .append(Fmt.ratio(ratio))
+                    .append("**; zkfence ÷ Hazelcast: **")
+                    .append(Fmt.ratio(vsHazelcast))
+                    .append("**. Exclusion violations: ")
+                    .append(exclusion.violations.get())
+                    .append("; lost counter updates: ")
                     .append(Fmt.num(r.figure("contended.counter_lost_updates")))
                     .append(". zkfence watch events per grant: ")
                     .append(Fmt.num(r.figure("contended.zkfence.watch_events_per_grant")))
                     .append("; child-list reads per grant: ")
-                    .append(Fmt.num(r.figure("contended.zkfence.children_reads_per_grant"))).append(". ")
-                    .append(HazelcastCp.DURABILITY_NOTE).append("\n\n");
+                    .append(Fmt.num(r.figure("contended.zkfence.children_reads_per_grant")))
+                    .append(". ")
+                    .append(HazelcastCp.DURABILITY_NOTE)
+                    .append("\n\n");
             md.append("![contended throughput](").append(plot).append(")\n");
             return new Section("2. Contended throughput", md.toString());
         }

@@ -72,7 +72,8 @@ final class CpuSampler implements AutoCloseable {
     /** [all ticks, busy ticks]; fills {@code own} with each process of this tree's ticks; null without /proc. */
     private static long[] sample(Map<Long, Long> own) {
         try {
-            String[] cpu = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            String[] cpu =
+                    Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
             long user = Long.parseLong(cpu[1]);
             long nice = Long.parseLong(cpu[2]);
             long system = Long.parseLong(cpu[3]);

@@ -60,12 +60,16 @@ final class FileProcessingBench implements Workload {
         Results r = ctx.results();
         int files = s.smoke() ? SMOKE_FILES : 60;
         List<Integer> layouts = s.smoke() ? List.of(1, 2) : List.of(1, 2, 4);
-        ctx.log().say("file processing: %d files, %d ms each, %s workers; starting S3Mock and embedded PostgreSQL",
-                files, TASK_COST.toMillis(), layouts);
+        ctx.log()
+                .say(
+                        "file processing: %d files, %d ms each, %s workers; starting S3Mock and embedded PostgreSQL",
+                        files, TASK_COST.toMillis(), layouts);
         try (Closer closer = new Closer()) {
             S3MockServer s3mock = closer.add(S3MockServer.start());
             S3Client s3 = closer.add(s3mock.client());
-            EmbeddedPostgres pg = closer.add(EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(60)).start());
+            EmbeddedPostgres pg = closer.add(EmbeddedPostgres.builder()
+                    .setPGStartupWait(Duration.ofSeconds(60))
+                    .start());
             DataSource db = closer.add(CacheRebuildBench.pool(pg, 2 * layouts.get(layouts.size() - 1)));
             JdbcFence fence = JdbcFence.create(db);
             fence.createIfMissing();
@@ -87,13 +91,23 @@ final class FileProcessingBench implements Workload {
                 List<FileProcessor> processors = new ArrayList<>();
                 AtomicInteger taskRuns = new AtomicInteger();
                 for (int w = 0; w < workers; w++) {
-                    LockClient client = closer.add(LockClient.create(closer.add(ctx.zk().curator()),
-                            LockClientConfig.builder().rootPath("/bench/files").ownerId("bench-files-" + round + "-" + w).build()));
+                    LockClient client = closer.add(LockClient.create(
+                            closer.add(ctx.zk().curator()),
+                            LockClientConfig.builder()
+                                    .rootPath("/bench/files")
+                                    .ownerId("bench-files-" + round + "-" + w)
+                                    .build()));
                     FileProcessor p = FileProcessor.builder(client, s3, output, fence, db, (key, input, token) -> {
-                        taskRuns.incrementAndGet();
-                        LockSupport.parkNanos(TASK_COST.toNanos());
-                        return new String(input, StandardCharsets.UTF_8).toUpperCase(Locale.ROOT).getBytes(StandardCharsets.UTF_8);
-                    }).input(bucket, prefix).outputPrefix("out/" + prefix).completionTable("bench_files_done").build();
+                                taskRuns.incrementAndGet();
+                                LockSupport.parkNanos(TASK_COST.toNanos());
+                                return new String(input, StandardCharsets.UTF_8)
+                                        .toUpperCase(Locale.ROOT)
+                                        .getBytes(StandardCharsets.UTF_8);
+                            })
+                            .input(bucket, prefix)
+                            .outputPrefix("out/" + prefix)
+                            .completionTable("bench_files_done")
+                            .build();
                     p.createCompletionTableIfMissing();
                     processors.add(p);
                 }
@@ -103,8 +117,10 @@ final class FileProcessingBench implements Workload {
                     continue;
                 }
                 runs.put(workers, run);
-                ctx.log().say("file processing: %d workers: %s files/s, task runs %d, recorded as done %d", workers,
-                        Fmt.num(run.filesPerSecond(files)), run.taskRuns(), run.completions());
+                ctx.log()
+                        .say(
+                                "file processing: %d workers: %s files/s, task runs %d, recorded as done %d",
+                                workers, Fmt.num(run.filesPerSecond(files)), run.taskRuns(), run.completions());
             }
             return report(ctx, r, runs, files);
         } catch (IOException e) {
@@ -136,7 +152,8 @@ final class FileProcessingBench implements Workload {
                         FilePass pass = p.processPending();
                         processed.addAndGet(pass.processed().size());
                         if (!pass.failed().isEmpty() || !pass.lostToNewer().isEmpty()) {
-                            throw new IllegalStateException("a pass failed or lost files with no fault injected: " + pass);
+                            throw new IllegalStateException(
+                                    "a pass failed or lost files with no fault injected: " + pass);
                         }
                         if (pass.alreadyDone().size() == files) {
                             return null;
@@ -162,7 +179,8 @@ final class FileProcessingBench implements Workload {
 
     private static int completions(DataSource db, String prefix) {
         try (Connection c = db.getConnection();
-                PreparedStatement s = c.prepareStatement("select count(*) from bench_files_done where file_key like ?")) {
+                PreparedStatement s =
+                        c.prepareStatement("select count(*) from bench_files_done where file_key like ?")) {
             s.setString(1, prefix + "%");
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
@@ -175,13 +193,19 @@ final class FileProcessingBench implements Workload {
 
     private Section report(BenchContext ctx, Results r, Map<Integer, Run> runs, int files) {
         StringBuilder md = new StringBuilder();
-        md.append(files).append(" input files on S3Mock per layout; each worker is a lock client with its own ZooKeeper ")
-                .append("session (in this JVM) running `processPending()` passes on its own thread until every file has ")
-                .append("a completion record. The task parks ").append(TASK_COST.toMillis()).append(" ms per file as a stand-in ")
+        md.append(files)
+                .append(" input files on S3Mock per layout; each worker is a lock client with its own ZooKeeper ")
+                .append(
+                        "session (in this JVM) running `processPending()` passes on its own thread until every file has ")
+                .append("a completion record. The task parks ")
+                .append(TASK_COST.toMillis())
+                .append(" ms per file as a stand-in ")
                 .append("for parsing; each file's output is a fenced put (fencing-s3), its completion a fenced row ")
-                .append("(fencing-jdbc, embedded PostgreSQL). No faults are injected here (the recipe's test and the fault ")
+                .append(
+                        "(fencing-jdbc, embedded PostgreSQL). No faults are injected here (the recipe's test and the fault ")
                 .append("campaign do that).\n\n");
-        md.append("| workers | files/s | speed-up over 1 worker | ms per file per worker | task runs | completion rows |\n")
+        md.append(
+                        "| workers | files/s | speed-up over 1 worker | ms per file per worker | task runs | completion rows |\n")
                 .append("|---:|---:|---:|---:|---:|---:|\n");
         double one = runs.values().iterator().next().filesPerSecond(files);
         Map<String, List<Double>> series = new LinkedHashMap<>();
@@ -197,9 +221,19 @@ final class FileProcessingBench implements Workload {
             r.figure("file_processing.workers_" + workers + ".files_per_s", perSecond);
             r.figure("file_processing.workers_" + workers + ".task_runs", run.taskRuns());
             r.figure("file_processing.workers_" + workers + ".completions", run.completions());
-            md.append("| ").append(workers).append(" | ").append(Fmt.num(perSecond)).append(" | ")
-                    .append(Fmt.ratio(perSecond / one)).append(" | ").append(Fmt.num(msPerFile)).append(" | ")
-                    .append(run.taskRuns()).append(" | ").append(run.completions()).append(" |\n");
+            md.append("| ")
+                    .append(workers)
+                    .append(" | ")
+                    .append(Fmt.num(perSecond))
+                    .append(" | ")
+                    .append(Fmt.ratio(perSecond / one))
+                    .append(" | ")
+                    .append(Fmt.num(msPerFile))
+                    .append(" | ")
+                    .append(run.taskRuns())
+                    .append(" | ")
+                    .append(run.completions())
+                    .append(" |\n");
             series.get("files/s").add(perSecond);
             categories.add(workers + (workers == 1 ? " worker" : " workers"));
             worstRuns = Math.max(worstRuns, run.taskRuns());
@@ -208,15 +242,32 @@ final class FileProcessingBench implements Workload {
         int most = runs.keySet().stream().mapToInt(Integer::intValue).max().orElseThrow();
         double speedUp = runs.get(most).filesPerSecond(files) / one;
         r.figure("file_processing.ratio.speed_up_" + most + "_workers", speedUp);
-        r.target(Target.exactly("file_processing_task_runs_per_file", name(),
-                "file processing, no faults: task runs per file, most in any layout, == 1", worstRuns / (double) files, 1,
+        r.target(Target.exactly(
+                "file_processing_task_runs_per_file",
+                name(),
+                "file processing, no faults: task runs per file, most in any layout, == 1",
+                worstRuns / (double) files,
+                1,
                 worstRuns + " task runs for " + files + " files; fewest completion rows in a layout " + worstRows));
-        r.target(Target.atLeast("file_processing_scaling", name(), "file processing: files/s with " + most
-                + " workers ≥ " + (most * 3 / 4.0) + " × with 1 (75 % scaling)", speedUp, most * 3 / 4.0,
-                "files/s: " + runs.entrySet().stream().map(e -> e.getKey() + " → " + Fmt.num(e.getValue().filesPerSecond(files)))
-                        .toList()));
-        String plot = Plots.bars(ctx.out(), "file-processing.png", files + " files, " + TASK_COST.toMillis() + " ms each",
-                "workers", "files per second", categories, series);
+        r.target(Target.atLeast(
+                "file_processing_scaling",
+                name(),
+                "file processing: files/s with " + most + " workers ≥ " + (most * 3 / 4.0) + " × with 1 (75 % scaling)",
+                speedUp,
+                most * 3 / 4.0,
+                "files/s: "
+                        + runs.entrySet().stream()
+                                .map(e -> e.getKey() + " → "
+                                        + Fmt.num(e.getValue().filesPerSecond(files)))
+                                .toList()));
+        String plot = Plots.bars(
+                ctx.out(),
+                "file-processing.png",
+                files + " files, " + TASK_COST.toMillis() + " ms each",
+                "workers",
+                "files per second",
+                categories,
+                series);
         md.append("\n![file processing](").append(plot).append(")\n");
         return new Section("9. Files processed exactly once", md.toString());
     }

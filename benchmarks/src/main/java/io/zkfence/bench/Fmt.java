@@ -5,8 +5,7 @@ import java.util.Locale;
 /** Number formats for the report. */
 final class Fmt {
 
-    private Fmt() {
-    }
+    private Fmt() {}
 
     /** Microseconds as µs below 10 ms, else ms. */
     static String us(double micros) {
@@ -25,9 +24,10 @@ final class Fmt {
     }
 
     static String latencyRow(String name, Latency l) {
-        return "| " + name + " | " + l.count() + " | " + us(l.p50()) + " | " + us(l.p99()) + " | " + us(l.p999()) + " | "
-                + us(l.max()) + " | " + us(l.mean()) + " |";
+        return "| " + name + " | " + l.count() + " | " + us(l.p50()) + " | " + us(l.p99()) + " | " + us(l.p999())
+                + " | " + us(l.max()) + " | " + us(l.mean()) + " |";
     }
 
-    static final String LATENCY_HEADER = "| variant | samples | p50 | p99 | p99.9 | max | mean |\n|---|---:|---:|---:|---:|---:|---:|";
+    static final String LATENCY_HEADER =
+            "| variant | samples | p50 | p99 | p99.9 | max | mean |\n|---|---:|---:|---:|---:|---:|---:|";
 }

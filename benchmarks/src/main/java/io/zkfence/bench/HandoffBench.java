@@ -28,8 +28,8 @@ import org.apache.zookeeper.ZooKeeper;
  */
 final class HandoffBench implements Workload {
 
-    private record Level(int waiters, int sessions, Latency latency, double watchEventsPerRelease,
-            double childrenReadsPerHandoff) {}
+    private record Level(
+            int waiters, int sessions, Latency latency, double watchEventsPerRelease, double childrenReadsPerHandoff) {}
 
     /** The state of one ring; only the current holder writes to it. */
     private static final class Ring {
@@ -42,6 +42,7 @@ final class HandoffBench implements Workload {
         volatile int lastReleaser = -1;
         /** Watched paths under the lock in that session just before it released. */
         volatile long watchesAfterRequeue;
+
         final Histogram histogram = Latency.newHistogram();
         final AtomicLong grants = new AtomicLong();
         final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -100,43 +101,89 @@ final class HandoffBench implements Workload {
         StringBuilder perLevel = new StringBuilder();
         Level worst = first;
         for (Level l : levels) {
-            perLevel.append(perLevel.isEmpty() ? "" : ", ").append(l.waiters()).append(" waiters: ")
+            perLevel.append(perLevel.isEmpty() ? "" : ", ")
+                    .append(l.waiters())
+                    .append(" waiters: ")
                     .append(Fmt.num(l.watchEventsPerRelease()));
             if (Math.abs(l.watchEventsPerRelease() - 1) > Math.abs(worst.watchEventsPerRelease() - 1)) {
                 worst = l;
             }
         }
-        r.target(Target.atMost("handoff_p50_flat", name(), "hand-off p50 with " + last.waiters() + " waiters ≤ 1.2 × with "
-                + first.waiters(), ratio, 1.2, "p50 " + Fmt.us(last.latency().p50()) + " with " + last.waiters()
-                + " waiters, " + Fmt.us(first.latency().p50()) + " with " + first.waiters()));
-        r.target(Target.exactly("handoff_watch_events", name(), "watch events delivered per release = 1 (every waiter count)",
-                worst.watchEventsPerRelease(), 1.0, "client-side count per release: " + perLevel));
+        r.target(Target.atMost(
+                "handoff_p50_flat",
+                name(),
+                "hand-off p50 with " + last.waiters() + " waiters ≤ 1.2 × with " + first.waiters(),
+                ratio,
+                1.2,
+                "p50 " + Fmt.us(last.latency().p50()) + " with " + last.waiters() + " waiters, "
+                        + Fmt.us(first.latency().p50()) + " with " + first.waiters()));
+        r.target(Target.exactly(
+                "handoff_watch_events",
+                name(),
+                "watch events delivered per release = 1 (every waiter count)",
+                worst.watchEventsPerRelease(),
+                1.0,
+                "client-side count per release: " + perLevel));
 
-        List<String> categories = levels.stream().map(l -> l.waiters() + " waiters").toList();
+        List<String> categories =
+                levels.stream().map(l -> l.waiters() + " waiters").toList();
         Map<String, List<Double>> series = new LinkedHashMap<>();
         series.put("p50", levels.stream().map(l -> l.latency().p50()).toList());
         series.put("p99", levels.stream().map(l -> l.latency().p99()).toList());
-        String plot = Plots.bars(ctx.out(), "handoff.png", "Hand-off: release by A → B holds", "queue", "latency (µs)",
-                categories, series);
+        String plot = Plots.bars(
+                ctx.out(),
+                "handoff.png",
+                "Hand-off: release by A → B holds",
+                "queue",
+                "latency (µs)",
+                categories,
+                series);
         StringBuilder md = new StringBuilder();
         md.append("The holder releases while N waiters are queued; timed from the holder calling `release()` to the "
-                + "next waiter's `acquire()` returning. The N+1 participants form a ring: once granted, each waits "
-                + "until the queue is full again, then releases and queues again at the tail, so every timed "
-                + "hand-off has exactly N waiters behind it and nothing else of the workload in flight. Waiters are "
-                + "spread over at most ").append(s.handoffMaxSessions()).append(" sessions. ")
-                .append(s.handoffWarmup()).append(" hand-offs of warm-up, then ").append(s.handoffSamples())
-                .append(" timed, per queue length. Watch events and child-list reads are counted by the clients (`stats().wakeUps()`, `stats().childrenReads()`; "
-                + "the reads include the one pipelined with each re-queue).\n\n");
-        md.append("| waiters | sessions | samples | p50 | p99 | p99.9 | max | watch events per release | child-list reads per hand-off |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                        + "next waiter's `acquire()` returning. The N+1 participants form a ring: once granted, each waits "
+                        + "until the queue is full again, then releases and queues again at the tail, so every timed "
+                        + "hand-off has exactly N waiters behind it and nothing else of the workload in flight. Waiters are "
+                        + "spread over at most ")
+                .append(s.handoffMaxSessions())
+                .append(" sessions. ")
+                .append(s.handoffWarmup())
+                .append(" hand-offs of warm-up, then ")
+                .append(s.handoffSamples())
+                .append(
+                        " timed, per queue length. Watch events and child-list reads are counted by the clients (`stats().wakeUps()`, `stats().childrenReads()`; "
+                                + "the reads include the one pipelined with each re-queue).\n\n");
+        md.append(
+                "| waiters | sessions | samples | p50 | p99 | p99.9 | max | watch events per release | child-list reads per hand-off |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Level l : levels) {
-            md.append("| ").append(l.waiters()).append(" | ").append(l.sessions()).append(" | ")
-                    .append(l.latency().count()).append(" | ").append(Fmt.us(l.latency().p50())).append(" | ")
-                    .append(Fmt.us(l.latency().p99())).append(" | ").append(Fmt.us(l.latency().p999())).append(" | ")
-                    .append(Fmt.us(l.latency().max())).append(" | ").append(Fmt.num(l.watchEventsPerRelease()))
-                    .append(" | ").append(Fmt.num(l.childrenReadsPerHandoff())).append(" |\n");
+            md.append("| ")
+                    .append(l.waiters())
+                    .append(" | ")
+                    .append(l.sessions())
+                    .append(" | ")
+                    .append(l.latency().count())
+                    .append(" | ")
+                    .append(Fmt.us(l.latency().p50()))
+                    .append(" | ")
+                    .append(Fmt.us(l.latency().p99()))
+                    .append(" | ")
+                    .append(Fmt.us(l.latency().p999()))
+                    .append(" | ")
+                    .append(Fmt.us(l.latency().max()))
+                    .append(" | ")
+                    .append(Fmt.num(l.watchEventsPerRelease()))
+                    .append(" | ")
+                    .append(Fmt.num(l.childrenReadsPerHandoff()))
+                    .append(" |\n");
         }
-        md.append("\np50 with ").append(last.waiters()).append(" waiters ÷ p50 with ").append(first.waiters())
-                .append(": **").append(Fmt.ratio(ratio)).append("**.\n\n![hand-off latency](").append(plot).append(")\n");
+        md.append("\np50 with ")
+                .append(last.waiters())
+                .append(" waiters ÷ p50 with ")
+                .append(first.waiters())
+                .append(": **")
+                .append(Fmt.ratio(ratio))
+                .append("**.\n\n![hand-off latency](")
+                .append(plot)
+                .append(")\n");
         return new Section("3. Hand-off latency", md.toString());
     }
 
@@ -152,8 +199,12 @@ final class HandoffBench implements Workload {
             for (int i = 0; i < sessions; i++) {
                 CuratorFramework session = closer.add(ctx.zk().curator());
                 curators.add(session);
-                clients.add(closer.add(LockClient.create(session, LockClientConfig.builder().rootPath("/bench/zkfence")
-                        .ownerId("bench-handoff-" + i).build())));
+                clients.add(closer.add(LockClient.create(
+                        session,
+                        LockClientConfig.builder()
+                                .rootPath("/bench/zkfence")
+                                .ownerId("bench-handoff-" + i)
+                                .build())));
             }
             Ring ring = new Ring(waiters, s.handoffWarmup(), s.handoffSamples(), clients, curators);
             String lockPath = clients.get(0).lock(name).path();
@@ -161,8 +212,10 @@ final class HandoffBench implements Workload {
             for (int i = 0; i <= waiters; i++) {
                 int session = i % sessions;
                 FencedLock lock = clients.get(session).lock(name);
-                members.add(Thread.ofPlatform().name("handoff-" + i).daemon().unstarted(
-                        () -> member(ring, session, lock, monitor, lockPath)));
+                members.add(Thread.ofPlatform()
+                        .name("handoff-" + i)
+                        .daemon()
+                        .unstarted(() -> member(ring, session, lock, monitor, lockPath)));
             }
             members.get(0).start();
             awaitQueue(monitor, lockPath, 1, ring); // the first holder is in; the others queue behind it
@@ -172,11 +225,13 @@ final class HandoffBench implements Workload {
             for (Thread m : members) {
                 m.join(TimeUnit.MINUTES.toMillis(10));
                 if (m.isAlive()) {
-                    throw new IllegalStateException("hand-off ring with " + waiters + " waiters did not finish in 10 min");
+                    throw new IllegalStateException(
+                            "hand-off ring with " + waiters + " waiters did not finish in 10 min");
                 }
             }
             if (ring.failure.get() != null) {
-                throw new IllegalStateException("hand-off ring with " + waiters + " waiters failed", ring.failure.get());
+                throw new IllegalStateException(
+                        "hand-off ring with " + waiters + " waiters failed", ring.failure.get());
             }
             double perRelease = (ring.wakeUpsAtEnd - ring.wakeUpsAtStart) / (double) ring.samples;
             double reads = (ring.readsAtEnd - ring.readsAtStart) / (double) ring.samples;
@@ -214,8 +269,8 @@ final class HandoffBench implements Workload {
                     // less the grant's own-node watch if it had one (lock-core arms it only for
                     // holds over half a second), plus the re-queued member's predecessor watch.
                     CuratorFramework releaser = ring.sessions.get(session);
-                    ring.watchesAfterRequeue = watches(releaser, lockPath)
-                            - (watchesPath(releaser, lease.nodePath()) ? 1 : 0) + 1;
+                    ring.watchesAfterRequeue =
+                            watches(releaser, lockPath) - (watchesPath(releaser, lease.nodePath()) ? 1 : 0) + 1;
                     ring.releaseStartedAt = System.nanoTime();
                 }
                 lease.release();
@@ -261,7 +316,8 @@ final class HandoffBench implements Workload {
 
     private static boolean watchesPath(CuratorFramework session, String path) {
         try {
-            return WatchersDebug.getDataWatches(session.getZookeeperClient().getZooKeeper()).contains(path);
+            return WatchersDebug.getDataWatches(session.getZookeeperClient().getZooKeeper())
+                    .contains(path);
         } catch (Exception e) {
             throw new IllegalStateException("reading the watches of a client on " + path, e);
         }
@@ -270,7 +326,9 @@ final class HandoffBench implements Workload {
     private static long watches(CuratorFramework session, String lockPath) {
         try {
             ZooKeeper zk = session.getZookeeperClient().getZooKeeper();
-            return WatchersDebug.getDataWatches(zk).stream().filter(p -> p.startsWith(lockPath + "/")).count();
+            return WatchersDebug.getDataWatches(zk).stream()
+                    .filter(p -> p.startsWith(lockPath + "/"))
+                    .count();
         } catch (Exception e) {
             throw new IllegalStateException("reading the watches of a client on " + lockPath, e);
         }
@@ -282,13 +340,15 @@ final class HandoffBench implements Workload {
         try {
             while (true) {
                 ZooKeeper zk = monitor.getZookeeperClient().getZooKeeper();
-                int queued = zk.exists(lockPath, false) == null ? 0 : zk.getChildren(lockPath, false).size();
+                int queued = zk.exists(lockPath, false) == null
+                        ? 0
+                        : zk.getChildren(lockPath, false).size();
                 if (queued >= size) {
                     return;
                 }
                 if (System.nanoTime() > deadline || ring.failure.get() != null) {
-                    throw new IllegalStateException("queue of " + lockPath + " reached " + queued + " of " + size
-                            + " nodes in 2 min");
+                    throw new IllegalStateException(
+                            "queue of " + lockPath + " reached " + queued + " of " + size + " nodes in 2 min");
                 }
             }
         } catch (InterruptedException e) {

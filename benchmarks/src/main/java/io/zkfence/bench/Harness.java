@@ -18,8 +18,18 @@ import java.util.Set;
 final class Harness {
 
     static List<Workload> all() {
-        return List.of(new UncontendedBench(), new ContendedBench(), new HandoffBench(), new ManyLocksBench(),
-                new CacheRebuildBench(), new HotLockBench(), new HotLockProcessesBench(), new AggregateBench(), new FileProcessingBench(), new ServerBench(), new JdbcFencingBench(),
+        return List.of(
+                new UncontendedBench(),
+                new ContendedBench(),
+                new HandoffBench(),
+                new ManyLocksBench(),
+                new CacheRebuildBench(),
+                new HotLockBench(),
+                new HotLockProcessesBench(),
+                new AggregateBench(),
+                new FileProcessingBench(),
+                new ServerBench(),
+                new JdbcFencingBench(),
                 new S3FencingBench());
     }
 
@@ -55,10 +65,13 @@ final class Harness {
         MachineInfo.capture(results.machine());
         results.machine().put("load_average_before", MachineInfo.loadAverage());
 
-        List<Workload> selected = all().stream().filter(w -> only.isEmpty() || only.contains(w.name())).toList();
+        List<Workload> selected = all().stream()
+                .filter(w -> only.isEmpty() || only.contains(w.name()))
+                .toList();
         List<Section> sections = new ArrayList<>();
         try (CpuSampler cpu = new CpuSampler()) {
-            List<Workload> zkWorkloads = selected.stream().filter(Workload::needsZooKeeper).toList();
+            List<Workload> zkWorkloads =
+                    selected.stream().filter(Workload::needsZooKeeper).toList();
             if (!zkWorkloads.isEmpty()) {
                 log.say("starting a %d-server ZooKeeper ensemble (fsync %s)", ZkCluster.SIZE, fsync ? "on" : "off");
                 try (ZkCluster zk = ZkCluster.start(fsync)) {

@@ -36,17 +36,25 @@ final class HazelcastCp implements AutoCloseable {
      * Hazelcast's bundled JCTools use sun.misc.Unsafe without the JDK's warning.
      */
     static List<String> jvmFlags() {
-        List<String> flags = new ArrayList<>(List.of("--add-modules", "java.se",
-                "--add-exports", "java.base/jdk.internal.ref=ALL-UNNAMED",
-                "--add-opens", "java.base/java.lang=ALL-UNNAMED",
-                "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED",
-                "--add-opens", "java.management/sun.management=ALL-UNNAMED",
-                "--add-opens", "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
+        List<String> flags = new ArrayList<>(List.of(
+                "--add-modules",
+                "java.se",
+                "--add-exports",
+                "java.base/jdk.internal.ref=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/java.lang=ALL-UNNAMED",
+                "--add-opens",
+                "java.base/sun.nio.ch=ALL-UNNAMED",
+                "--add-opens",
+                "java.management/sun.management=ALL-UNNAMED",
+                "--add-opens",
+                "jdk.management/com.sun.management.internal=ALL-UNNAMED"));
         if (Runtime.version().feature() >= 24) {
             flags.add("--sun-misc-unsafe-memory-access=allow");
         }
         return flags;
     }
+
     private static final String HOST = "127.0.0.1";
     /** A warm-up lock taken once at start, so the first measured acquire does not create the CP group. */
     private static final String WARM_UP_LOCK = "bench-warm-up";
@@ -82,8 +90,9 @@ final class HazelcastCp implements AutoCloseable {
                 members.add(Hazelcast.newHazelcastInstance(memberConfig(clusterName, port, ports)));
             }
             for (HazelcastInstance m : members) {
-                if (!m.getCPSubsystem().getCPSubsystemManagementService().awaitUntilDiscoveryCompleted(2,
-                        TimeUnit.MINUTES)) {
+                if (!m.getCPSubsystem()
+                        .getCPSubsystemManagementService()
+                        .awaitUntilDiscoveryCompleted(2, TimeUnit.MINUTES)) {
                     throw new IllegalStateException("Hazelcast CP discovery did not complete in 2 min on " + ports);
                 }
             }
@@ -98,7 +107,9 @@ final class HazelcastCp implements AutoCloseable {
             terminate(members);
             throw e;
         }
-        return new HazelcastCp(clusterName, List.copyOf(members),
+        return new HazelcastCp(
+                clusterName,
+                List.copyOf(members),
                 String.join(",", ports.stream().map(p -> HOST + ":" + p).toList()));
     }
 

@@ -80,8 +80,12 @@ final class HotLockBench implements Workload {
             IMPLS.forEach(impl -> impls.put(impl, new ArrayList<>()));
             for (int c = 0; c < clients; c++) {
                 CuratorFramework session = closer.add(ctx.zk().curator());
-                LockClient client = closer.add(LockClient.create(session,
-                        LockClientConfig.builder().rootPath("/bench/zkfence").ownerId("bench-hot-" + c).build()));
+                LockClient client = closer.add(LockClient.create(
+                        session,
+                        LockClientConfig.builder()
+                                .rootPath("/bench/zkfence")
+                                .ownerId("bench-hot-" + c)
+                                .build()));
                 FencedLock cohort = client.lock("hot-cohort").withCohort();
                 FencedLock plain = client.lock("hot-plain");
                 CuratorFramework curatorSession = closer.add(ctx.zk().curator());
@@ -105,8 +109,13 @@ final class HotLockBench implements Workload {
                 impls.get("hazelcast").add(hazelcastThreads);
             }
             Exclusion exclusion = new Exclusion();
-            ctx.log().say("hot lock: %d clients x %d threads, warm-up + %d rounds of %d ms per implementation", clients,
-                    threads, s.contendedRounds(), s.contendedRound().toMillis());
+            ctx.log()
+                    .say(
+                            "hot lock: %d clients x %d threads, warm-up + %d rounds of %d ms per implementation",
+                            clients,
+                            threads,
+                            s.contendedRounds(),
+                            s.contendedRound().toMillis());
             for (String impl : IMPLS) {
                 LockRound.run(impls.get(impl), s.contendedRound().toNanos() / 2, exclusion::criticalSection);
             }
@@ -114,8 +123,8 @@ final class HotLockBench implements Workload {
                 // Rotate the order each round, so drift hits every implementation alike.
                 for (int k = 0; k < IMPLS.size(); k++) {
                     String impl = IMPLS.get((i + k) % IMPLS.size());
-                    LockRound.Result round = LockRound.run(impls.get(impl), s.contendedRound().toNanos(),
-                            exclusion::criticalSection);
+                    LockRound.Result round =
+                            LockRound.run(impls.get(impl), s.contendedRound().toNanos(), exclusion::criticalSection);
                     totals.merge(impl, Totals.of(round), (a, b) -> a.plus(round));
                 }
             }
@@ -132,7 +141,10 @@ final class HotLockBench implements Workload {
             for (int c = 0; c < clients; c++) {
                 all.add(t.waits()[c]);
                 p99s.append(c == 0 ? "" : " / ")
-                        .append(t.waits()[c].getTotalCount() == 0 ? "none" : Fmt.us(Latency.of(t.waits()[c]).p99()));
+                        .append(
+                                t.waits()[c].getTotalCount() == 0
+                                        ? "none"
+                                        : Fmt.us(Latency.of(t.waits()[c]).p99()));
             }
             Latency wait = Latency.of(all);
             double worstShare = Shares.worstDeviation(t.perClient());
@@ -140,11 +152,25 @@ final class HotLockBench implements Workload {
             r.figure("hot-lock." + impl + ".grants_per_s", gps);
             r.figure("hot-lock." + impl + ".worst_share_deviation", worstShare);
             r.latency("hot-lock." + impl + ".acquire_wait", wait);
-            rows.append("| ").append(impl).append(" | ").append(HazelcastCp.durabilityOf(impl)).append(" | ")
-                    .append(t.grants()).append(" | ").append(Fmt.num(gps)).append(" | ")
-                    .append(Shares.list(t.perClient())).append(" | ").append(Fmt.num(100 * worstShare))
-                    .append(" % | ").append(Fmt.us(wait.p50())).append(" | ").append(Fmt.us(wait.p99()))
-                    .append(" | ").append(p99s).append(" |\n");
+            rows.append("| ")
+                    .append(impl)
+                    .append(" | ")
+                    .append(HazelcastCp.durabilityOf(impl))
+                    .append(" | ")
+                    .append(t.grants())
+                    .append(" | ")
+                    .append(Fmt.num(gps))
+                    .append(" | ")
+                    .append(Shares.list(t.perClient()))
+                    .append(" | ")
+                    .append(Fmt.num(100 * worstShare))
+                    .append(" % | ")
+                    .append(Fmt.us(wait.p50()))
+                    .append(" | ")
+                    .append(Fmt.us(wait.p99()))
+                    .append(" | ")
+                    .append(p99s)
+                    .append(" |\n");
         }
         r.figure("hot-lock.violations", violations);
         if (violations != 0) {
@@ -158,25 +184,44 @@ final class HotLockBench implements Workload {
         r.figure("hot-lock.ratio.plain_vs_curator", plainVsCurator);
 
         String shape = clients + " clients × " + threads + " threads in one JVM, one lock";
-        String plot = Plots.bars(ctx.out(), "hot-lock.png", shape, "implementation", "grants per second",
-                List.of("grants/s"), bars(perSecond));
+        String plot = Plots.bars(
+                ctx.out(),
+                "hot-lock.png",
+                shape,
+                "implementation",
+                "grants per second",
+                List.of("grants/s"),
+                bars(perSecond));
         StringBuilder md = new StringBuilder();
-        md.append(clients).append(" clients, each its own ZooKeeper session and Hazelcast client (standing in for a "
-                + "process; all in the harness's JVM), with ").append(threads).append(" threads each, want one lock; "
-                + "each critical section checks exclusion. zkfence in cohort mode (default batch: 32 turns / 20 ms), "
-                + "zkfence without it, Curator (one InterProcessMutex per thread) and Hazelcast's CP FencedLock "
-                + "(its 3 CP members in the harness JVM) run in rotating rounds of ")
-                .append(s.contendedRound().toMillis()).append(" ms (").append(s.contendedRounds())
-                .append(" measured rounds each). The clients share the JVM's threads and CPU, which real processes "
-                + "would not: the issue's targets are judged on the same shape across processes, in section 7b.\n\n");
-        md.append("| implementation | durability | grants | grants/s | grants per client | worst deviation from a fair "
-                + "share | acquire wait p50 | p99 | p99 per client |\n|---|---|---:|---:|---|---:|---:|---:|---|\n")
+        md.append(clients)
+                .append(" clients, each its own ZooKeeper session and Hazelcast client (standing in for a "
+                        + "process; all in the harness's JVM), with ")
+                .append(threads)
+                .append(" threads each, want one lock; "
+                        + "each critical section checks exclusion. zkfence in cohort mode (default batch: 32 turns / 20 ms), "
+                        + "zkfence without it, Curator (one InterProcessMutex per thread) and Hazelcast's CP FencedLock "
+                        + "(its 3 CP members in the harness JVM) run in rotating rounds of ")
+                .append(s.contendedRound().toMillis())
+                .append(" ms (")
+                .append(s.contendedRounds())
+                .append(
+                        " measured rounds each). The clients share the JVM's threads and CPU, which real processes "
+                                + "would not: the issue's targets are judged on the same shape across processes, in section 7b.\n\n");
+        md.append(
+                        "| implementation | durability | grants | grants/s | grants per client | worst deviation from a fair "
+                                + "share | acquire wait p50 | p99 | p99 per client |\n|---|---|---:|---:|---|---:|---:|---:|---|\n")
                 .append(rows);
-        md.append("\nCohort ÷ Curator: **").append(Fmt.ratio(cohortVsCurator)).append("**; cohort ÷ Hazelcast: **")
-                .append(Fmt.ratio(cohortVsHazelcast)).append("**; zkfence (cohort off) ÷ Curator: **")
-                .append(Fmt.ratio(plainVsCurator)).append("**. Exclusion violations: ").append(violations)
+        md.append("\nCohort ÷ Curator: **")
+                .append(Fmt.ratio(cohortVsCurator))
+                .append("**; cohort ÷ Hazelcast: **")
+                .append(Fmt.ratio(cohortVsHazelcast))
+                .append("**; zkfence (cohort off) ÷ Curator: **")
+                .append(Fmt.ratio(plainVsCurator))
+                .append("**. Exclusion violations: ")
+                .append(violations)
                 .append(". Tokens within a cohort are equal (see the token contract). ")
-                .append(HazelcastCp.DURABILITY_NOTE).append("\n\n");
+                .append(HazelcastCp.DURABILITY_NOTE)
+                .append("\n\n");
         md.append("![hot lock throughput](").append(plot).append(")\n");
         return new Section("7. Hot lock in one JVM: cohort hand-off", md.toString());
     }

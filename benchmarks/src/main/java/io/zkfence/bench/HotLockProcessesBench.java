@@ -26,6 +26,7 @@ final class HotLockProcessesBench implements Workload {
     static final List<String> WORKER_HEAP = List.of("-Xms256m", "-Xmx256m");
     /** How far ahead of now a round's common start is set, so every process has the command in time. */
     private static final Duration START_LEAD = Duration.ofMillis(250);
+
     private static final Duration SETUP_TIMEOUT = Duration.ofMinutes(3);
 
     /**
@@ -117,16 +118,25 @@ final class HotLockProcessesBench implements Workload {
             List<WorkerProcess> workers = new ArrayList<>();
             ctx.log().say("hot lock across processes: starting %d worker JVMs × %d threads", processes, threads);
             for (int p = 0; p < processes; p++) {
-                workers.add(closer.add(WorkerProcess.start("hot-lock worker " + (p + 1), flags, HotLockWorker.class,
-                        List.of(String.valueOf(p), String.valueOf(threads), ctx.zk().connectString(),
-                                ctx.hazelcast().clusterName(), ctx.hazelcast().addresses(),
+                workers.add(closer.add(WorkerProcess.start(
+                        "hot-lock worker " + (p + 1),
+                        flags,
+                        HotLockWorker.class,
+                        List.of(
+                                String.valueOf(p),
+                                String.valueOf(threads),
+                                ctx.zk().connectString(),
+                                ctx.hazelcast().clusterName(),
+                                ctx.hazelcast().addresses(),
                                 exclusion.file().toString()))));
             }
             for (WorkerProcess w : workers) {
                 checkSharedClock(w, w.await(HotLockWorker.READY, HotLockWorker.FAILED, SETUP_TIMEOUT));
             }
-            ctx.log().say("hot lock across processes: workers ready; warm-up + %d rounds of %d ms per implementation",
-                    s.contendedRounds(), s.contendedRound().toMillis());
+            ctx.log()
+                    .say(
+                            "hot lock across processes: workers ready; warm-up + %d rounds of %d ms per implementation",
+                            s.contendedRounds(), s.contendedRound().toMillis());
             for (String impl : IMPLS) {
                 totals.get(impl).check(round(workers, impl, s.contendedRound().toNanos() / 2, exclusion));
             }
@@ -134,7 +144,8 @@ final class HotLockProcessesBench implements Workload {
                 // Rotate the order each round, so drift hits every implementation alike.
                 for (int k = 0; k < IMPLS.size(); k++) {
                     String impl = IMPLS.get((i + k) % IMPLS.size());
-                    totals.get(impl).measure(round(workers, impl, s.contendedRound().toNanos(), exclusion));
+                    totals.get(impl)
+                            .measure(round(workers, impl, s.contendedRound().toNanos(), exclusion));
                 }
             }
             for (WorkerProcess w : workers) {
@@ -157,10 +168,14 @@ final class HotLockProcessesBench implements Workload {
         Histogram[] waits = new Histogram[workers.size()];
         long slowest = 0;
         for (int i = 0; i < workers.size(); i++) {
-            String line = workers.get(i).await(RoundReport.PREFIX, HotLockWorker.FAILED, timeout).text().orElseThrow();
+            String line = workers.get(i)
+                    .await(RoundReport.PREFIX, HotLockWorker.FAILED, timeout)
+                    .text()
+                    .orElseThrow();
             RoundReport report = RoundReport.parse(line);
             if (!report.impl().equals(impl)) {
-                throw new IllegalStateException(workers.get(i).name() + " answered for " + report.impl() + ", not " + impl);
+                throw new IllegalStateException(
+                        workers.get(i).name() + " answered for " + report.impl() + ", not " + impl);
             }
             grants[i] = report.grants();
             waits[i] = report.waits();
@@ -177,7 +192,10 @@ final class HotLockProcessesBench implements Workload {
      * received the line.
      */
     private static void checkSharedClock(WorkerProcess w, WorkerProcess.Line ready) {
-        long workerClock = Long.parseLong(ready.text().orElseThrow().substring(HotLockWorker.READY.length()).trim());
+        long workerClock = Long.parseLong(ready.text()
+                .orElseThrow()
+                .substring(HotLockWorker.READY.length())
+                .trim());
         long lag = ready.receivedNanos() - workerClock;
         if (lag < 0 || lag > Duration.ofSeconds(10).toNanos()) {
             throw new IllegalStateException(w.name() + "'s System.nanoTime() is " + lag + " ns off the harness's: the "
@@ -219,11 +237,29 @@ final class HotLockProcessesBench implements Workload {
             violations += t.violations;
             lost += t.lostUpdates;
             checked += t.checkedGrants;
-            rows.append("| ").append(impl).append(" | ").append(HazelcastCp.durabilityOf(impl)).append(" | ").append(t.totalGrants())
-                    .append(" | ").append(Fmt.num(gps)).append(" | ").append(Shares.list(t.grants)).append(" | ")
-                    .append(Fmt.num(100 * worst)).append(" % | ").append(Fmt.us(wait.p50())).append(" | ")
-                    .append(Fmt.us(wait.p99())).append(" | ").append(p99s).append(" | ").append(t.violations)
-                    .append(" / ").append(t.lostUpdates).append(" |\n");
+            rows.append("| ")
+                    .append(impl)
+                    .append(" | ")
+                    .append(HazelcastCp.durabilityOf(impl))
+                    .append(" | ")
+                    .append(t.totalGrants())
+                    .append(" | ")
+                    .append(Fmt.num(gps))
+                    .append(" | ")
+                    .append(Shares.list(t.grants))
+                    .append(" | ")
+                    .append(Fmt.num(100 * worst))
+                    .append(" % | ")
+                    .append(Fmt.us(wait.p50()))
+                    .append(" | ")
+                    .append(Fmt.us(wait.p99()))
+                    .append(" | ")
+                    .append(p99s)
+                    .append(" | ")
+                    .append(t.violations)
+                    .append(" / ")
+                    .append(t.lostUpdates)
+                    .append(" |\n");
         }
         r.figure(P + "violations", violations);
         r.figure(P + "lost_updates", lost);
@@ -239,46 +275,84 @@ final class HotLockProcessesBench implements Workload {
         String rates = "cohort " + Fmt.num(perSecond.get("zkfence-cohort")) + ", Curator "
                 + Fmt.num(perSecond.get("curator")) + ", Hazelcast " + Fmt.num(perSecond.get("hazelcast"))
                 + ", zkfence without cohort " + Fmt.num(perSecond.get("zkfence")) + " grants/s";
-        r.target(Target.atLeast("hot_lock_cohort_vs_curator", name(), shape + ", cohort on: grants/s ≥ 10 × Curator",
-                cohortVsCurator, 10, rates));
-        r.target(Target.atLeast("hot_lock_cohort_vs_hazelcast", name(), shape
-                + ", cohort on: grants/s ≥ 1 × Hazelcast CP FencedLock (in memory, no fsync)", cohortVsHazelcast, 1, rates));
-        r.target(Target.exactly("hot_lock_violations", name(), shape + ": exclusion violations across processes "
-                + "(overlaps seen + lost counter updates), every implementation", violations + lost, 0,
-                violations + " overlaps, " + lost + " lost updates in " + checked + " grants checked (warm-up included)"));
+        r.target(Target.atLeast(
+                "hot_lock_cohort_vs_curator",
+                name(),
+                shape + ", cohort on: grants/s ≥ 10 × Curator",
+                cohortVsCurator,
+                10,
+                rates));
+        r.target(Target.atLeast(
+                "hot_lock_cohort_vs_hazelcast",
+                name(),
+                shape + ", cohort on: grants/s ≥ 1 × Hazelcast CP FencedLock (in memory, no fsync)",
+                cohortVsHazelcast,
+                1,
+                rates));
+        r.target(Target.exactly(
+                "hot_lock_violations",
+                name(),
+                shape + ": exclusion violations across processes "
+                        + "(overlaps seen + lost counter updates), every implementation",
+                violations + lost,
+                0,
+                violations + " overlaps, " + lost + " lost updates in " + checked
+                        + " grants checked (warm-up included)"));
         Totals cohort = totals.get("zkfence-cohort");
-        r.target(Target.atMost("hot_lock_cohort_fairness", name(), shape
-                + ", cohort on: every process's share of grants within ±25 % of a fair share",
-                r.figure(P + "zkfence-cohort.worst_share_deviation"), 0.25,
+        r.target(Target.atMost(
+                "hot_lock_cohort_fairness",
+                name(),
+                shape + ", cohort on: every process's share of grants within ±25 % of a fair share",
+                r.figure(P + "zkfence-cohort.worst_share_deviation"),
+                0.25,
                 "worst process's deviation from a fair share; grants per process " + Shares.list(cohort.grants)));
-        r.target(Target.atLeast("hot_lock_plain_vs_curator", name(), shape + ", cohort off: grants/s ≥ Curator",
-                plainVsCurator, 1, "zkfence " + Fmt.num(perSecond.get("zkfence")) + " grants/s, Curator "
+        r.target(Target.atLeast(
+                "hot_lock_plain_vs_curator",
+                name(),
+                shape + ", cohort off: grants/s ≥ Curator",
+                plainVsCurator,
+                1,
+                "zkfence " + Fmt.num(perSecond.get("zkfence")) + " grants/s, Curator "
                         + Fmt.num(perSecond.get("curator")) + " grants/s"));
 
         String plot = plot(ctx, shape, processes, totals);
         StringBuilder md = new StringBuilder();
-        md.append(processes).append(" processes, each a JVM of its own (`").append(String.join(" ", WORKER_HEAP))
-                .append("`, the harness's JDK and class path), with ").append(threads).append(" threads each, want "
-                + "one lock. Each process has one zkfence `LockClient` (one ZooKeeper session; cohort mode on one "
-                + "lock name, with the default batch of 32 turns / 20 ms, and off on another), one Curator session "
-                + "(one `InterProcessMutex` per thread, as Curator requires) and one Hazelcast client (its own CP "
-                + "session, one `FencedLock` proxy for all its threads) connected to the ")
-                .append(HazelcastCp.MEMBERS).append(" CP members in the harness JVM. The harness tells every "
-                + "process which implementation a round runs and when it starts, on the machine's monotonic clock "
-                + "that all processes share; rounds of ").append(s.contendedRound().toMillis())
-                .append(" ms rotate the order (a warm-up round and ").append(s.contendedRounds())
+        md.append(processes)
+                .append(" processes, each a JVM of its own (`")
+                .append(String.join(" ", WORKER_HEAP))
+                .append("`, the harness's JDK and class path), with ")
+                .append(threads)
+                .append(" threads each, want "
+                        + "one lock. Each process has one zkfence `LockClient` (one ZooKeeper session; cohort mode on one "
+                        + "lock name, with the default batch of 32 turns / 20 ms, and off on another), one Curator session "
+                        + "(one `InterProcessMutex` per thread, as Curator requires) and one Hazelcast client (its own CP "
+                        + "session, one `FencedLock` proxy for all its threads) connected to the ")
+                .append(HazelcastCp.MEMBERS)
+                .append(" CP members in the harness JVM. The harness tells every "
+                        + "process which implementation a round runs and when it starts, on the machine's monotonic clock "
+                        + "that all processes share; rounds of ")
+                .append(s.contendedRound().toMillis())
+                .append(" ms rotate the order (a warm-up round and ")
+                .append(s.contendedRounds())
                 .append(" measured rounds per implementation). The worker JVMs, the ZooKeeper servers and the "
-                + "Hazelcast members share the machine's cores.\n\n");
+                        + "Hazelcast members share the machine's cores.\n\n");
         md.append("Every critical section goes through a file all processes map: an owner word set and cleared "
                 + "with compare-and-set (a holder that finds it taken counts a violation) and a counter updated "
                 + "without atomics (an overlap would lose updates), checked against the grants after every round, "
                 + "warm-up included.\n\n");
         md.append("| implementation | durability | grants | grants/s | grants per process | worst deviation from a "
-                + "fair share | acquire wait p50 | p99 | p99 per process | violations / lost updates |\n"
-                + "|---|---|---:|---:|---|---:|---:|---:|---|---:|\n").append(rows);
-        md.append("\nCohort ÷ Curator: **").append(Fmt.ratio(cohortVsCurator)).append("**; cohort ÷ Hazelcast: **")
-                .append(Fmt.ratio(cohortVsHazelcast)).append("**; zkfence (cohort off) ÷ Curator: **")
-                .append(Fmt.ratio(plainVsCurator)).append("**. ").append(HazelcastCp.DURABILITY_NOTE).append("\n\n");
+                        + "fair share | acquire wait p50 | p99 | p99 per process | violations / lost updates |\n"
+                        + "|---|---|---:|---:|---|---:|---:|---:|---|---:|\n")
+                .append(rows);
+        md.append("\nCohort ÷ Curator: **")
+                .append(Fmt.ratio(cohortVsCurator))
+                .append("**; cohort ÷ Hazelcast: **")
+                .append(Fmt.ratio(cohortVsHazelcast))
+                .append("**; zkfence (cohort off) ÷ Curator: **")
+                .append(Fmt.ratio(plainVsCurator))
+                .append("**. ")
+                .append(HazelcastCp.DURABILITY_NOTE)
+                .append("\n\n");
         md.append("![hot lock across processes](").append(plot).append(")\n");
         return new Section("7b. Hot lock across processes", md.toString());
     }
@@ -297,8 +371,15 @@ final class HotLockProcessesBench implements Workload {
             }
             series.put(impl, rates);
         });
-        return Plots.bars(ctx.out(), "hot-lock-processes.png", shape + " (log scale)", "process",
-                "grants per second", categories, series, true);
+        return Plots.bars(
+                ctx.out(),
+                "hot-lock-processes.png",
+                shape + " (log scale)",
+                "process",
+                "grants per second",
+                categories,
+                series,
+                true);
     }
 
     private static long total(long[] grants) {

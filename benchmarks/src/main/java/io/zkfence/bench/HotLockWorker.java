@@ -37,17 +37,18 @@ public final class HotLockWorker {
 
     /** The implementations, in the report's order. */
     static final List<String> IMPLS = List.of("zkfence-cohort", "zkfence", "curator", "hazelcast");
+
     static final String READY = "READY ";
     static final String FAILED = "FAILED ";
     static final String ROUND = "ROUND ";
     static final String QUIT = "QUIT";
 
-    private HotLockWorker() {
-    }
+    private HotLockWorker() {}
 
     public static void main(String[] args) {
         if (args.length != 6) {
-            System.err.println("usage: HotLockWorker process-index threads zk-connect hz-cluster hz-addresses exclusion-file");
+            System.err.println(
+                    "usage: HotLockWorker process-index threads zk-connect hz-cluster hz-addresses exclusion-file");
             System.exit(2);
             return;
         }
@@ -65,14 +66,25 @@ public final class HotLockWorker {
         System.exit(status);
     }
 
-    private static void run(int process, int threads, String connect, String hzCluster, String hzAddresses,
-            Path exclusionFile, PrintStream out) throws IOException {
+    private static void run(
+            int process,
+            int threads,
+            String connect,
+            String hzCluster,
+            String hzAddresses,
+            Path exclusionFile,
+            PrintStream out)
+            throws IOException {
         String owner = "bench-hot-process-" + process;
         try (Closer closer = new Closer()) {
             SharedExclusion exclusion = closer.add(SharedExclusion.open(exclusionFile));
             CuratorFramework session = closer.add(ZkCluster.curator(connect));
-            LockClient client = closer.add(LockClient.create(session,
-                    LockClientConfig.builder().rootPath("/bench/zkfence").ownerId(owner).build()));
+            LockClient client = closer.add(LockClient.create(
+                    session,
+                    LockClientConfig.builder()
+                            .rootPath("/bench/zkfence")
+                            .ownerId(owner)
+                            .build()));
             FencedLock cohort = client.lock("hot-processes-cohort").withCohort();
             FencedLock plain = client.lock("hot-processes-plain");
             CuratorFramework curatorSession = closer.add(ZkCluster.curator(connect));
@@ -86,7 +98,8 @@ public final class HotLockWorker {
             for (int t = 0; t < threads; t++) {
                 impls.get("zkfence-cohort").add(Mutex.of(cohort));
                 impls.get("zkfence").add(Mutex.of(plain));
-                impls.get("curator").add(Mutex.of(new InterProcessMutex(curatorSession, "/bench/curator/hot-processes")));
+                impls.get("curator")
+                        .add(Mutex.of(new InterProcessMutex(curatorSession, "/bench/curator/hot-processes")));
                 impls.get("hazelcast").add(Mutex.of(hzLock));
             }
             Runnable criticalSection = () -> exclusion.criticalSection(
@@ -100,8 +113,8 @@ public final class HotLockWorker {
                 if (!line.startsWith(ROUND) || cmd.length != 4 || !impls.containsKey(cmd[1])) {
                     throw new IllegalArgumentException("unknown command from the harness: " + line);
                 }
-                LockRound.Result r = LockRound.run(List.of(impls.get(cmd[1])), Long.parseLong(cmd[2]),
-                        Long.parseLong(cmd[3]), criticalSection);
+                LockRound.Result r = LockRound.run(
+                        List.of(impls.get(cmd[1])), Long.parseLong(cmd[2]), Long.parseLong(cmd[3]), criticalSection);
                 out.println(new RoundReport(cmd[1], r.grants()[0], r.nanos(), r.waits()[0]).line());
                 out.flush();
             }

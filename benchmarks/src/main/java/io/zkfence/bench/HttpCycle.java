@@ -48,22 +48,38 @@ final class HttpCycle {
      * A client on blocking keep-alive connections ({@link KeepAliveHttp}, one per replica), which
      * {@code closer} closes.
      */
-    static HttpCycle keepAlive(Closer closer, EmbeddedServer acquireVia, EmbeddedServer releaseVia, String key, String owner,
-            boolean wait, AtomicLong errors) {
-        return new HttpCycle(keepAlive(closer, acquireVia, errors), keepAlive(closer, releaseVia, errors), key, owner, wait);
+    static HttpCycle keepAlive(
+            Closer closer,
+            EmbeddedServer acquireVia,
+            EmbeddedServer releaseVia,
+            String key,
+            String owner,
+            boolean wait,
+            AtomicLong errors) {
+        return new HttpCycle(
+                keepAlive(closer, acquireVia, errors), keepAlive(closer, releaseVia, errors), key, owner, wait);
     }
 
     /** A client on a shared {@code java.net.http} client (HTTP/1.1, its own connection pool). */
-    static HttpCycle javaNetHttp(HttpClient http, EmbeddedServer acquireVia, EmbeddedServer releaseVia, String key,
-            String owner, boolean wait, AtomicLong errors) {
-        return new HttpCycle(javaNetHttp(http, acquireVia, errors), javaNetHttp(http, releaseVia, errors), key, owner, wait);
+    static HttpCycle javaNetHttp(
+            HttpClient http,
+            EmbeddedServer acquireVia,
+            EmbeddedServer releaseVia,
+            String key,
+            String owner,
+            boolean wait,
+            AtomicLong errors) {
+        return new HttpCycle(
+                javaNetHttp(http, acquireVia, errors), javaNetHttp(http, releaseVia, errors), key, owner, wait);
     }
 
     void run() {
         JsonNode grant = acquireVia.post(acquirePath, acquireBody);
         if (grant != null) {
-            releaseVia.post(releasePath, "{\"ownerId\":\"" + owner + "\",\"lockToken\":\"" + grant.get("lockToken").asText()
-                    + "\"}");
+            releaseVia.post(
+                    releasePath,
+                    "{\"ownerId\":\"" + owner + "\",\"lockToken\":\""
+                            + grant.get("lockToken").asText() + "\"}");
         }
     }
 
@@ -84,8 +100,11 @@ final class HttpCycle {
         String base = "http://127.0.0.1:" + replica.port();
         return (path, json) -> {
             try {
-                HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(URI.create(base + path))
-                        .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(json)).build(),
+                HttpResponse<byte[]> r = http.send(
+                        HttpRequest.newBuilder(URI.create(base + path))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(json))
+                                .build(),
                         HttpResponse.BodyHandlers.ofByteArray());
                 return ok(r.statusCode(), r.body(), errors);
             } catch (IOException e) {

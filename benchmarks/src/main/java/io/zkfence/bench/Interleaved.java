@@ -15,8 +15,7 @@ import org.HdrHistogram.Histogram;
  */
 final class Interleaved {
 
-    private Interleaved() {
-    }
+    private Interleaved() {}
 
     static Map<String, Histogram> run(List<? extends Op> variants, int warmupRounds, int rounds, int opsPerRound) {
         Map<String, Histogram> histograms = new LinkedHashMap<>();

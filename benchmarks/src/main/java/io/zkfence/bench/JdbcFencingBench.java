@@ -72,9 +72,11 @@ final class JdbcFencingBench implements Workload {
         Results r = ctx.results();
         ctx.log().say("fencing on PostgreSQL: starting embedded PostgreSQL");
         try (Closer closer = new Closer()) {
-            EmbeddedPostgres pg = closer.add(EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(60))
+            EmbeddedPostgres pg = closer.add(EmbeddedPostgres.builder()
+                    .setPGStartupWait(Duration.ofSeconds(60))
                     .setServerConfig("synchronous_commit", "on")
-                    .setServerConfig("fsync", "on").start());
+                    .setServerConfig("fsync", "on")
+                    .start());
             HikariDataSource durable = closer.add(pool(pg, null));
             HikariDataSource lazy = closer.add(pool(pg, "set synchronous_commit to off"));
             prepare(durable);
@@ -86,9 +88,12 @@ final class JdbcFencingBench implements Workload {
             List<Op> ops = new ArrayList<>();
             ops.addAll(variants("durable", durable, 0));
             ops.addAll(variants("nosync", lazy, 10));
-            ctx.log().say("fencing on PostgreSQL: %d warm-up + %d rounds x %d ops per variant", s.fenceWarmupRounds(),
-                    s.fenceRounds(), s.fenceOpsPerRound());
-            Map<String, Histogram> hs = Interleaved.run(ops, s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
+            ctx.log()
+                    .say(
+                            "fencing on PostgreSQL: %d warm-up + %d rounds x %d ops per variant",
+                            s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
+            Map<String, Histogram> hs =
+                    Interleaved.run(ops, s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
             Map<String, Latency> lat = new LinkedHashMap<>();
             hs.forEach((n, h) -> {
                 lat.put(n, Latency.of(h));
@@ -96,19 +101,41 @@ final class JdbcFencingBench implements Workload {
             });
 
             List<Pair> pairs = List.of(
-                    new Pair("token_column_update", "token-column fenced UPDATE vs plain UPDATE", "plain_update",
-                            "token_column_update", 1.05, false),
-                    new Pair("token_column_helper", "TokenColumn.update helper vs plain UPDATE", "plain_update",
-                            "token_column_helper", 1.05, true),
-                    new Pair("fence_row_unit", "fence-row unit of work vs the same unit without it", "unit_without_fence",
-                            "unit_with_fence_row", 1.3, false));
+                    new Pair(
+                            "token_column_update",
+                            "token-column fenced UPDATE vs plain UPDATE",
+                            "plain_update",
+                            "token_column_update",
+                            1.05,
+                            false),
+                    new Pair(
+                            "token_column_helper",
+                            "TokenColumn.update helper vs plain UPDATE",
+                            "plain_update",
+                            "token_column_helper",
+                            1.05,
+                            true),
+                    new Pair(
+                            "fence_row_unit",
+                            "fence-row unit of work vs the same unit without it",
+                            "unit_without_fence",
+                            "unit_with_fence_row",
+                            1.3,
+                            false));
             StringBuilder md = new StringBuilder();
-            md.append("Embedded PostgreSQL (").append(r.facts().get("fencing_jdbc.postgres").split(",")[0])
-                    .append(", fsync ").append(r.facts().get("fencing_jdbc.postgres.fsync"))
-                    .append(", synchronous_commit ").append(r.facts().get("fencing_jdbc.postgres.synchronous_commit"))
+            md.append("Embedded PostgreSQL (")
+                    .append(r.facts().get("fencing_jdbc.postgres").split(",")[0])
+                    .append(", fsync ")
+                    .append(r.facts().get("fencing_jdbc.postgres.fsync"))
+                    .append(", synchronous_commit ")
+                    .append(r.facts().get("fencing_jdbc.postgres.synchronous_commit"))
                     .append(" — PostgreSQL's defaults), HikariCP, one thread, variants interleaved (")
-                    .append(s.fenceRounds()).append(" rounds of ").append(s.fenceOpsPerRound())
-                    .append(" operations, after ").append(s.fenceWarmupRounds()).append(" warm-up rounds). ")
+                    .append(s.fenceRounds())
+                    .append(" rounds of ")
+                    .append(s.fenceOpsPerRound())
+                    .append(" operations, after ")
+                    .append(s.fenceWarmupRounds())
+                    .append(" warm-up rounds). ")
                     .append("*Token-column*: the fenced UPDATE as a DAO composes it, "
                             + "`dsl.update(ACCOUNT).set(BALANCE, v).set(FENCE.field(), token)"
                             + ".where(ID.eq(id).and(FENCE.admits(token))).execute()`, vs the same "
@@ -123,7 +150,8 @@ final class JdbcFencingBench implements Workload {
                             + "durable defaults.\n\n");
             md.append(Fmt.LATENCY_HEADER).append('\n');
             lat.forEach((n, l) -> md.append(Fmt.latencyRow(n, l)).append('\n'));
-            md.append("\n| comparison | commits | fenced p50 ÷ baseline p50 | mean ÷ mean | target |\n|---|---|---:|---:|---:|\n");
+            md.append(
+                    "\n| comparison | commits | fenced p50 ÷ baseline p50 | mean ÷ mean | target |\n|---|---|---:|---:|---:|\n");
             for (String mode : List.of("durable", "nosync")) {
                 for (Pair p : pairs) {
                     Latency base = lat.get(mode + "." + p.baseline());
@@ -133,22 +161,50 @@ final class JdbcFencingBench implements Workload {
                     r.figure("fencing_jdbc.ratio." + mode + "." + p.id() + ".p50", ratio);
                     r.figure("fencing_jdbc.ratio." + mode + "." + p.id() + ".mean", meanRatio);
                     boolean judged = "durable".equals(mode) && !p.info();
-                    Target t = Target.atMost("jdbc_" + p.id() + ("durable".equals(mode) ? "" : "_nosync"), name(),
-                            p.what() + " p50 ≤ " + p.bound() + "×" + ("durable".equals(mode) ? "" : " (synchronous_commit off")
+                    Target t = Target.atMost(
+                            "jdbc_" + p.id() + ("durable".equals(mode) ? "" : "_nosync"),
+                            name(),
+                            p.what() + " p50 ≤ " + p.bound() + "×"
+                                    + ("durable".equals(mode) ? "" : " (synchronous_commit off")
                                     + (judged ? "" : ("durable".equals(mode) ? " (" : ", ") + "for information)"),
-                            ratio, p.bound(), "p50 " + Fmt.us(fenced.p50()) + " vs " + Fmt.us(base.p50()) + ", mean "
+                            ratio,
+                            p.bound(),
+                            "p50 " + Fmt.us(fenced.p50()) + " vs " + Fmt.us(base.p50()) + ", mean "
                                     + Fmt.us(fenced.mean()) + " vs " + Fmt.us(base.mean()));
                     r.target(judged ? t : t.informational());
-                    md.append("| ").append(p.what()).append(" | ").append("durable".equals(mode) ? "durable" : "not flushed")
-                            .append(" | ").append(Fmt.ratio(ratio)).append(" | ").append(Fmt.ratio(meanRatio))
-                            .append(" | ≤ ").append(p.bound()).append("× |\n");
+                    md.append("| ")
+                            .append(p.what())
+                            .append(" | ")
+                            .append("durable".equals(mode) ? "durable" : "not flushed")
+                            .append(" | ")
+                            .append(Fmt.ratio(ratio))
+                            .append(" | ")
+                            .append(Fmt.ratio(meanRatio))
+                            .append(" | ≤ ")
+                            .append(p.bound())
+                            .append("× |\n");
                 }
             }
             Map<String, List<Double>> series = new LinkedHashMap<>();
-            series.put("baseline p50", pairs.stream().map(p -> lat.get("durable." + p.baseline()).p50()).toList());
-            series.put("fenced p50", pairs.stream().map(p -> lat.get("durable." + p.fenced()).p50()).toList());
-            String plot = Plots.bars(ctx.out(), "fencing-jdbc.png", "Fencing on PostgreSQL (durable commits)", "",
-                    "latency (µs)", List.of("UPDATE: plain vs token column", "UPDATE: plain vs TokenColumn.update",
+            series.put(
+                    "baseline p50",
+                    pairs.stream()
+                            .map(p -> lat.get("durable." + p.baseline()).p50())
+                            .toList());
+            series.put(
+                    "fenced p50",
+                    pairs.stream()
+                            .map(p -> lat.get("durable." + p.fenced()).p50())
+                            .toList());
+            String plot = Plots.bars(
+                    ctx.out(),
+                    "fencing-jdbc.png",
+                    "Fencing on PostgreSQL (durable commits)",
+                    "",
+                    "latency (µs)",
+                    List.of(
+                            "UPDATE: plain vs token column",
+                            "UPDATE: plain vs TokenColumn.update",
                             "unit of work: without vs with fence row"),
                     series);
             md.append("\n![fencing on PostgreSQL](").append(plot).append(")\n");
@@ -165,19 +221,32 @@ final class JdbcFencingBench implements Workload {
         long[] value = {0};
         long[] token = {1};
         return List.of(
-                Op.of(mode + ".plain_update", () -> dsl.update(ACCOUNT).set(BALANCE, ++value[0]).where(ID.eq(base + 1)).execute()),
+                Op.of(
+                        mode + ".plain_update",
+                        () -> dsl.update(ACCOUNT)
+                                .set(BALANCE, ++value[0])
+                                .where(ID.eq(base + 1))
+                                .execute()),
                 Op.of(mode + ".token_column_update", () -> {
                     long t = token[0]++;
-                    dsl.update(ACCOUNT).set(BALANCE, ++value[0]).set(FENCE.field(), t)
-                            .where(ID.eq(base + 2).and(FENCE.admits(t))).execute();
+                    dsl.update(ACCOUNT)
+                            .set(BALANCE, ++value[0])
+                            .set(FENCE.field(), t)
+                            .where(ID.eq(base + 2).and(FENCE.admits(t)))
+                            .execute();
                 }),
-                Op.of(mode + ".token_column_helper",
+                Op.of(
+                        mode + ".token_column_helper",
                         () -> FENCE.update(dsl, ACCOUNT, ID.eq(base + 5), token[0]++, Map.of(BALANCE, ++value[0]))),
-                Op.of(mode + ".unit_without_fence", () -> handWrittenTransaction(ds, c -> update(c, base + 3, ++value[0]))),
-                Op.of(mode + ".unit_with_fence_row", () -> fence.inTransaction("bench:account:" + (base + 4), token[0]++, c -> {
-                    update(c, base + 4, ++value[0]);
-                    return null;
-                })));
+                Op.of(
+                        mode + ".unit_without_fence",
+                        () -> handWrittenTransaction(ds, c -> update(c, base + 3, ++value[0]))),
+                Op.of(
+                        mode + ".unit_with_fence_row",
+                        () -> fence.inTransaction("bench:account:" + (base + 4), token[0]++, c -> {
+                            update(c, base + 4, ++value[0]);
+                            return null;
+                        })));
     }
 
     private static void update(Connection c, long id, long balance) throws SQLException {
@@ -240,7 +309,8 @@ final class JdbcFencingBench implements Workload {
     }
 
     private static void exec(HikariDataSource ds, Consumer<Statement> body) {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             body.accept(s);
         } catch (SQLException e) {
             throw new IllegalStateException("PostgreSQL setup failed", e);
@@ -248,7 +318,9 @@ final class JdbcFencingBench implements Workload {
     }
 
     private static String show(HikariDataSource ds, String sql) {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             rs.next();
             return rs.getString(1);
         } catch (SQLException e) {

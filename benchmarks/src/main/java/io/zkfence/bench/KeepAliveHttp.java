@@ -48,13 +48,15 @@ final class KeepAliveHttp implements AutoCloseable {
     }
 
     Answer get(String path) throws IOException {
-        return exchange(("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+        return exchange(
+                ("GET " + path + " HTTP/1.1\r\nHost: " + host + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
     }
 
     Answer post(String path, String json) throws IOException {
         byte[] body = json.getBytes(StandardCharsets.UTF_8);
-        byte[] head = ("POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\nContent-Length: "
-                + body.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        byte[] head = ("POST " + path + " HTTP/1.1\r\nHost: " + host
+                        + "\r\nContent-Type: application/json\r\nContent-Length: " + body.length + "\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII);
         byte[] request = new byte[head.length + body.length];
         System.arraycopy(head, 0, request, 0, head.length);
         System.arraycopy(body, 0, request, head.length, body.length);
@@ -104,10 +106,10 @@ final class KeepAliveHttp implements AutoCloseable {
             String value = colon < 0 ? "" : header.substring(colon + 1).trim();
             switch (name) {
                 case "content-length" -> length = Long.parseLong(value);
-                case "transfer-encoding" -> throw new IOException("chunked answers are not supported (Transfer-Encoding: "
-                        + value + ")");
+                case "transfer-encoding" ->
+                    throw new IOException("chunked answers are not supported (Transfer-Encoding: " + value + ")");
                 case "connection" -> close = value.equalsIgnoreCase("close");
-                default -> { }
+                default -> {}
             }
         }
         if (length < 0) {

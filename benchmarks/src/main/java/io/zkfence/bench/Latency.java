@@ -30,8 +30,13 @@ record Latency(long count, double p50, double p99, double p999, double max, doub
         if (h.getTotalCount() == 0) {
             throw new IllegalStateException("no samples recorded");
         }
-        return new Latency(h.getTotalCount(), us(h.getValueAtPercentile(50)), us(h.getValueAtPercentile(99)),
-                us(h.getValueAtPercentile(99.9)), us(h.getMaxValue()), h.getMean() / 1_000.0);
+        return new Latency(
+                h.getTotalCount(),
+                us(h.getValueAtPercentile(50)),
+                us(h.getValueAtPercentile(99)),
+                us(h.getValueAtPercentile(99.9)),
+                us(h.getMaxValue()),
+                h.getMean() / 1_000.0);
     }
 
     private static double us(long nanos) {

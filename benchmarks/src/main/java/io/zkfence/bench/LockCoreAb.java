@@ -14,7 +14,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
-import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -27,7 +26,9 @@ import picocli.CommandLine.Option;
  * round. Same-run ratios are what a "no worse than before" gate needs: they cancel the machine's
  * drift between days, which separate runs do not.
  */
-@Command(name = "bench-ab", mixinStandardHelpOptions = true,
+@Command(
+        name = "bench-ab",
+        mixinStandardHelpOptions = true,
         description = "This checkout's lock-core against an earlier build's, same run, same ensemble.")
 public final class LockCoreAb implements Callable<Integer> {
 
@@ -37,16 +38,28 @@ public final class LockCoreAb implements Callable<Integer> {
     @Option(names = "--baseline-label", defaultValue = "baseline", description = "Its name in the report")
     String baselineLabel;
 
-    @Option(names = "--rounds", defaultValue = "30", description = "Uncontended rounds (plus 5 warm-up). Default: ${DEFAULT-VALUE}")
+    @Option(
+            names = "--rounds",
+            defaultValue = "30",
+            description = "Uncontended rounds (plus 5 warm-up). Default: ${DEFAULT-VALUE}")
     int rounds;
 
-    @Option(names = "--contended-rounds", defaultValue = "6", description = "Contended rounds per variant. Default: ${DEFAULT-VALUE}")
+    @Option(
+            names = "--contended-rounds",
+            defaultValue = "6",
+            description = "Contended rounds per variant. Default: ${DEFAULT-VALUE}")
     int contendedRounds;
 
-    @Option(names = "--seconds", defaultValue = "5", description = "Seconds per contended round. Default: ${DEFAULT-VALUE}")
+    @Option(
+            names = "--seconds",
+            defaultValue = "5",
+            description = "Seconds per contended round. Default: ${DEFAULT-VALUE}")
     int seconds;
 
-    @Option(names = "--out", defaultValue = "target/bench-ab", description = "Where ab.md goes. Default: ${DEFAULT-VALUE}")
+    @Option(
+            names = "--out",
+            defaultValue = "target/bench-ab",
+            description = "Where ab.md goes. Default: ${DEFAULT-VALUE}")
     Path out;
 
     private static final int CONTENDERS = 8;
@@ -59,15 +72,21 @@ public final class LockCoreAb implements Callable<Integer> {
     @Override
     public Integer call() {
         if (!Files.isRegularFile(baselineJar) || rounds < 1 || contendedRounds < 1 || seconds < 1) {
-            throw new CommandLine.ParameterException(new CommandLine(this),
+            throw new CommandLine.ParameterException(
+                    new CommandLine(this),
                     "need an existing --baseline-jar, --rounds >= 1, --contended-rounds >= 1 and --seconds >= 1");
         }
-        List<ReflectiveLockCore> builds = List.of(ReflectiveLockCore.fromJar(baselineLabel, baselineJar),
-                ReflectiveLockCore.current());
-        StringBuilder md = new StringBuilder("# lock-core: this checkout against ").append(baselineLabel)
-                .append(", same run\n\n").append(Runtime.getRuntime().availableProcessors()).append(" cores; load average at"
-                + " the start ").append(MachineInfo.loadAverage()).append(".\n\n");
-        try (Closer closer = new Closer(); ZkCluster zk = ZkCluster.start(true)) {
+        List<ReflectiveLockCore> builds =
+                List.of(ReflectiveLockCore.fromJar(baselineLabel, baselineJar), ReflectiveLockCore.current());
+        StringBuilder md = new StringBuilder("# lock-core: this checkout against ")
+                .append(baselineLabel)
+                .append(", same run\n\n")
+                .append(Runtime.getRuntime().availableProcessors())
+                .append(" cores; load average at" + " the start ")
+                .append(MachineInfo.loadAverage())
+                .append(".\n\n");
+        try (Closer closer = new Closer();
+                ZkCluster zk = ZkCluster.start(true)) {
             uncontended(zk, closer, builds, md);
             contended(zk, closer, builds, md);
         }
@@ -86,21 +105,31 @@ public final class LockCoreAb implements Callable<Integer> {
         for (ReflectiveLockCore build : builds) {
             AutoCloseable client = closer.add(build.client(closer.add(zk.curator()), "/ab/" + build.label(), "ab"));
             ReflectiveLockCore.Cycle cycle = build.lock(client, "uncontended");
-            ops.add(Op.of(build.label(), () -> cycle.run(() -> { })));
+            ops.add(Op.of(build.label(), () -> cycle.run(() -> {})));
         }
         ops.add(new CuratorCycle(new InterProcessMutex(closer.add(zk.curator()), "/ab/curator/uncontended")));
         Map<String, Histogram> h = Interleaved.run(ops, 5, rounds, 50);
-        md.append("## Uncontended acquire + release\n\n").append(rounds).append(" interleaved rounds of 50 cycles each"
-                + " (after 5 warm-up rounds), one session per variant, fsync on.\n\n")
-                .append("| variant | p50 µs | p99 µs | p50 / ").append(baselineLabel).append(" | p50 / Curator |\n")
+        md.append("## Uncontended acquire + release\n\n")
+                .append(rounds)
+                .append(" interleaved rounds of 50 cycles each"
+                        + " (after 5 warm-up rounds), one session per variant, fsync on.\n\n")
+                .append("| variant | p50 µs | p99 µs | p50 / ")
+                .append(baselineLabel)
+                .append(" | p50 / Curator |\n")
                 .append("|---|---:|---:|---:|---:|\n");
         double base = h.get(baselineLabel).getValueAtPercentile(50);
         double curator = h.get("curator").getValueAtPercentile(50);
-        h.forEach((name, hist) -> md.append("| ").append(name).append(" | ")
-                .append(Fmt.num(hist.getValueAtPercentile(50) / 1_000.0)).append(" | ")
-                .append(Fmt.num(hist.getValueAtPercentile(99) / 1_000.0)).append(" | ")
-                .append(Fmt.ratio(hist.getValueAtPercentile(50) / base)).append(" | ")
-                .append(Fmt.ratio(hist.getValueAtPercentile(50) / curator)).append(" |\n"));
+        h.forEach((name, hist) -> md.append("| ")
+                .append(name)
+                .append(" | ")
+                .append(Fmt.num(hist.getValueAtPercentile(50) / 1_000.0))
+                .append(" | ")
+                .append(Fmt.num(hist.getValueAtPercentile(99) / 1_000.0))
+                .append(" | ")
+                .append(Fmt.ratio(hist.getValueAtPercentile(50) / base))
+                .append(" | ")
+                .append(Fmt.ratio(hist.getValueAtPercentile(50) / curator))
+                .append(" |\n"));
     }
 
     private void contended(ZkCluster zk, Closer closer, List<ReflectiveLockCore> builds, StringBuilder md) {
@@ -108,7 +137,8 @@ public final class LockCoreAb implements Callable<Integer> {
         for (ReflectiveLockCore build : builds) {
             List<ReflectiveLockCore.Cycle> cycles = new ArrayList<>();
             for (int c = 0; c < CONTENDERS; c++) {
-                AutoCloseable client = closer.add(build.client(closer.add(zk.curator()), "/ab/" + build.label(), "ab-" + c));
+                AutoCloseable client =
+                        closer.add(build.client(closer.add(zk.curator()), "/ab/" + build.label(), "ab-" + c));
                 cycles.add(build.lock(client, "contended"));
             }
             variants.put(build.label(), cycles);
@@ -149,16 +179,31 @@ public final class LockCoreAb implements Callable<Integer> {
                 }
             }
         }
-        md.append("\n## Contended: ").append(CONTENDERS).append(" sessions, one lock\n\n").append(contendedRounds)
-                .append(" rounds of ").append(seconds).append(" s per variant, alternating (after one warm-up round)."
+        md.append("\n## Contended: ")
+                .append(CONTENDERS)
+                .append(" sessions, one lock\n\n")
+                .append(contendedRounds)
+                .append(" rounds of ")
+                .append(seconds)
+                .append(" s per variant, alternating (after one warm-up round)."
                         + " Every critical section checks exclusion.\n\n")
-                .append("| variant | grants/s | / ").append(baselineLabel).append(" | / Curator | exclusion violations |\n")
+                .append("| variant | grants/s | / ")
+                .append(baselineLabel)
+                .append(" | / Curator | exclusion violations |\n")
                 .append("|---|---:|---:|---:|---:|\n");
         double base = rate(totals.get(baselineLabel));
         double cur = rate(totals.get("curator"));
-        totals.forEach((name, t) -> md.append("| ").append(name).append(" | ").append(Fmt.num(rate(t))).append(" | ")
-                .append(Fmt.ratio(rate(t) / base)).append(" | ").append(Fmt.ratio(rate(t) / cur)).append(" | ")
-                .append(t[2]).append(" |\n"));
+        totals.forEach((name, t) -> md.append("| ")
+                .append(name)
+                .append(" | ")
+                .append(Fmt.num(rate(t)))
+                .append(" | ")
+                .append(Fmt.ratio(rate(t) / base))
+                .append(" | ")
+                .append(Fmt.ratio(rate(t) / cur))
+                .append(" | ")
+                .append(t[2])
+                .append(" |\n"));
     }
 
     private static double rate(long[] t) {

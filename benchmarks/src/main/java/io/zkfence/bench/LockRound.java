@@ -36,8 +36,7 @@ final class LockRound {
         }
     }
 
-    private LockRound() {
-    }
+    private LockRound() {}
 
     /** Runs a round that starts as soon as its threads are up. */
     static Result run(List<List<Mutex>> groups, long durationNanos, Runnable criticalSection) {
@@ -62,27 +61,29 @@ final class LockRound {
             waits[g] = Latency.newHistogram();
             for (int t = 0; t < groups.get(g).size(); t++) {
                 Mutex mutex = groups.get(g).get(t);
-                threads.add(Thread.ofPlatform().name("lock-round-" + g + "-" + t).start(() -> {
-                    Histogram mine = Latency.newHistogram();
-                    try {
-                        go.await();
-                        waitUntil(window[0]);
-                        while (System.nanoTime() < window[1] && failure.get() == null) {
-                            long t0 = System.nanoTime();
-                            try (Mutex.Held held = mutex.lock()) {
-                                Latency.record(mine, System.nanoTime() - t0);
-                                criticalSection.run();
+                threads.add(Thread.ofPlatform()
+                        .name("lock-round-" + g + "-" + t)
+                        .start(() -> {
+                            Histogram mine = Latency.newHistogram();
+                            try {
+                                go.await();
+                                waitUntil(window[0]);
+                                while (System.nanoTime() < window[1] && failure.get() == null) {
+                                    long t0 = System.nanoTime();
+                                    try (Mutex.Held held = mutex.lock()) {
+                                        Latency.record(mine, System.nanoTime() - t0);
+                                        criticalSection.run();
+                                    }
+                                    grants.incrementAndGet(group);
+                                }
+                            } catch (Throwable e) {
+                                failure.compareAndSet(null, e);
+                            } finally {
+                                synchronized (waits[group]) {
+                                    waits[group].add(mine);
+                                }
                             }
-                            grants.incrementAndGet(group);
-                        }
-                    } catch (Throwable e) {
-                        failure.compareAndSet(null, e);
-                    } finally {
-                        synchronized (waits[group]) {
-                            waits[group].add(mine);
-                        }
-                    }
-                }));
+                        }));
             }
         }
         window[0] = startAtNanos == Long.MIN_VALUE ? System.nanoTime() : startAtNanos;

@@ -13,17 +13,20 @@ import java.util.Properties;
 /** Facts about the machine and the software a run measured on. */
 final class MachineInfo {
 
-    private MachineInfo() {
-    }
+    private MachineInfo() {}
 
     static void capture(Map<String, Object> m) {
         m.put("cores", Runtime.getRuntime().availableProcessors());
         m.put("cpu", firstValue("/proc/cpuinfo", "model name").orElse(System.getProperty("os.arch")));
         m.put("memory_total", firstValue("/proc/meminfo", "MemTotal").orElse("unknown"));
-        m.put("os", System.getProperty("os.name") + " " + System.getProperty("os.version") + " ("
-                + System.getProperty("os.arch") + ")" + osRelease());
-        m.put("jdk", System.getProperty("java.vm.vendor") + " " + System.getProperty("java.vm.name") + " "
-                + System.getProperty("java.runtime.version"));
+        m.put(
+                "os",
+                System.getProperty("os.name") + " " + System.getProperty("os.version") + " ("
+                        + System.getProperty("os.arch") + ")" + osRelease());
+        m.put(
+                "jdk",
+                System.getProperty("java.vm.vendor") + " " + System.getProperty("java.vm.name") + " "
+                        + System.getProperty("java.runtime.version"));
         m.put("jvm_args", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
         m.put("heap_max_mb", Runtime.getRuntime().maxMemory() / (1024 * 1024));
         m.put("versions", versions());
@@ -47,7 +50,8 @@ final class MachineInfo {
             String answer = "unknown";
             for (String line : Files.readAllLines(Path.of("/proc/mounts"))) {
                 String[] f = line.split(" ");
-                if (f.length > 2 && (dir.equals(f[1]) || dir.startsWith(f[1].endsWith("/") ? f[1] : f[1] + "/"))
+                if (f.length > 2
+                        && (dir.equals(f[1]) || dir.startsWith(f[1].endsWith("/") ? f[1] : f[1] + "/"))
                         && f[1].length() > best.length()) {
                     best = f[1];
                     answer = f[2] + " on " + f[0] + " (mounted at " + f[1] + ")";
@@ -62,7 +66,9 @@ final class MachineInfo {
     private static java.util.Optional<String> firstValue(String file, String key) {
         try {
             List<String> lines = Files.readAllLines(Path.of(file));
-            return lines.stream().filter(l -> l.startsWith(key)).map(l -> l.substring(l.indexOf(':') + 1).trim())
+            return lines.stream()
+                    .filter(l -> l.startsWith(key))
+                    .map(l -> l.substring(l.indexOf(':') + 1).trim())
                     .findFirst();
         } catch (IOException | RuntimeException e) {
             return java.util.Optional.empty();
@@ -71,8 +77,11 @@ final class MachineInfo {
 
     private static String osRelease() {
         try {
-            return Files.readAllLines(Path.of("/etc/os-release")).stream().filter(l -> l.startsWith("PRETTY_NAME="))
-                    .map(l -> ", " + l.substring("PRETTY_NAME=".length()).replace("\"", "")).findFirst().orElse("");
+            return Files.readAllLines(Path.of("/etc/os-release")).stream()
+                    .filter(l -> l.startsWith("PRETTY_NAME="))
+                    .map(l -> ", " + l.substring("PRETTY_NAME=".length()).replace("\"", ""))
+                    .findFirst()
+                    .orElse("");
         } catch (IOException | RuntimeException e) {
             return "";
         }

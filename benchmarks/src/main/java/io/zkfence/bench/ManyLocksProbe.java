@@ -31,19 +31,23 @@ public final class ManyLocksProbe {
     static final String RESULT = "RESULT ";
     private static final int PARALLELISM = 8;
 
-    private ManyLocksProbe() {
-    }
+    private ManyLocksProbe() {}
 
     public static void main(String[] args) throws Exception {
         String connect = args[0];
-        List<Integer> levels = Arrays.stream(args[1].split(",")).map(Integer::parseInt).toList();
+        List<Integer> levels =
+                Arrays.stream(args[1].split(",")).map(Integer::parseInt).toList();
         int warmup = Integer.parseInt(args[2]);
         int samples = Integer.parseInt(args[3]);
 
         Map<String, Object> out = new LinkedHashMap<>();
         try (CuratorFramework session = ZkCluster.curator(connect);
-             LockClient client = LockClient.create(session, LockClientConfig.builder().rootPath("/bench/many")
-                     .ownerId("bench-many-locks").build())) {
+                LockClient client = LockClient.create(
+                        session,
+                        LockClientConfig.builder()
+                                .rootPath("/bench/many")
+                                .ownerId("bench-many-locks")
+                                .build())) {
             FencedLock probe = client.lock("probe");
             time(probe, warmup, null);
             long baseline = usedHeapAfterGc();
@@ -68,8 +72,11 @@ public final class ManyLocksProbe {
             held.forEach(Lease::release);
             histograms.forEach((level, h) -> {
                 Latency l = Latency.of(h);
-                out.put("acquire_" + level, Map.of("count", l.count(), "p50_us", l.p50(), "p99_us", l.p99(),
-                        "p999_us", l.p999(), "max_us", l.max(), "mean_us", l.mean()));
+                out.put(
+                        "acquire_" + level,
+                        Map.of(
+                                "count", l.count(), "p50_us", l.p50(), "p99_us", l.p99(), "p999_us", l.p999(), "max_us",
+                                l.max(), "mean_us", l.mean()));
             });
             out.put("stats", client.stats().toString());
         }

@@ -146,10 +146,14 @@ public final class MetricsRun {
             JdbcFenceMetrics.of(fence).bindTo(registry);
             // No S3 traffic in this run: the bucket's meters are registered (at zero) so the
             // dashboard's fencing-s3 queries are checked against real names too.
-            S3Client s3 = closer.add(S3Client.builder().endpointOverride(URI.create("http://127.0.0.1:9"))
-                    .forcePathStyle(true).region(Region.US_EAST_1)
-                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x"))).build());
-            FencedBucketMetrics.of(FencedBucket.create(s3, S3FenceConfig.of("not-used-in-this-run"))).bindTo(registry);
+            S3Client s3 = closer.add(S3Client.builder()
+                    .endpointOverride(URI.create("http://127.0.0.1:9"))
+                    .forcePathStyle(true)
+                    .region(Region.US_EAST_1)
+                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")))
+                    .build());
+            FencedBucketMetrics.of(FencedBucket.create(s3, S3FenceConfig.of("not-used-in-this-run")))
+                    .bindTo(registry);
 
             ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
             closer.add(sampler::shutdownNow);
@@ -183,8 +187,11 @@ public final class MetricsRun {
                 plan.add(at(script, 15 + 5 * i, () -> hungHolderLosesToMaxHold(script, hung[n], "hung-" + n)));
             }
             Lease[] stuckLease = new Lease[1];
-            plan.add(at(script, 32, () -> stuckLease[0] = holdAndHang(stuck, "stuck", "orders:1",
-                    "and hangs: waiters queue, acquires time out")));
+            plan.add(at(
+                    script,
+                    32,
+                    () -> stuckLease[0] =
+                            holdAndHang(stuck, "stuck", "orders:1", "and hangs: waiters queue, acquires time out")));
             plan.add(at(script, 38, () -> forceRelease(script, operator, stuckLease[0])));
             plan.add(at(script, 48, () -> freezeHolder(script, frozen, proxy)));
             plan.add(at(script, RUN.toSeconds(), () -> stop.set(true)));
@@ -209,8 +216,13 @@ public final class MetricsRun {
     }
 
     private LockClient client(String owner, String connectString, Duration session) {
-        LockClient client = LockClient.connect(connectString, LockClientConfig.builder().rootPath(root).ownerId(owner)
-                .sessionTimeout(session).build());
+        LockClient client = LockClient.connect(
+                connectString,
+                LockClientConfig.builder()
+                        .rootPath(root)
+                        .ownerId(owner)
+                        .sessionTimeout(session)
+                        .build());
         LockClientMetrics.of(client).bindTo(registry);
         return client;
     }
@@ -259,7 +271,8 @@ public final class MetricsRun {
 
     /** An operator force-releases the stuck holder through LockAdmin. */
     private void forceRelease(ScheduledExecutorService script, LockClient operator, Lease stuck) {
-        ForcedRelease done = operator.admin("/metrics-run-audit-" + ProcessHandle.current().pid(), 100)
+        ForcedRelease done = operator.admin(
+                        "/metrics-run-audit-" + ProcessHandle.current().pid(), 100)
                 .forceRelease(stuck.lockName(), "hung holder (metrics run)");
         note("operator force-released " + stuck.lockName() + ": " + done.outcome());
         lateWriteWhenLost(script, "stuck", stuck);
@@ -290,11 +303,17 @@ public final class MetricsRun {
 
     /** A client whose only way to ZooKeeper is the proxy (no ensemble tracker to route around it). */
     private LockClient throughProxy(Closer closer, String owner, FreezableProxy proxy) {
-        CuratorFramework curator = closer.add(CuratorFrameworkFactory.builder().connectString(proxy.connectString())
-                .ensembleTracker(false).sessionTimeoutMs(4_000).connectionTimeoutMs(5_000)
-                .retryPolicy(new ExponentialBackoffRetry(50, 20, 500)).build());
+        CuratorFramework curator = closer.add(CuratorFrameworkFactory.builder()
+                .connectString(proxy.connectString())
+                .ensembleTracker(false)
+                .sessionTimeoutMs(4_000)
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new ExponentialBackoffRetry(50, 20, 500))
+                .build());
         curator.start();
-        LockClient client = LockClient.create(curator, LockClientConfig.builder().rootPath(root).ownerId(owner).build());
+        LockClient client = LockClient.create(
+                curator,
+                LockClientConfig.builder().rootPath(root).ownerId(owner).build());
         LockClientMetrics.of(client).bindTo(registry);
         return client;
     }
@@ -352,10 +371,11 @@ public final class MetricsRun {
     private void checkDashboardMetrics(Set<String> queried) {
         Set<String> scraped = new TreeSet<>();
         scrapes.get(scrapes.size() - 1).samples().keySet().forEach(k -> scraped.add(k.substring(0, k.indexOf('{'))));
-        List<String> missing = queried.stream().filter(n -> !scraped.contains(n)).toList();
+        List<String> missing =
+                queried.stream().filter(n -> !scraped.contains(n)).toList();
         if (!missing.isEmpty()) {
-            throw new IllegalStateException("the dashboard queries metrics the meters do not publish: " + missing
-                    + "; published: " + scraped);
+            throw new IllegalStateException(
+                    "the dashboard queries metrics the meters do not publish: " + missing + "; published: " + scraped);
         }
         System.out.println("all " + queried.size() + " metrics the dashboard queries are in the scrape");
     }
@@ -429,8 +449,9 @@ public final class MetricsRun {
                         result[i] = lowerBound * 1000; // Prometheus answers the highest finite bound
                     } else {
                         double upper = b.getKey();
-                        result[i] = (lowerBound + (upper - lowerBound) * (rank - lowerCount) / Math.max(c - lowerCount,
-                                1e-12)) * 1000;
+                        result[i] = (lowerBound
+                                        + (upper - lowerBound) * (rank - lowerCount) / Math.max(c - lowerCount, 1e-12))
+                                * 1000;
                     }
                     break;
                 }
@@ -452,7 +473,8 @@ public final class MetricsRun {
 
         XYChart grants = chart("Grants and timeouts per second (5 s rate)", "grants per second");
         series(grants, "grants/s (left)", t, rate("zkfence_lock_grants_total"));
-        series(grants, "timeouts/s (right)", t, rate("zkfence_lock_timeouts_total")).setYAxisGroup(1);
+        series(grants, "timeouts/s (right)", t, rate("zkfence_lock_timeouts_total"))
+                .setYAxisGroup(1);
         grants.setYAxisGroupTitle(1, "timeouts per second");
         grants.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
 
@@ -495,8 +517,11 @@ public final class MetricsRun {
     private double[] max(String metric) {
         double[] v = new double[scrapes.size()];
         for (int i = 0; i < v.length; i++) {
-            v[i] = scrapes.get(i).samples().entrySet().stream().filter(e -> e.getKey().startsWith(metric + "{"))
-                    .mapToDouble(Map.Entry::getValue).max().orElse(0);
+            v[i] = scrapes.get(i).samples().entrySet().stream()
+                    .filter(e -> e.getKey().startsWith(metric + "{"))
+                    .mapToDouble(Map.Entry::getValue)
+                    .max()
+                    .orElse(0);
         }
         return v;
     }
@@ -513,8 +538,13 @@ public final class MetricsRun {
     }
 
     private static XYChart chart(String title, String yTitle) {
-        XYChart chart = new XYChartBuilder().width(700).height(400).title(title).xAxisTitle("seconds into the run")
-                .yAxisTitle(yTitle).build();
+        XYChart chart = new XYChartBuilder()
+                .width(700)
+                .height(400)
+                .title(title)
+                .xAxisTitle("seconds into the run")
+                .yAxisTitle(yTitle)
+                .build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setMarkerSize(0);
@@ -531,9 +561,13 @@ public final class MetricsRun {
     private void summary(Path txt) {
         Scrape last = scrapes.get(scrapes.size() - 1);
         StringBuilder sb = new StringBuilder();
-        sb.append("zkfence metrics run: ").append(WORKERS).append(" workers on ").append(LOCKS)
+        sb.append("zkfence metrics run: ")
+                .append(WORKERS)
+                .append(" workers on ")
+                .append(LOCKS)
                 .append(" locks, 3-server embedded ZooKeeper, embedded PostgreSQL; scraped every second (")
-                .append(scrapes.size()).append(" scrapes). Made by io.zkfence.bench.MetricsRun.\n\nTimeline:\n");
+                .append(scrapes.size())
+                .append(" scrapes). Made by io.zkfence.bench.MetricsRun.\n\nTimeline:\n");
         synchronized (timeline) {
             timeline.forEach(l -> sb.append("  ").append(l).append('\n'));
         }
@@ -545,18 +579,22 @@ public final class MetricsRun {
         totals.put("zkfence_lock_wait_seconds_count", sum("zkfence_lock_wait_seconds_count"));
         totals.put("zkfence_lease_suspect_total", sum("zkfence_lease_suspect_total"));
         for (String cause : List.of("session_expired", "node_deleted", "max_hold", "other")) {
-            totals.put("zkfence_lease_lost_total{cause=\"" + cause + "\"}", sum("zkfence_lease_lost_total",
-                    "cause=\"" + cause + "\""));
+            totals.put(
+                    "zkfence_lease_lost_total{cause=\"" + cause + "\"}",
+                    sum("zkfence_lease_lost_total", "cause=\"" + cause + "\""));
         }
-        totals.put("zkfence_admin_force_releases_total{outcome=\"released\"}",
+        totals.put(
+                "zkfence_admin_force_releases_total{outcome=\"released\"}",
                 sum("zkfence_admin_force_releases_total", "outcome=\"released\""));
         for (String outcome : List.of("accepted", "stale", "conflict")) {
-            totals.put("zkfence_fence_writes_total{adapter=\"jdbc\",outcome=\"" + outcome + "\"}",
+            totals.put(
+                    "zkfence_fence_writes_total{adapter=\"jdbc\",outcome=\"" + outcome + "\"}",
                     sum("zkfence_fence_writes_total", "adapter=\"jdbc\"", "outcome=\"" + outcome + "\""));
         }
         totals.forEach((k, v) -> sb.append(String.format("  %-62s %,.0f%n", k, v[v.length - 1])));
         sb.append(String.format("  (the workers themselves caught %,d AcquireTimeoutExceptions)%n", timeouts.get()));
-        sb.append(String.format("%nAcquire latency over the whole run: p50 %.1f ms, p99 %.1f ms (from the buckets)%n",
+        sb.append(String.format(
+                "%nAcquire latency over the whole run: p50 %.1f ms, p99 %.1f ms (from the buckets)%n",
                 wholeRunQuantile(last, 0.5), wholeRunQuantile(last, 0.99)));
         try {
             Files.writeString(txt, sb.toString());
@@ -586,8 +624,11 @@ public final class MetricsRun {
                 if (b.getKey().isInfinite()) {
                     return lowerBound * 1000;
                 }
-                return (lowerBound + (b.getKey() - lowerBound) * (rank - lowerCount)
-                        / Math.max(b.getValue() - lowerCount, 1e-12)) * 1000;
+                return (lowerBound
+                                + (b.getKey() - lowerBound)
+                                        * (rank - lowerCount)
+                                        / Math.max(b.getValue() - lowerCount, 1e-12))
+                        * 1000;
             }
             lowerBound = b.getKey();
             lowerCount = b.getValue();
@@ -599,7 +640,9 @@ public final class MetricsRun {
 
     private static EmbeddedPostgres start(Closer closer) {
         try {
-            return closer.add(EmbeddedPostgres.builder().setPGStartupWait(Duration.ofSeconds(60)).start());
+            return closer.add(EmbeddedPostgres.builder()
+                    .setPGStartupWait(Duration.ofSeconds(60))
+                    .start());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
         }
@@ -614,7 +657,8 @@ public final class MetricsRun {
     }
 
     private static void prepare(HikariDataSource db) {
-        try (var c = db.getConnection(); Statement s = c.createStatement()) {
+        try (var c = db.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("create table if not exists metrics_orders (name varchar(64) primary key, writes bigint not null,"
                     + " last_token bigint)");
             for (int i = 0; i < LOCKS; i++) {

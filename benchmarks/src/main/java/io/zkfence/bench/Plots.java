@@ -14,18 +14,29 @@ import org.knowm.xchart.style.Styler;
 /** Bar charts written as PNG next to the report. */
 final class Plots {
 
-    private static final Color[] COLORS = {new Color(0x9e9e9e), new Color(0x1f77b4), new Color(0xff7f0e),
-        new Color(0x2ca02c), new Color(0xd62728), new Color(0x9467bd)};
+    private static final Color[] COLORS = {
+        new Color(0x9e9e9e),
+        new Color(0x1f77b4),
+        new Color(0xff7f0e),
+        new Color(0x2ca02c),
+        new Color(0xd62728),
+        new Color(0x9467bd)
+    };
 
-    private Plots() {
-    }
+    private Plots() {}
 
     /**
      * Writes {@code out/file}: one group of bars per category, one bar per series.
      *
      * @return the file name, for the report's image link
      */
-    static String bars(Path out, String file, String title, String xTitle, String yTitle, List<String> categories,
+    static String bars(
+            Path out,
+            String file,
+            String title,
+            String xTitle,
+            String yTitle,
+            List<String> categories,
             Map<String, List<Double>> series) {
         return bars(out, file, title, xTitle, yTitle, categories, series, false);
     }
@@ -36,10 +47,22 @@ final class Plots {
      *
      * @return the file name, for the report's image link
      */
-    static String bars(Path out, String file, String title, String xTitle, String yTitle, List<String> categories,
-            Map<String, List<Double>> series, boolean logarithmicY) {
-        CategoryChart chart = new CategoryChartBuilder().width(820).height(440).title(title).xAxisTitle(xTitle)
-                .yAxisTitle(yTitle).build();
+    static String bars(
+            Path out,
+            String file,
+            String title,
+            String xTitle,
+            String yTitle,
+            List<String> categories,
+            Map<String, List<Double>> series,
+            boolean logarithmicY) {
+        CategoryChart chart = new CategoryChartBuilder()
+                .width(820)
+                .height(440)
+                .title(title)
+                .xAxisTitle(xTitle)
+                .yAxisTitle(yTitle)
+                .build();
         chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
         chart.getStyler().setSeriesColors(COLORS);
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
@@ -48,9 +71,15 @@ final class Plots {
         chart.getStyler().setLabelsVisible(false);
         chart.getStyler().setDecimalPattern("#,##0.##");
         if (logarithmicY) {
-            double min = series.values().stream().flatMap(List::stream).mapToDouble(Double::doubleValue).min()
+            double min = series.values().stream()
+                    .flatMap(List::stream)
+                    .mapToDouble(Double::doubleValue)
+                    .min()
                     .orElse(1);
-            double max = series.values().stream().flatMap(List::stream).mapToDouble(Double::doubleValue).max()
+            double max = series.values().stream()
+                    .flatMap(List::stream)
+                    .mapToDouble(Double::doubleValue)
+                    .max()
                     .orElse(10);
             if (!(min > 0)) {
                 throw new IllegalArgumentException("plot " + file + ": a logarithmic axis cannot show " + min);

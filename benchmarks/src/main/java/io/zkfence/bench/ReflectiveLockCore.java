@@ -41,14 +41,15 @@ final class ReflectiveLockCore {
             Class<?> configBuilder = loader.loadClass("io.zkfence.lock.LockClientConfig$Builder");
             Class<?> client = loader.loadClass("io.zkfence.lock.LockClient");
             if (client.getClassLoader() != loader && loader instanceof LockCoreFirstLoader) {
-                throw new IllegalStateException(label + ": LockClient came from " + client.getClassLoader()
-                        + ", not from the given jar");
+                throw new IllegalStateException(
+                        label + ": LockClient came from " + client.getClassLoader() + ", not from the given jar");
             }
             Class<?> fencedLock = loader.loadClass("io.zkfence.lock.FencedLock");
             Class<?> lease = loader.loadClass("io.zkfence.lock.Lease");
             clientClass = client;
             builder = lookup.findStatic(config, "builder", MethodType.methodType(configBuilder));
-            rootPath = lookup.findVirtual(configBuilder, "rootPath", MethodType.methodType(configBuilder, String.class));
+            rootPath =
+                    lookup.findVirtual(configBuilder, "rootPath", MethodType.methodType(configBuilder, String.class));
             ownerId = lookup.findVirtual(configBuilder, "ownerId", MethodType.methodType(configBuilder, String.class));
             build = lookup.findVirtual(configBuilder, "build", MethodType.methodType(config));
             create = lookup.findStatic(client, "create", MethodType.methodType(client, CuratorFramework.class, config));
@@ -56,7 +57,8 @@ final class ReflectiveLockCore {
             acquire = lookup.findVirtual(fencedLock, "acquire", MethodType.methodType(lease));
             token = lookup.findVirtual(lease, "token", MethodType.methodType(long.class));
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("the lock-core of '" + label + "' lacks the API this harness drives: " + e, e);
+            throw new IllegalStateException(
+                    "the lock-core of '" + label + "' lacks the API this harness drives: " + e, e);
         }
     }
 
@@ -72,7 +74,8 @@ final class ReflectiveLockCore {
     static ReflectiveLockCore fromJar(String label, Path jar) {
         // A directory of classes works too (its URL ends with a slash), which the tests use.
         try {
-            return new ReflectiveLockCore(label, new LockCoreFirstLoader(jar.toUri().toURL()));
+            return new ReflectiveLockCore(
+                    label, new LockCoreFirstLoader(jar.toUri().toURL()));
         } catch (MalformedURLException e) {
             throw new IllegalArgumentException("not a jar path: " + jar, e);
         }

@@ -37,11 +37,12 @@ record RoundReport(String impl, long grants, long nanos, Histogram waits) {
         try {
             long grants = Long.parseLong(parts[2]);
             long nanos = Long.parseLong(parts[3]);
-            Histogram waits = Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(Base64.getDecoder()
-                    .decode(parts[4])), 0);
+            Histogram waits = Histogram.decodeFromCompressedByteBuffer(
+                    ByteBuffer.wrap(Base64.getDecoder().decode(parts[4])), 0);
             return new RoundReport(parts[1], grants, nanos, waits);
         } catch (DataFormatException | RuntimeException e) {
-            // HdrHistogram reports truncated input as a BufferUnderflowException, bad Base64 as an IllegalArgumentException.
+            // HdrHistogram reports truncated input as a BufferUnderflowException, bad Base64 as an
+            // IllegalArgumentException.
             throw new IllegalArgumentException("malformed round report: " + line, e);
         }
     }

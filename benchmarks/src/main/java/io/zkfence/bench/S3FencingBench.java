@@ -63,12 +63,18 @@ final class S3FencingBench implements Workload {
             Random random = new Random(42);
             long token = 7;
             List<Op> ops = List.of(
-                    Op.of("plain_put", () -> plain.putObject(b -> b.bucket(bucketName).key("plain-object"),
-                            RequestBody.fromBytes(body(random)))),
+                    Op.of(
+                            "plain_put",
+                            () -> plain.putObject(
+                                    b -> b.bucket(bucketName).key("plain-object"),
+                                    RequestBody.fromBytes(body(random)))),
                     Op.of("fenced_put", () -> fenced.put("fenced-object", token, RequestBody.fromBytes(body(random)))));
-            ctx.log().say("fencing on S3: %d warm-up + %d rounds x %d puts per variant", s.fenceWarmupRounds(),
-                    s.fenceRounds(), s.fenceOpsPerRound());
-            Map<String, Histogram> hs = Interleaved.run(ops, s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
+            ctx.log()
+                    .say(
+                            "fencing on S3: %d warm-up + %d rounds x %d puts per variant",
+                            s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
+            Map<String, Histogram> hs =
+                    Interleaved.run(ops, s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
             Map<String, Latency> lat = new LinkedHashMap<>();
             hs.forEach((n, h) -> {
                 lat.put(n, Latency.of(h));
@@ -94,27 +100,49 @@ final class S3FencingBench implements Workload {
             double ratio = fencedLat.p50() / base.p50();
             r.figure("fencing_s3.ratio.fenced_vs_plain.p50", ratio);
             r.figure("fencing_s3.ratio.fenced_vs_plain.mean", fencedLat.mean() / base.mean());
-            r.target(Target.atMost("s3_steady_put", name(), "fenced S3 put (steady state) p50 ≤ 1.1 × plain PUT", ratio, 1.1,
+            r.target(Target.atMost(
+                    "s3_steady_put",
+                    name(),
+                    "fenced S3 put (steady state) p50 ≤ 1.1 × plain PUT",
+                    ratio,
+                    1.1,
                     "p50 " + Fmt.us(fencedLat.p50()) + " vs " + Fmt.us(base.p50()) + "; requests per put: fenced "
                             + Fmt.num(fencedRequests) + ", plain " + Fmt.num(plainRequests)));
 
             Map<String, List<Double>> series = new LinkedHashMap<>();
             lat.forEach((name, l) -> series.put(name, List.of(l.p50(), l.p99(), l.p999())));
-            String plot = Plots.bars(ctx.out(), "fencing-s3.png", "S3 put of " + BODY_BYTES + " bytes on S3Mock",
-                    "percentile", "latency (µs)", List.of("p50", "p99", "p99.9"), series);
+            String plot = Plots.bars(
+                    ctx.out(),
+                    "fencing-s3.png",
+                    "S3 put of " + BODY_BYTES + " bytes on S3Mock",
+                    "percentile",
+                    "latency (µs)",
+                    List.of("p50", "p99", "p99.9"),
+                    series);
             StringBuilder md = new StringBuilder();
-            md.append("S3Mock in this JVM, AWS SDK v2 (path-style, default HTTP client), one thread, ").append(BODY_BYTES)
+            md.append("S3Mock in this JVM, AWS SDK v2 (path-style, default HTTP client), one thread, ")
+                    .append(BODY_BYTES)
                     .append("-byte bodies of fresh random bytes. *Plain*: `s3.putObject(...)`. *Fenced*: "
                             + "`FencedBucket.put(key, token, body)` rewriting the key it wrote last (ETag cached: "
                             + "one `PutObject` with `If-Match` and the token in user metadata, plus the body's MD5 "
                             + "computed by the adapter). Interleaved, ")
-                    .append(s.fenceRounds()).append(" rounds of ").append(s.fenceOpsPerRound()).append(" puts after ")
-                    .append(s.fenceWarmupRounds()).append(" warm-up rounds.\n\n");
+                    .append(s.fenceRounds())
+                    .append(" rounds of ")
+                    .append(s.fenceOpsPerRound())
+                    .append(" puts after ")
+                    .append(s.fenceWarmupRounds())
+                    .append(" warm-up rounds.\n\n");
             md.append(Fmt.LATENCY_HEADER).append('\n');
             lat.forEach((name, l) -> md.append(Fmt.latencyRow(name, l)).append('\n'));
-            md.append("\nFenced ÷ plain p50: **").append(Fmt.ratio(ratio)).append("** (mean ÷ mean ")
-                    .append(Fmt.ratio(fencedLat.mean() / base.mean())).append("). HTTP requests per put: fenced ")
-                    .append(Fmt.num(fencedRequests)).append(", plain ").append(Fmt.num(plainRequests)).append(".\n\n");
+            md.append("\nFenced ÷ plain p50: **")
+                    .append(Fmt.ratio(ratio))
+                    .append("** (mean ÷ mean ")
+                    .append(Fmt.ratio(fencedLat.mean() / base.mean()))
+                    .append("). HTTP requests per put: fenced ")
+                    .append(Fmt.num(fencedRequests))
+                    .append(", plain ")
+                    .append(Fmt.num(plainRequests))
+                    .append(".\n\n");
             md.append("![fencing on S3](").append(plot).append(")\n");
             return new Section("5b. Fencing overhead on S3 (S3Mock)", md.toString());
         }

@@ -45,13 +45,17 @@ final class S3MockServer implements AutoCloseable {
 
     /** A client of this server (path-style, static credentials), with the given interceptors. */
     S3Client client(ExecutionInterceptor... interceptors) {
-        return S3Client.builder().endpointOverride(endpoint).forcePathStyle(true).region(Region.US_EAST_1)
+        return S3Client.builder()
+                .endpointOverride(endpoint)
+                .forcePathStyle(true)
+                .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("bench", "bench")))
                 .overrideConfiguration(c -> {
                     for (ExecutionInterceptor i : interceptors) {
                         c.addExecutionInterceptor(i);
                     }
-                }).build();
+                })
+                .build();
     }
 
     @Override

@@ -51,7 +51,8 @@ final class ServerBench implements Workload {
     }
 
     /** The uncontended part's figures, for the report. */
-    private record Uncontended(Map<String, Latency> cycles, Map<String, Double> requests, Map<String, Latency> getLive) {}
+    private record Uncontended(
+            Map<String, Latency> cycles, Map<String, Double> requests, Map<String, Latency> getLive) {}
 
     @Override
     public Section run(BenchContext ctx) {
@@ -59,26 +60,44 @@ final class ServerBench implements Workload {
         Results r = ctx.results();
         AtomicLong errors = new AtomicLong();
         try (Closer closer = new Closer()) {
-            List<EmbeddedServer> replicas = List.of(closer.add(EmbeddedServer.start(closer.add(ctx.zk().curator()), "/bench/service")),
+            List<EmbeddedServer> replicas = List.of(
+                    closer.add(EmbeddedServer.start(closer.add(ctx.zk().curator()), "/bench/service")),
                     closer.add(EmbeddedServer.start(closer.add(ctx.zk().curator()), "/bench/service")));
-            HttpClient jdk = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+            HttpClient jdk =
+                    HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             closer.add(jdk::close);
-            IntFunction<LockClient> lockClient = i -> closer.add(LockClient.create(closer.add(ctx.zk().curator()),
-                    LockClientConfig.builder().rootPath("/bench/lockcore-svc").ownerId("bench-svc-" + i).build()));
+            IntFunction<LockClient> lockClient = i -> closer.add(LockClient.create(
+                    closer.add(ctx.zk().curator()),
+                    LockClientConfig.builder()
+                            .rootPath("/bench/lockcore-svc")
+                            .ownerId("bench-svc-" + i)
+                            .build()));
 
             Uncontended u = uncontended(ctx, closer, replicas.get(0), jdk, lockClient.apply(0), errors);
             Latency httpL = u.cycles().get("http");
             Latency coreL = u.cycles().get("lock-core");
             double addedMs = (httpL.p50() - coreL.p50()) / 1000.0;
             r.figure("server.uncontended.added_p50_ms", addedMs);
-            r.figure("server.uncontended.http_layer_p50_ms", (httpL.p50() - u.cycles().get("service-wire").p50()) / 1000.0);
-            r.target(Target.atMost("server_http_added_p50", name(), "HTTP service: acquire + release p50 adds ≤ 0.5 ms to"
-                    + " lock-core's", addedMs, 0.5, "p50 HTTP " + Fmt.us(httpL.p50()) + " (keep-alive client; java.net.http "
-                    + Fmt.us(u.cycles().get("http-jdk").p50()) + "), the service's ZooKeeper requests bare "
-                    + Fmt.us(u.cycles().get("service-wire").p50()) + ", lock-core " + Fmt.us(coreL.p50())
-                    + "; ZooKeeper requests per cycle: service " + Fmt.num(u.requests().get("http")) + ", lock-core "
-                    + Fmt.num(u.requests().get("lock-core")) + "; p99 HTTP " + Fmt.us(httpL.p99()) + ", lock-core "
-                    + Fmt.us(coreL.p99())).in("ms"));
+            r.figure(
+                    "server.uncontended.http_layer_p50_ms",
+                    (httpL.p50() - u.cycles().get("service-wire").p50()) / 1000.0);
+            r.target(Target.atMost(
+                            "server_http_added_p50",
+                            name(),
+                            "HTTP service: acquire + release p50 adds ≤ 0.5 ms to" + " lock-core's",
+                            addedMs,
+                            0.5,
+                            "p50 HTTP " + Fmt.us(httpL.p50()) + " (keep-alive client; java.net.http "
+                                    + Fmt.us(u.cycles().get("http-jdk").p50())
+                                    + "), the service's ZooKeeper requests bare "
+                                    + Fmt.us(u.cycles().get("service-wire").p50()) + ", lock-core "
+                                    + Fmt.us(coreL.p50())
+                                    + "; ZooKeeper requests per cycle: service "
+                                    + Fmt.num(u.requests().get("http")) + ", lock-core "
+                                    + Fmt.num(u.requests().get("lock-core")) + "; p99 HTTP " + Fmt.us(httpL.p99())
+                                    + ", lock-core "
+                                    + Fmt.us(coreL.p99()))
+                    .in("ms"));
 
             // 2. One hot key, 8 waiting clients; 3. 16 clients on 16 keys. Alternating rounds.
             Duration round = s.smoke() ? Duration.ofMillis(800) : Duration.ofSeconds(5);
@@ -91,13 +110,24 @@ final class ServerBench implements Workload {
                 List<Cycle> viaCore = new ArrayList<>();
                 for (int c = 0; c < clients; c++) {
                     String key = shape.equals("hot") ? "bench:hot" : "bench:key-" + c;
-                    viaHttp.add(HttpCycle.keepAlive(closer, replicas.get(c % 2), replicas.get((c + 1) % 2), key,
-                            "bench-" + shape + "-" + c, shape.equals("hot"), errors)::run);
+                    viaHttp.add(HttpCycle.keepAlive(
+                            closer,
+                            replicas.get(c % 2),
+                            replicas.get((c + 1) % 2),
+                            key,
+                            "bench-" + shape + "-" + c,
+                            shape.equals("hot"),
+                            errors)::run);
                     FencedLock lock = lockClient.apply(100 + c).lock(key.replace(':', '-'));
                     viaCore.add(() -> lock.acquire().release());
                 }
-                ctx.log().say("server: %s: %d clients, %d rounds of %d ms per implementation", shape.equals("hot")
-                        ? "one hot key" : MANY_KEYS + " keys", clients, measured + 1, round.toMillis());
+                ctx.log()
+                        .say(
+                                "server: %s: %d clients, %d rounds of %d ms per implementation",
+                                shape.equals("hot") ? "one hot key" : MANY_KEYS + " keys",
+                                clients,
+                                measured + 1,
+                                round.toMillis());
                 long[] grants = new long[2];
                 long[] nanos = new long[2];
                 long[] requests = new long[2];
@@ -121,15 +151,28 @@ final class ServerBench implements Workload {
                 r.figure("server." + shape + ".lock_core.grants_per_s", coreRate);
                 r.figure("server." + shape + ".ratio.http_vs_lock_core", httpRate / coreRate);
                 r.figure("server." + shape + ".http.requests_per_grant", requestsPerGrant.get(shape + " http"));
-                r.figure("server." + shape + ".lock_core.requests_per_grant", requestsPerGrant.get(shape + " lock-core"));
+                r.figure(
+                        "server." + shape + ".lock_core.requests_per_grant",
+                        requestsPerGrant.get(shape + " lock-core"));
             }
             r.figure("server.errors", errors.get());
-            r.target(Target.atLeast("server_hot_key_vs_lock_core", name(), "HTTP service, one hot key, " + HOT_CLIENTS
-                    + " clients: grants/s ≥ 0.9 × lock-core's", perSecond.get("hot http") / perSecond.get("hot lock-core"), 0.9,
-                    "HTTP " + Fmt.num(perSecond.get("hot http")) + ", lock-core " + Fmt.num(perSecond.get("hot lock-core"))
-                            + " grants/s; ZooKeeper requests per grant: HTTP " + Fmt.num(requestsPerGrant.get("hot http"))
+            r.target(Target.atLeast(
+                    "server_hot_key_vs_lock_core",
+                    name(),
+                    "HTTP service, one hot key, " + HOT_CLIENTS + " clients: grants/s ≥ 0.9 × lock-core's",
+                    perSecond.get("hot http") / perSecond.get("hot lock-core"),
+                    0.9,
+                    "HTTP " + Fmt.num(perSecond.get("hot http")) + ", lock-core "
+                            + Fmt.num(perSecond.get("hot lock-core"))
+                            + " grants/s; ZooKeeper requests per grant: HTTP "
+                            + Fmt.num(requestsPerGrant.get("hot http"))
                             + ", lock-core " + Fmt.num(requestsPerGrant.get("hot lock-core"))));
-            r.target(Target.exactly("server_errors", name(), "HTTP service: error answers == 0", errors.get(), 0,
+            r.target(Target.exactly(
+                    "server_errors",
+                    name(),
+                    "HTTP service: error answers == 0",
+                    errors.get(),
+                    0,
                     errors.get() + " answers other than 200 in every part of the workload"));
             return report(ctx, u, perSecond, requestsPerGrant, errors.get(), round, measured);
         }
@@ -140,16 +183,32 @@ final class ServerBench implements Workload {
      * {@code java.net.http}, the service's ZooKeeper requests bare, lock-core. Then the ZooKeeper
      * requests each sends per cycle, and a bare {@code GET /health/live} per HTTP client.
      */
-    private Uncontended uncontended(BenchContext ctx, Closer closer, EmbeddedServer replica, HttpClient jdk, LockClient core,
+    private Uncontended uncontended(
+            BenchContext ctx,
+            Closer closer,
+            EmbeddedServer replica,
+            HttpClient jdk,
+            LockClient core,
             AtomicLong errors) {
         Settings s = ctx.settings();
         Results r = ctx.results();
         ctx.log().say("server: uncontended acquire + release over HTTP (two clients), bare, and through lock-core");
         FencedLock coreLock = core.lock("uncontended");
         List<Op> ops = List.of(
-                Op.of("http", HttpCycle.keepAlive(closer, replica, replica, "bench:uncontended", "bench-http-0", false, errors)::run),
-                Op.of("http-jdk", HttpCycle.javaNetHttp(jdk, replica, replica, "bench:uncontended-jdk", "bench-http-jdk-0", false,
-                        errors)::run),
+                Op.of(
+                        "http",
+                        HttpCycle.keepAlive(
+                                closer, replica, replica, "bench:uncontended", "bench-http-0", false, errors)::run),
+                Op.of(
+                        "http-jdk",
+                        HttpCycle.javaNetHttp(
+                                        jdk,
+                                        replica,
+                                        replica,
+                                        "bench:uncontended-jdk",
+                                        "bench-http-jdk-0",
+                                        false,
+                                        errors)::run),
                 new ServiceWireCycle(closer.add(ctx.zk().curator()), "/bench/service-wire/uncontended"),
                 Op.of("lock-core", () -> coreLock.acquire().release()));
         int rounds = s.smoke() ? 2 : 20;
@@ -169,26 +228,30 @@ final class ServerBench implements Workload {
 
         KeepAliveHttp live = closer.add(new KeepAliveHttp("127.0.0.1", replica.port(), Duration.ofSeconds(30)));
         URI liveUri = URI.create("http://127.0.0.1:" + replica.port() + "/health/live");
-        List<Op> gets = List.of(Op.of("keep-alive", () -> {
-            try {
-                if (live.get("/health/live").status() != 200) {
-                    errors.incrementAndGet();
-                }
-            } catch (IOException e) {
-                errors.incrementAndGet();
-            }
-        }), Op.of("jdk", () -> {
-            try {
-                if (jdk.send(HttpRequest.newBuilder(liveUri).build(), HttpResponse.BodyHandlers.ofByteArray()).statusCode() != 200) {
-                    errors.incrementAndGet();
-                }
-            } catch (IOException e) {
-                errors.incrementAndGet();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted during a benchmark request", e);
-            }
-        }));
+        List<Op> gets = List.of(
+                Op.of("keep-alive", () -> {
+                    try {
+                        if (live.get("/health/live").status() != 200) {
+                            errors.incrementAndGet();
+                        }
+                    } catch (IOException e) {
+                        errors.incrementAndGet();
+                    }
+                }),
+                Op.of("jdk", () -> {
+                    try {
+                        if (jdk.send(HttpRequest.newBuilder(liveUri).build(), HttpResponse.BodyHandlers.ofByteArray())
+                                        .statusCode()
+                                != 200) {
+                            errors.incrementAndGet();
+                        }
+                    } catch (IOException e) {
+                        errors.incrementAndGet();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("interrupted during a benchmark request", e);
+                    }
+                }));
         Map<String, Histogram> getHist = Interleaved.run(gets, 2, s.smoke() ? 2 : 10, s.smoke() ? 20 : 200);
         Map<String, Latency> getLive = new LinkedHashMap<>();
         getHist.forEach((client, h) -> {
@@ -244,48 +307,103 @@ final class ServerBench implements Workload {
     private static final Map<String, String> WHAT = Map.of(
             "http", "the service, blocking keep-alive HTTP/1.1 client (the measured one)",
             "http-jdk", "the service, `java.net.http` client (HTTP/1.1, for comparison)",
-            "service-wire", "diagnostic: the service's ZooKeeper requests for the cycle, sent bare (no HTTP, no lock code)",
+            "service-wire",
+                    "diagnostic: the service's ZooKeeper requests for the cycle, sent bare (no HTTP, no lock code)",
             "lock-core", "`lock.acquire()` + `lease.release()`");
 
-    private Section report(BenchContext ctx, Uncontended u, Map<String, Double> perSecond, Map<String, Double> requestsPerGrant,
-            long errors, Duration round, int measured) {
+    private Section report(
+            BenchContext ctx,
+            Uncontended u,
+            Map<String, Double> perSecond,
+            Map<String, Double> requestsPerGrant,
+            long errors,
+            Duration round,
+            int measured) {
         StringBuilder md = new StringBuilder();
         md.append("Two replicas of the service (`EmbeddedServer`, the same code as `./zkfence-server`), each its own ")
-                .append("ZooKeeper session on the follower every client uses. The clients are blocking HTTP/1.1 clients on ")
+                .append(
+                        "ZooKeeper session on the follower every client uses. The clients are blocking HTTP/1.1 clients on ")
                 .append("keep-alive connections (as Python's `http.client` or Go's `net/http` send a request); the ")
-                .append("uncontended cycle also runs through `java.net.http` for comparison. The same cycles run through ")
+                .append(
+                        "uncontended cycle also runs through `java.net.http` for comparison. The same cycles run through ")
                 .append("lock-core (a `LockClient`, one session each) in the same run. Uncontended cycles go to one ")
                 .append("replica; under contention acquires go to one replica and releases to the other.\n\n");
-        md.append("| acquire + release, one client, no contention | what it is | p50 | p99 | p99.9 | mean | ZooKeeper requests "
-                + "per cycle (server count) |\n|---|---|---:|---:|---:|---:|---:|\n");
-        u.cycles().forEach((name, l) -> md.append("| ").append(name).append(" | ").append(WHAT.get(name)).append(" | ")
-                .append(Fmt.us(l.p50())).append(" | ").append(Fmt.us(l.p99())).append(" | ").append(Fmt.us(l.p999()))
-                .append(" | ").append(Fmt.us(l.mean())).append(" | ").append(Fmt.num(u.requests().get(name))).append(" |\n"));
-        md.append("\nlock-core → service-wire is the service's ZooKeeper protocol (its leases outlive any replica's session, ")
-                .append("so it writes the grant and reads the queue's data); service-wire → http is the HTTP layer, both ")
+        md.append(
+                "| acquire + release, one client, no contention | what it is | p50 | p99 | p99.9 | mean | ZooKeeper requests "
+                        + "per cycle (server count) |\n|---|---|---:|---:|---:|---:|---:|\n");
+        u.cycles()
+                .forEach((name, l) -> md.append("| ")
+                        .append(name)
+                        .append(" | ")
+                        .append(WHAT.get(name))
+                        .append(" | ")
+                        .append(Fmt.us(l.p50()))
+                        .append(" | ")
+                        .append(Fmt.us(l.p99()))
+                        .append(" | ")
+                        .append(Fmt.us(l.p999()))
+                        .append(" | ")
+                        .append(Fmt.us(l.mean()))
+                        .append(" | ")
+                        .append(Fmt.num(u.requests().get(name)))
+                        .append(" |\n"));
+        md.append(
+                        "\nlock-core → service-wire is the service's ZooKeeper protocol (its leases outlive any replica's session, ")
+                .append(
+                        "so it writes the grant and reads the queue's data); service-wire → http is the HTTP layer, both ")
                 .append("sides and the JSON; http → http-jdk is the client library.\n\n");
         md.append("| bare `GET /health/live` | p50 | p99 | mean |\n|---|---:|---:|---:|\n");
-        u.getLive().forEach((client, l) -> md.append("| ").append(client.equals("jdk") ? "`java.net.http`" : "keep-alive client")
-                .append(" | ").append(Fmt.us(l.p50())).append(" | ").append(Fmt.us(l.p99())).append(" | ")
-                .append(Fmt.us(l.mean())).append(" |\n"));
-        md.append("\n| shape | HTTP grants/s | lock-core grants/s | HTTP ÷ lock-core | ZooKeeper requests per grant, HTTP | "
-                + "lock-core |\n|---|---:|---:|---:|---:|---:|\n");
+        u.getLive()
+                .forEach((client, l) -> md.append("| ")
+                        .append(client.equals("jdk") ? "`java.net.http`" : "keep-alive client")
+                        .append(" | ")
+                        .append(Fmt.us(l.p50()))
+                        .append(" | ")
+                        .append(Fmt.us(l.p99()))
+                        .append(" | ")
+                        .append(Fmt.us(l.mean()))
+                        .append(" |\n"));
+        md.append(
+                "\n| shape | HTTP grants/s | lock-core grants/s | HTTP ÷ lock-core | ZooKeeper requests per grant, HTTP | "
+                        + "lock-core |\n|---|---:|---:|---:|---:|---:|\n");
         for (String shape : List.of("hot", "many")) {
             double h = perSecond.get(shape + " http");
             double c = perSecond.get(shape + " lock-core");
-            md.append("| ").append(shape.equals("hot") ? "one hot key, " + HOT_CLIENTS + " waiting clients" : MANY_KEYS
-                    + " clients on " + MANY_KEYS + " keys").append(" | ").append(Fmt.num(h)).append(" | ").append(Fmt.num(c))
-                    .append(" | ").append(Fmt.ratio(h / c)).append(" | ").append(Fmt.num(requestsPerGrant.get(shape + " http")))
-                    .append(" | ").append(Fmt.num(requestsPerGrant.get(shape + " lock-core"))).append(" |\n");
+            md.append("| ")
+                    .append(
+                            shape.equals("hot")
+                                    ? "one hot key, " + HOT_CLIENTS + " waiting clients"
+                                    : MANY_KEYS + " clients on " + MANY_KEYS + " keys")
+                    .append(" | ")
+                    .append(Fmt.num(h))
+                    .append(" | ")
+                    .append(Fmt.num(c))
+                    .append(" | ")
+                    .append(Fmt.ratio(h / c))
+                    .append(" | ")
+                    .append(Fmt.num(requestsPerGrant.get(shape + " http")))
+                    .append(" | ")
+                    .append(Fmt.num(requestsPerGrant.get(shape + " lock-core")))
+                    .append(" |\n");
         }
-        md.append("\nRounds of ").append(round.toMillis()).append(" ms, ").append(measured)
-                .append(" measured per implementation after a warm-up pair, alternated. Error answers: ").append(errors)
+        md.append("\nRounds of ")
+                .append(round.toMillis())
+                .append(" ms, ")
+                .append(measured)
+                .append(" measured per implementation after a warm-up pair, alternated. Error answers: ")
+                .append(errors)
                 .append(".\n");
         Map<String, List<Double>> series = new LinkedHashMap<>();
         series.put("HTTP service", List.of(perSecond.get("hot http"), perSecond.get("many http")));
         series.put("lock-core", List.of(perSecond.get("hot lock-core"), perSecond.get("many lock-core")));
-        String plot = Plots.bars(ctx.out(), "server.png", "Lock service over HTTP vs lock-core", "shape", "grants per second",
-                List.of("one hot key", MANY_KEYS + " keys"), series);
+        String plot = Plots.bars(
+                ctx.out(),
+                "server.png",
+                "Lock service over HTTP vs lock-core",
+                "shape",
+                "grants per second",
+                List.of("one hot key", MANY_KEYS + " keys"),
+                series);
         md.append("\n![server](").append(plot).append(")\n");
         return new Section("9b. The lock service over HTTP", md.toString());
     }

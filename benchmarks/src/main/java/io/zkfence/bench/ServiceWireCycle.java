@@ -46,7 +46,8 @@ final class ServiceWireCycle implements Op {
     @Override
     public void run() {
         try {
-            String entry = curator.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL).forPath(lock + "/e-", DATA);
+            String entry =
+                    curator.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL).forPath(lock + "/e-", DATA);
             readQueue();
             curator.setData().withVersion(0).forPath(entry, DATA);
             readQueue();

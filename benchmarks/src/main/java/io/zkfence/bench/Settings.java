@@ -26,18 +26,67 @@ import java.util.List;
  * @param fenceRounds        fencing: measured rounds
  * @param fenceOpsPerRound   fencing: operations per variant per round
  */
-record Settings(boolean smoke, int lockWarmupRounds, int lockRounds, int lockOpsPerRound, int requestCountOps,
-        int contendedClients, Duration contendedRound, int contendedRounds, List<Integer> handoffWaiters,
-        int handoffWarmup, int handoffSamples, int handoffMaxSessions, List<Integer> heldLevels, int manyWarmup,
-        int manySamples, int fenceWarmupRounds, int fenceRounds, int fenceOpsPerRound) {
+record Settings(
+        boolean smoke,
+        int lockWarmupRounds,
+        int lockRounds,
+        int lockOpsPerRound,
+        int requestCountOps,
+        int contendedClients,
+        Duration contendedRound,
+        int contendedRounds,
+        List<Integer> handoffWaiters,
+        int handoffWarmup,
+        int handoffSamples,
+        int handoffMaxSessions,
+        List<Integer> heldLevels,
+        int manyWarmup,
+        int manySamples,
+        int fenceWarmupRounds,
+        int fenceRounds,
+        int fenceOpsPerRound) {
 
     static Settings fullRun() {
-        return new Settings(false, 4, 30, 50, 200, 8, Duration.ofSeconds(5), 4, List.of(1, 100, 1000), 30, 300, 100,
-                List.of(1, 1000, 10000), 300, 600, 5, 30, 50);
+        return new Settings(
+                false,
+                4,
+                30,
+                50,
+                200,
+                8,
+                Duration.ofSeconds(5),
+                4,
+                List.of(1, 100, 1000),
+                30,
+                300,
+                100,
+                List.of(1, 1000, 10000),
+                300,
+                600,
+                5,
+                30,
+                50);
     }
 
     static Settings smokeRun() {
-        return new Settings(true, 1, 2, 5, 10, 8, Duration.ofMillis(300), 1, List.of(1, 5, 20), 3, 10, 10,
-                List.of(1, 10, 50), 10, 20, 1, 2, 5);
+        return new Settings(
+                true,
+                1,
+                2,
+                5,
+                10,
+                8,
+                Duration.ofMillis(300),
+                1,
+                List.of(1, 5, 20),
+                3,
+                10,
+                10,
+                List.of(1, 10, 50),
+                10,
+                20,
+                1,
+                2,
+                5);
     }
 }

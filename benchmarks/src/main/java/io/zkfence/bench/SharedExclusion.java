@@ -30,8 +30,7 @@ import java.nio.file.StandardOpenOption;
  */
 final class SharedExclusion implements AutoCloseable {
 
-    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class,
-            ByteOrder.nativeOrder());
+    private static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
     private static final int OWNER = 0;
     private static final int COUNTER = 8;
     private static final int VIOLATIONS = 16;
@@ -100,7 +99,8 @@ final class SharedExclusion implements AutoCloseable {
     /** Ends the visit {@link #enter(long)} began; clears the mark only if this holder set it. */
     void leave(long holder, boolean alone) {
         if (alone && !LONGS.compareAndSet(words, OWNER, holder, 0L)) {
-            throw new IllegalStateException("the exclusion mark of holder " + holder + " was changed while it was inside");
+            throw new IllegalStateException(
+                    "the exclusion mark of holder " + holder + " was changed while it was inside");
         }
     }
 

@@ -7,8 +7,7 @@ package io.zkfence.bench;
  */
 final class Shares {
 
-    private Shares() {
-    }
+    private Shares() {}
 
     /**
      * The largest |grants − fair| ÷ fair over the groups, fair being total ÷ groups: 0 for equal

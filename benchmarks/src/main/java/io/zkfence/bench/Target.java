@@ -14,8 +14,16 @@ package io.zkfence.bench;
  * @param unit        how measured and bound read: {@code ×} for a ratio (the default), else a unit
  *                    such as {@code ms}
  */
-record Target(String id, String workload, String what, double measured, String comparator, double bound,
-        boolean evaluated, String evidence, String unit) {
+record Target(
+        String id,
+        String workload,
+        String what,
+        double measured,
+        String comparator,
+        double bound,
+        boolean evaluated,
+        String evidence,
+        String unit) {
 
     static final String RATIO = "×";
 

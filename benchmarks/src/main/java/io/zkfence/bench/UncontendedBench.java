@@ -36,18 +36,25 @@ final class UncontendedBench implements Workload {
             CuratorFramework curatorSession = closer.add(ctx.zk().curator());
             CuratorFramework asyncSession = closer.add(ctx.zk().curator());
             CuratorFramework wireSession = closer.add(ctx.zk().curator());
-            LockClient client = closer.add(LockClient.create(zkfenceSession,
-                    LockClientConfig.builder().rootPath("/bench/zkfence").ownerId("bench-uncontended").build()));
-            List<Op> variants = List.of(new FloorCycle(floorSession, "/bench/floor/uncontended"),
+            LockClient client = closer.add(LockClient.create(
+                    zkfenceSession,
+                    LockClientConfig.builder()
+                            .rootPath("/bench/zkfence")
+                            .ownerId("bench-uncontended")
+                            .build()));
+            List<Op> variants = List.of(
+                    new FloorCycle(floorSession, "/bench/floor/uncontended"),
                     new ZkfenceCycle(client.lock("uncontended")),
                     new CuratorCycle(new InterProcessMutex(curatorSession, "/bench/curator/uncontended")),
                     WireCycle.floorAsync(asyncSession, "/bench/floor/async"),
                     WireCycle.zkfenceWire(wireSession, "/bench/floor/wire"));
 
-            ctx.log().say("uncontended: %d warm-up + %d rounds x %d cycles per variant", s.lockWarmupRounds(),
-                    s.lockRounds(), s.lockOpsPerRound());
-            Map<String, Histogram> hs = Interleaved.run(variants, s.lockWarmupRounds(), s.lockRounds(),
-                    s.lockOpsPerRound());
+            ctx.log()
+                    .say(
+                            "uncontended: %d warm-up + %d rounds x %d cycles per variant",
+                            s.lockWarmupRounds(), s.lockRounds(), s.lockOpsPerRound());
+            Map<String, Histogram> hs =
+                    Interleaved.run(variants, s.lockWarmupRounds(), s.lockRounds(), s.lockOpsPerRound());
             Map<String, Latency> lat = new LinkedHashMap<>();
             hs.forEach((name, h) -> {
                 lat.put(name, Latency.of(h));
@@ -79,32 +86,61 @@ final class UncontendedBench implements Workload {
             String evidence = "p50 zkfence " + Fmt.us(zkfence.p50()) + ", floor " + Fmt.us(floor.p50()) + ", Curator "
                     + Fmt.us(curator.p50()) + "; requests per cycle: floor " + Fmt.num(requests.get("floor"))
                     + ", zkfence " + Fmt.num(requests.get("zkfence")) + ", Curator " + Fmt.num(requests.get("curator"));
-            r.target(Target.atMost("uncontended_vs_floor", name(), "uncontended acquire+release p50 ≤ 1.05 × ZooKeeper floor",
-                    vsFloor, 1.05, evidence));
-            r.target(Target.atMost("uncontended_vs_curator", name(), "uncontended acquire+release p50 ≤ 0.85 × Curator",
-                    vsCurator, 0.85, evidence));
+            r.target(Target.atMost(
+                    "uncontended_vs_floor",
+                    name(),
+                    "uncontended acquire+release p50 ≤ 1.05 × ZooKeeper floor",
+                    vsFloor,
+                    1.05,
+                    evidence));
+            r.target(Target.atMost(
+                    "uncontended_vs_curator",
+                    name(),
+                    "uncontended acquire+release p50 ≤ 0.85 × Curator",
+                    vsCurator,
+                    0.85,
+                    evidence));
 
-            String plot = Plots.bars(ctx.out(), "uncontended.png", "Uncontended acquire + release", "percentile",
-                    "latency (µs)", List.of("p50", "p99", "p99.9"), series(lat));
+            String plot = Plots.bars(
+                    ctx.out(),
+                    "uncontended.png",
+                    "Uncontended acquire + release",
+                    "percentile",
+                    "latency (µs)",
+                    List.of("p50", "p99", "p99.9"),
+                    series(lat));
             StringBuilder md = new StringBuilder();
             md.append("One client acquires and releases a lock nobody else wants, in a loop. The floor is the same "
-                    + "client creating and deleting an ephemeral-sequential node (two quorum writes). Each variant has "
-                    + "its own session on the same follower; the variants run interleaved in ")
-                    .append(s.lockRounds()).append(" rounds of ").append(s.lockOpsPerRound())
-                    .append(" cycles each, after ").append(s.lockWarmupRounds()).append(" warm-up rounds.\n\n");
+                            + "client creating and deleting an ephemeral-sequential node (two quorum writes). Each variant has "
+                            + "its own session on the same follower; the variants run interleaved in ")
+                    .append(s.lockRounds())
+                    .append(" rounds of ")
+                    .append(s.lockOpsPerRound())
+                    .append(" cycles each, after ")
+                    .append(s.lockWarmupRounds())
+                    .append(" warm-up rounds.\n\n");
             md.append(Fmt.LATENCY_HEADER).append('\n');
             lat.forEach((n, l) -> md.append(Fmt.latencyRow(n, l)).append('\n'));
-            md.append("\n| variant | what it is | p50 ÷ floor p50 | p50 ÷ Curator p50 | requests per cycle (server count) |\n|---|---|---:|---:|---:|\n");
-            lat.forEach((n, l) -> md.append("| ").append(n).append(" | ").append(WHAT.get(n)).append(" | ")
+            md.append(
+                    "\n| variant | what it is | p50 ÷ floor p50 | p50 ÷ Curator p50 | requests per cycle (server count) |\n|---|---|---:|---:|---:|\n");
+            lat.forEach((n, l) -> md.append("| ")
+                    .append(n)
+                    .append(" | ")
+                    .append(WHAT.get(n))
+                    .append(" | ")
                     .append(Fmt.ratio(l.p50() / floor.p50()))
-                    .append(" | ").append(Fmt.ratio(l.p50() / curator.p50())).append(" | ")
-                    .append(Fmt.num(requests.get(n))).append(" |\n"));
-            md.append("\nThe two diagnostic variants split zkfence's distance from the floor: floor → floor-async is what "
-                    + "waiting on ZooKeeper's asynchronous API costs for both requests (a callback on ZooKeeper's event "
-                    + "thread, then a wake-up of the caller) instead of the synchronous one; floor → zkfence-wire is "
-                    + "zkfence's request pattern (the create on the asynchronous API with the child-list read "
-                    + "pipelined behind it, the delete on the synchronous API); zkfence-wire → zkfence is the cost of "
-                    + "the lock's own code.\n");
+                    .append(" | ")
+                    .append(Fmt.ratio(l.p50() / curator.p50()))
+                    .append(" | ")
+                    .append(Fmt.num(requests.get(n)))
+                    .append(" |\n"));
+            md.append(
+                    "\nThe two diagnostic variants split zkfence's distance from the floor: floor → floor-async is what "
+                            + "waiting on ZooKeeper's asynchronous API costs for both requests (a callback on ZooKeeper's event "
+                            + "thread, then a wake-up of the caller) instead of the synchronous one; floor → zkfence-wire is "
+                            + "zkfence's request pattern (the create on the asynchronous API with the child-list read "
+                            + "pipelined behind it, the delete on the synchronous API); zkfence-wire → zkfence is the cost of "
+                            + "the lock's own code.\n");
             md.append("\n![uncontended latency](").append(plot).append(")\n");
             return new Section("1. Uncontended acquire + release", md.toString());
         }
@@ -115,7 +151,8 @@ final class UncontendedBench implements Workload {
             "zkfence", "`lock.acquire()` + `lease.release()`",
             "curator", "`InterProcessMutex.acquire()` + `release()`",
             "floor-async", "diagnostic: the floor's two requests on the async API, caller waits on futures",
-            "zkfence-wire", "diagnostic: zkfence's requests as zkfence sends them (create ∥ getChildren on the async API, delete on the sync API), no lock code");
+            "zkfence-wire",
+                    "diagnostic: zkfence's requests as zkfence sends them (create ∥ getChildren on the async API, delete on the sync API), no lock code");
 
     static Map<String, List<Double>> series(Map<String, Latency> lat) {
         Map<String, List<Double>> series = new LinkedHashMap<>();

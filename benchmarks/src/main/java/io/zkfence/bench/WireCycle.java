@@ -64,12 +64,20 @@ final class WireCycle implements Op {
             throw new IllegalStateException("no ZooKeeper handle", e);
         }
         CompletableFuture<String> created = new CompletableFuture<>();
-        zk.create(parent + "/n-", DATA, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL,
-                (AsyncCallback.Create2Callback) (rc, p, ctx, nodeName, stat) -> complete(created, rc, nodeName), null);
+        zk.create(
+                parent + "/n-",
+                DATA,
+                ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                CreateMode.EPHEMERAL_SEQUENTIAL,
+                (AsyncCallback.Create2Callback) (rc, p, ctx, nodeName, stat) -> complete(created, rc, nodeName),
+                null);
         CompletableFuture<List<String>> kids = new CompletableFuture<>();
         if (zkfenceRequests) {
-            zk.getChildren(parent, false, (AsyncCallback.ChildrenCallback) (rc, p, ctx, children) -> complete(kids, rc,
-                    children), null);
+            zk.getChildren(
+                    parent,
+                    false,
+                    (AsyncCallback.ChildrenCallback) (rc, p, ctx, children) -> complete(kids, rc, children),
+                    null);
         }
         String path = created.join();
         if (zkfenceRequests) {

@@ -51,8 +51,11 @@ final class WorkerProcess implements AutoCloseable {
         command.add(main.getName());
         command.addAll(args);
         try {
-            return new WorkerProcess(name, new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .start());
+            return new WorkerProcess(
+                    name,
+                    new ProcessBuilder(command)
+                            .redirectError(ProcessBuilder.Redirect.INHERIT)
+                            .start());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start " + name + ": " + command, e);
         }
@@ -134,8 +137,8 @@ final class WorkerProcess implements AutoCloseable {
     }
 
     private void readAnswers() {
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line = out.readLine(); line != null; line = out.readLine()) {
                 lines.add(new Line(Optional.of(line), System.nanoTime()));
             }

@@ -23,6 +23,7 @@ final class ZkCluster implements AutoCloseable {
     static final int SIZE = 3;
     /** ZooKeeper's usual tick; sessions may be 4 s to 40 s. */
     static final int TICK_MS = 2_000;
+
     static final int SESSION_TIMEOUT_MS = 15_000;
 
     private static final Pattern RECEIVED = Pattern.compile("Received: (\\d+)");
@@ -44,8 +45,11 @@ final class ZkCluster implements AutoCloseable {
      */
     static ZkCluster start(boolean fsync) {
         System.setProperty("zookeeper.forceSync", fsync ? "yes" : "no");
-        EmbeddedEnsemble ensemble = EmbeddedEnsemble.builder().servers(SIZE).tickTime(Duration.ofMillis(TICK_MS))
-                .maxClientConnections(0).start();
+        EmbeddedEnsemble ensemble = EmbeddedEnsemble.builder()
+                .servers(SIZE)
+                .tickTime(Duration.ofMillis(TICK_MS))
+                .maxClientConnections(0)
+                .start();
         try {
             return new ZkCluster(ensemble, follower(ensemble), fsync);
         } catch (RuntimeException e) {
@@ -56,7 +60,9 @@ final class ZkCluster implements AutoCloseable {
 
     /** A follower; start() returned only once the quorum had formed, so there is one. */
     private static InstanceSpec follower(EmbeddedEnsemble ensemble) {
-        return ensemble.servers().stream().filter(spec -> "follower".equals(ensemble.mode(spec))).findFirst()
+        return ensemble.servers().stream()
+                .filter(spec -> "follower".equals(ensemble.mode(spec)))
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no follower in " + ensemble.connectString()));
     }
 

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
  */
 class KeepAliveHttpTest {
 
-    private static final String OK = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n{\"status\":\"UP\"}";
+    private static final String OK =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 15\r\n\r\n{\"status\":\"UP\"}";
 
     @Test
     void requestsShareOneConnectionAndBodiesArriveWhole() throws Exception {
@@ -37,12 +38,15 @@ class KeepAliveHttpTest {
             KeepAliveHttp.Answer conflict = http.post("/v1/locks/a:b/acquire", "{\"ownerId\":\"é\"}");
             assertThat(conflict.status()).isEqualTo(409);
             assertThat(new String(conflict.body(), StandardCharsets.UTF_8)).isEqualTo("{}");
-            assertThat(new String(http.get("/health/live").body(), StandardCharsets.UTF_8)).isEqualTo("{\"status\":\"UP\"}");
+            assertThat(new String(http.get("/health/live").body(), StandardCharsets.UTF_8))
+                    .isEqualTo("{\"status\":\"UP\"}");
 
             assertThat(http.connections()).isEqualTo(1);
             assertThat(server.requests()).hasSize(3);
-            assertThat(server.requests().get(1)).startsWith("POST /v1/locks/a:b/acquire HTTP/1.1\r\n")
-                    .contains("Content-Length: 16\r\n").endsWith("\r\n\r\n{\"ownerId\":\"é\"}");
+            assertThat(server.requests().get(1))
+                    .startsWith("POST /v1/locks/a:b/acquire HTTP/1.1\r\n")
+                    .contains("Content-Length: 16\r\n")
+                    .endsWith("\r\n\r\n{\"ownerId\":\"é\"}");
         }
     }
 
@@ -58,7 +62,8 @@ class KeepAliveHttpTest {
 
     @Test
     void aChunkedAnswerIsRefusedAndTheConnectionIsNotReused() throws Exception {
-        try (Scripted server = new Scripted("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", OK);
+        try (Scripted server =
+                        new Scripted("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", OK);
                 KeepAliveHttp http = new KeepAliveHttp("127.0.0.1", server.port(), Duration.ofSeconds(10))) {
             IOException refused = assertThrows(IOException.class, () -> http.get("/chunked"));
             assertThat(refused.getMessage()).contains("chunked");

@@ -14,7 +14,11 @@ class ReflectiveLockCoreTest {
 
     @Test
     void aBuildLoadedFromItsOwnClassesIsIsolatedFromTheClassPathsAndTakesTheSameLocks() throws Exception {
-        Path lockCoreClasses = Path.of(LockClient.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path lockCoreClasses = Path.of(LockClient.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         ReflectiveLockCore isolated = ReflectiveLockCore.fromJar("isolated", lockCoreClasses);
         ReflectiveLockCore current = ReflectiveLockCore.current();
         assertThat(isolated.clientClass()).isNotSameAs(LockClient.class);
@@ -30,7 +34,9 @@ class ReflectiveLockCoreTest {
             long first = isolated.lock(isolatedClient, "shared").run(ran::incrementAndGet);
             long second = current.lock(currentClient, "shared").run(ran::incrementAndGet);
             assertThat(ran).hasValue(2);
-            assertThat(second).as("one queue, one token order, whichever build takes it").isGreaterThan(first);
+            assertThat(second)
+                    .as("one queue, one token order, whichever build takes it")
+                    .isGreaterThan(first);
         }
     }
 }

@@ -33,10 +33,12 @@ class RoundReportTest {
 
     @Test
     void aLineThatIsNoReportIsRejectedNamingIt() {
-        assertThatThrownBy(() -> RoundReport.parse("READY 12")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> RoundReport.parse("READY 12"))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("READY 12");
         assertThatThrownBy(() -> RoundReport.parse("DONE curator x 1 AAAA"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("malformed");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("malformed");
         assertThatThrownBy(() -> RoundReport.parse("DONE curator 1 1 not-base64!"))
                 .isInstanceOf(IllegalArgumentException.class);
     }

@@ -23,8 +23,8 @@ class SharedExclusionTest {
     @Test
     void aHolderEnteringWhileAnotherIsInsideOnAnotherMappingIsAViolation() {
         try (SharedExclusion harness = SharedExclusion.create(dir.resolve("x"));
-             SharedExclusion processA = SharedExclusion.open(harness.file());
-             SharedExclusion processB = SharedExclusion.open(harness.file())) {
+                SharedExclusion processA = SharedExclusion.open(harness.file());
+                SharedExclusion processB = SharedExclusion.open(harness.file())) {
             long a = SharedExclusion.holderId(0, 7);
             long b = SharedExclusion.holderId(1, 7);
 
@@ -44,8 +44,8 @@ class SharedExclusionTest {
     @Test
     void sectionsOneAfterAnotherCountEveryGrantAndNoViolation() throws InterruptedException {
         try (SharedExclusion harness = SharedExclusion.create(dir.resolve("x"));
-             SharedExclusion processA = SharedExclusion.open(harness.file());
-             SharedExclusion processB = SharedExclusion.open(harness.file())) {
+                SharedExclusion processA = SharedExclusion.open(harness.file());
+                SharedExclusion processB = SharedExclusion.open(harness.file())) {
             ReentrantLock lock = new ReentrantLock();
             List<Thread> threads = new ArrayList<>();
             int perThread = 20_000;
@@ -53,7 +53,8 @@ class SharedExclusionTest {
                 int index = process == processA ? 0 : 1;
                 for (int t = 0; t < 2; t++) {
                     threads.add(Thread.ofPlatform().start(() -> {
-                        long me = SharedExclusion.holderId(index, Thread.currentThread().threadId());
+                        long me = SharedExclusion.holderId(
+                                index, Thread.currentThread().threadId());
                         for (int i = 0; i < perThread; i++) {
                             lock.lock();
                             try {
@@ -99,8 +100,7 @@ class SharedExclusionTest {
 
     @Test
     void openingAFileNobodyCreatedFails() {
-        assertThatThrownBy(() -> SharedExclusion.open(dir.resolve("missing")))
-                .hasMessageContaining("cannot map");
+        assertThatThrownBy(() -> SharedExclusion.open(dir.resolve("missing"))).hasMessageContaining("cannot map");
         assertThat(Files.exists(dir.resolve("missing"))).isFalse();
     }
 }

@@ -33,10 +33,12 @@ class SharesTest {
 
     @Test
     void noGrantsOrNoGroupsHaveNoShareToJudge() {
-        assertThatThrownBy(() -> Shares.worstDeviation(new long[] {0, 0})).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> Shares.worstDeviation(new long[] {0, 0}))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("no grants");
         assertThatThrownBy(() -> Shares.worstDeviation(new long[0])).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> Shares.worstDeviation(new long[] {5, -1})).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Shares.worstDeviation(new long[] {5, -1}))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test

@@ -60,7 +60,11 @@ class SmokeRunTest {
             expected.add("many_locks.held_" + held + ".acquire.p50_us");
             expected.add("many_locks.held_" + held + ".heap_bytes_per_held_lock");
         }
-        for (String v : List.of("plain_update", "token_column_update", "token_column_helper", "unit_without_fence",
+        for (String v : List.of(
+                "plain_update",
+                "token_column_update",
+                "token_column_helper",
+                "unit_without_fence",
                 "unit_with_fence_row")) {
             expected.add("fencing_jdbc.durable." + v + ".p999_us");
         }
@@ -100,10 +104,12 @@ class SmokeRunTest {
         expected.add("fencing_s3.fenced_put.max_us");
         for (String name : expected) {
             assertThat(figures.has(name)).as("figure %s", name).isTrue();
-            assertThat(figures.get(name).isNumber()).as("figure %s is a number", name).isTrue();
+            assertThat(figures.get(name).isNumber())
+                    .as("figure %s is a number", name)
+                    .isTrue();
         }
-        for (String p50 : List.of("uncontended.zkfence.p50_us", "handoff.waiters_1.p50_us",
-                "fencing_s3.fenced_put.p50_us")) {
+        for (String p50 :
+                List.of("uncontended.zkfence.p50_us", "handoff.waiters_1.p50_us", "fencing_s3.fenced_put.p50_us")) {
             assertThat(figures.get(p50).asDouble()).as(p50).isPositive();
         }
         // Correctness, not speed: the lock excluded, and each release woke exactly one waiter.
@@ -115,30 +121,58 @@ class SmokeRunTest {
         assertThat(figures.get("hot-lock-processes.lost_updates").asDouble()).isZero();
         assertThat(figures.get("hot-lock-processes.checked_grants").asDouble()).isPositive();
         for (int w : smoke.handoffWaiters()) {
-            assertThat(figures.get("handoff.waiters_" + w + ".watch_events_per_release").asDouble()).isEqualTo(1.0);
+            assertThat(figures.get("handoff.waiters_" + w + ".watch_events_per_release")
+                            .asDouble())
+                    .isEqualTo(1.0);
         }
 
         // One loader call per expiry with the recipe, across all the simulated pods' callers.
-        assertThat(figures.get("cache_rebuild.stale.loader_calls_per_expiry.max").asDouble()).isEqualTo(1.0);
-        assertThat(figures.get("cache_rebuild.wait.loader_calls_per_expiry.max").asDouble()).isEqualTo(1.0);
+        assertThat(figures.get("cache_rebuild.stale.loader_calls_per_expiry.max")
+                        .asDouble())
+                .isEqualTo(1.0);
+        assertThat(figures.get("cache_rebuild.wait.loader_calls_per_expiry.max").asDouble())
+                .isEqualTo(1.0);
         // The lock service answered every call of its workload with a 200.
         assertThat(figures.get("server.errors").asDouble()).isZero();
         // Every file processed once and recorded once, whatever the number of workers.
         for (int workers : List.of(1, 2)) {
-            assertThat(figures.get("file_processing.workers_" + workers + ".task_runs").asDouble()).isEqualTo(FileProcessingBench.SMOKE_FILES);
-            assertThat(figures.get("file_processing.workers_" + workers + ".completions").asDouble()).isEqualTo(FileProcessingBench.SMOKE_FILES);
+            assertThat(figures.get("file_processing.workers_" + workers + ".task_runs")
+                            .asDouble())
+                    .isEqualTo(FileProcessingBench.SMOKE_FILES);
+            assertThat(figures.get("file_processing.workers_" + workers + ".completions")
+                            .asDouble())
+                    .isEqualTo(FileProcessingBench.SMOKE_FILES);
         }
 
         List<String> targetIds = new ArrayList<>();
         json.get("targets").forEach(t -> targetIds.add(t.get("id").asText()));
-        assertThat(targetIds).contains("uncontended_vs_floor", "uncontended_vs_curator", "contended_vs_curator",
-                "handoff_p50_flat", "handoff_watch_events", "many_locks_flat", "jdbc_token_column_update",
-                "jdbc_fence_row_unit", "s3_steady_put", "cache_rebuild_stale_loader_calls",
-                "cache_rebuild_wait_loader_calls", "hot_lock_cohort_vs_curator", "hot_lock_cohort_vs_hazelcast",
-                "hot_lock_violations", "hot_lock_plain_vs_curator", "hot_lock_cohort_fairness", "aggregate_one_client_vs_floor", "aggregate_four_clients_vs_curator",
-                "file_processing_task_runs_per_file", "file_processing_scaling",
-                "server_http_added_p50", "server_hot_key_vs_lock_core", "server_errors");
-        json.get("targets").forEach(t -> assertThat(t.get("measured").isNumber()).isTrue());
+        assertThat(targetIds)
+                .contains(
+                        "uncontended_vs_floor",
+                        "uncontended_vs_curator",
+                        "contended_vs_curator",
+                        "handoff_p50_flat",
+                        "handoff_watch_events",
+                        "many_locks_flat",
+                        "jdbc_token_column_update",
+                        "jdbc_fence_row_unit",
+                        "s3_steady_put",
+                        "cache_rebuild_stale_loader_calls",
+                        "cache_rebuild_wait_loader_calls",
+                        "hot_lock_cohort_vs_curator",
+                        "hot_lock_cohort_vs_hazelcast",
+                        "hot_lock_violations",
+                        "hot_lock_plain_vs_curator",
+                        "hot_lock_cohort_fairness",
+                        "aggregate_one_client_vs_floor",
+                        "aggregate_four_clients_vs_curator",
+                        "file_processing_task_runs_per_file",
+                        "file_processing_scaling",
+                        "server_http_added_p50",
+                        "server_hot_key_vs_lock_core",
+                        "server_errors");
+        json.get("targets")
+                .forEach(t -> assertThat(t.get("measured").isNumber()).isTrue());
 
         String report = Files.readString(out.resolve("README.md"));
         assertThat(report).contains("Smoke run", "## Targets", "## Machine", "ZooKeeper fsync");
@@ -147,7 +181,9 @@ class SmokeRunTest {
         while (images.find()) {
             Path png = out.resolve(images.group(1));
             assertThat(png).exists();
-            assertThat(ImageIO.read(png.toFile())).as("%s is a readable PNG", png).isNotNull();
+            assertThat(ImageIO.read(png.toFile()))
+                    .as("%s is a readable PNG", png)
+                    .isNotNull();
             plots++;
         }
         assertThat(plots).isEqualTo(Harness.all().size());

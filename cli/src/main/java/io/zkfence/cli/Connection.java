@@ -18,28 +18,47 @@ import picocli.CommandLine.ScopeType;
  */
 final class Connection {
 
-    @Option(scope = ScopeType.INHERIT, names = "--zookeeper", defaultValue = "${env:ZKFENCE_ZOOKEEPER:-localhost:2181}",
+    @Option(
+            scope = ScopeType.INHERIT,
+            names = "--zookeeper",
+            defaultValue = "${env:ZKFENCE_ZOOKEEPER:-localhost:2181}",
             description = "ZooKeeper connect string (env ZKFENCE_ZOOKEEPER). Default: ${DEFAULT-VALUE}")
     String zookeeper;
 
-    @Option(scope = ScopeType.INHERIT, names = "--root", defaultValue = "/zkfence/locks", description = "Lock root path. Default: ${DEFAULT-VALUE}")
+    @Option(
+            scope = ScopeType.INHERIT,
+            names = "--root",
+            defaultValue = "/zkfence/locks",
+            description = "Lock root path. Default: ${DEFAULT-VALUE}")
     String root;
 
-    @Option(scope = ScopeType.INHERIT, names = "--digest", paramLabel = "<user:password>",
+    @Option(
+            scope = ScopeType.INHERIT,
+            names = "--digest",
+            paramLabel = "<user:password>",
             description = "Authenticate with ZooKeeper's digest scheme (use it over TLS)")
     String digest;
 
-    @Option(scope = ScopeType.INHERIT, names = "--owner", defaultValue = "${env:USER:-operator}",
+    @Option(
+            scope = ScopeType.INHERIT,
+            names = "--owner",
+            defaultValue = "${env:USER:-operator}",
             description = "Owner id recorded in the audit log as who did it. Default: ${DEFAULT-VALUE}")
     String owner;
 
-    @Option(scope = ScopeType.INHERIT, names = "--connect-timeout", defaultValue = "10", description = "Seconds to wait for ZooKeeper. Default: ${DEFAULT-VALUE}")
+    @Option(
+            scope = ScopeType.INHERIT,
+            names = "--connect-timeout",
+            defaultValue = "10",
+            description = "Seconds to wait for ZooKeeper. Default: ${DEFAULT-VALUE}")
     int connectSeconds;
 
     /** An open lock client; the caller closes it (which closes the connection). */
     Opened open() {
-        CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder().connectString(zookeeper)
-                .sessionTimeoutMs(15_000).connectionTimeoutMs(connectSeconds * 1_000)
+        CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
+                .connectString(zookeeper)
+                .sessionTimeoutMs(15_000)
+                .connectionTimeoutMs(connectSeconds * 1_000)
                 .retryPolicy(new ExponentialBackoffRetry(100, 3));
         if (digest != null) {
             b.authorization("digest", digest.getBytes(StandardCharsets.UTF_8));
@@ -49,8 +68,9 @@ final class Connection {
         try {
             if (!curator.blockUntilConnected(connectSeconds, TimeUnit.SECONDS)) {
                 curator.close();
-                throw new CliException(ExitCodes.UNAVAILABLE, "no connection to ZooKeeper at " + zookeeper + " within "
-                        + connectSeconds + " s");
+                throw new CliException(
+                        ExitCodes.UNAVAILABLE,
+                        "no connection to ZooKeeper at " + zookeeper + " within " + connectSeconds + " s");
             }
         } catch (InterruptedException e) {
             curator.close();
@@ -59,7 +79,9 @@ final class Connection {
         }
         LockClient client;
         try {
-            client = LockClient.create(curator, LockClientConfig.builder().rootPath(root).ownerId(owner).build());
+            client = LockClient.create(
+                    curator,
+                    LockClientConfig.builder().rootPath(root).ownerId(owner).build());
         } catch (IllegalArgumentException e) {
             curator.close();
             throw new CliException(ExitCodes.USAGE, e.getMessage());

@@ -25,13 +25,17 @@ final class LocksCommand {
     @Spec
     CommandSpec spec;
 
-
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "Every lock (or those whose names start"
-            + " with --prefix), in name order, with holder and waiters. Reads are synced with the leader.")
-    int list(@Option(names = "--prefix", defaultValue = "", description = "Only names starting with this") String prefix,
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
+            description = "Every lock (or those whose names start"
+                    + " with --prefix), in name order, with holder and waiters. Reads are synced with the leader.")
+    int list(
+            @Option(names = "--prefix", defaultValue = "", description = "Only names starting with this") String prefix,
             @Option(names = "--json", description = "One JSON array instead of lines") boolean json) {
         PrintWriter out = spec.commandLine().getOut();
-        try (Connection.Opened c = root.connection.open(); Stream<LockInfo> locks = c.client().admin().list(prefix)) {
+        try (Connection.Opened c = root.connection.open();
+                Stream<LockInfo> locks = c.client().admin().list(prefix)) {
             if (json) {
                 out.println(Render.json(Render.maps(locks.toList())));
             } else {
@@ -41,9 +45,13 @@ final class LocksCommand {
         return ExitCodes.OK;
     }
 
-    @Command(name = "inspect", mixinStandardHelpOptions = true, description = "One lock's holder and waiters, read"
-            + " after a sync with the leader. Exit code 4 if nobody holds it.")
-    int inspect(@Parameters(paramLabel = "NAME", description = "The lock name") String name,
+    @Command(
+            name = "inspect",
+            mixinStandardHelpOptions = true,
+            description = "One lock's holder and waiters, read"
+                    + " after a sync with the leader. Exit code 4 if nobody holds it.")
+    int inspect(
+            @Parameters(paramLabel = "NAME", description = "The lock name") String name,
             @Option(names = "--json", description = "JSON instead of text") boolean json) {
         PrintWriter out = spec.commandLine().getOut();
         try (Connection.Opened c = root.connection.open()) {
@@ -53,12 +61,17 @@ final class LocksCommand {
         }
     }
 
-    @Command(name = "watch", mixinStandardHelpOptions = true, description = "Prints a line each time the lock"
-            + " changes hands, as it happens (a ZooKeeper watch on its queue), until interrupted or --changes lines"
-            + " were printed.")
-    int watch(@Parameters(paramLabel = "NAME", description = "The lock name") String name,
+    @Command(
+            name = "watch",
+            mixinStandardHelpOptions = true,
+            description = "Prints a line each time the lock"
+                    + " changes hands, as it happens (a ZooKeeper watch on its queue), until interrupted or --changes lines"
+                    + " were printed.")
+    int watch(
+            @Parameters(paramLabel = "NAME", description = "The lock name") String name,
             @Option(names = "--changes", defaultValue = "0", description = "Stop after this many lines (0: never)")
-            int changes) throws InterruptedException {
+                    int changes)
+            throws InterruptedException {
         if (changes < 0) {
             throw new CliException(ExitCodes.USAGE, "--changes must not be negative, was " + changes);
         }
@@ -72,10 +85,12 @@ final class LocksCommand {
                 CountDownLatch changed = new CountDownLatch(1);
                 armWatch(c, path, changed);
                 LockInfo info = admin.inspect(name);
-                String now = info.holder().map(h -> h.ownerId() + " token " + h.token()).orElse("free");
+                String now = info.holder()
+                        .map(h -> h.ownerId() + " token " + h.token())
+                        .orElse("free");
                 if (!Objects.equals(now, last)) {
-                    out.println(java.time.Instant.now() + "\t" + name + "\t" + now + "\t" + info.waiters().size()
-                            + " waiting");
+                    out.println(java.time.Instant.now() + "\t" + name + "\t" + now + "\t"
+                            + info.waiters().size() + " waiting");
                     out.flush();
                     last = now;
                     printed++;
@@ -106,12 +121,17 @@ final class LocksCommand {
         }
     }
 
-    @Command(name = "force-release", mixinStandardHelpOptions = true, description = "Evicts the current holder"
-            + " (deletes exactly its queue node; its lease turns LOST, the next holder's token is higher) and records"
-            + " it in the audit log. Asks for confirmation unless --yes.")
-    int forceRelease(@Parameters(paramLabel = "NAME", description = "The lock name") String name,
+    @Command(
+            name = "force-release",
+            mixinStandardHelpOptions = true,
+            description = "Evicts the current holder"
+                    + " (deletes exactly its queue node; its lease turns LOST, the next holder's token is higher) and records"
+                    + " it in the audit log. Asks for confirmation unless --yes.")
+    int forceRelease(
+            @Parameters(paramLabel = "NAME", description = "The lock name") String name,
             @Option(names = "--reason", required = true, description = "Why: recorded in the audit log") String reason,
-            @Option(names = "--yes", description = "Do not ask for confirmation") boolean yes) throws IOException {
+            @Option(names = "--yes", description = "Do not ask for confirmation") boolean yes)
+            throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         try (Connection.Opened c = root.connection.open()) {
             LockAdmin admin = c.client().admin();
@@ -135,5 +155,4 @@ final class LocksCommand {
             return done.outcome() == ForcedRelease.Outcome.RELEASED ? ExitCodes.OK : ExitCodes.NOT_HELD;
         }
     }
-
 }

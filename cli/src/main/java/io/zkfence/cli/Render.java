@@ -16,10 +16,14 @@ final class Render {
     private Render() {}
 
     static String line(LockInfo info) {
-        String holder = info.holder().map(h -> h.ownerId() + " (token " + h.token() + ", since " + h.requestedAt() + ")")
+        String holder = info.holder()
+                .map(h -> h.ownerId() + " (token " + h.token() + ", since " + h.requestedAt() + ")")
                 .orElse("free");
         return info.name() + "\t" + holder + "\t" + info.waiters().size() + " waiting"
-                + info.waiters().stream().findFirst().map(w -> ", oldest since " + w.requestedAt()).orElse("");
+                + info.waiters().stream()
+                        .findFirst()
+                        .map(w -> ", oldest since " + w.requestedAt())
+                        .orElse("");
     }
 
     static String details(LockInfo info) {
@@ -30,21 +34,36 @@ final class Render {
             sb.append("holder  none\n");
         } else {
             LockInfo.Entry h = info.holder().get();
-            sb.append("holder  ").append(h.ownerId()).append(", token ").append(h.token()).append(", since ")
-                    .append(h.requestedAt()).append(", node ").append(h.node())
-                    .append(h.isCurator() ? " (a Curator mutex: no token, not fenced)" : "").append('\n');
+            sb.append("holder  ")
+                    .append(h.ownerId())
+                    .append(", token ")
+                    .append(h.token())
+                    .append(", since ")
+                    .append(h.requestedAt())
+                    .append(", node ")
+                    .append(h.node())
+                    .append(h.isCurator() ? " (a Curator mutex: no token, not fenced)" : "")
+                    .append('\n');
         }
         int i = 1;
         for (LockInfo.Entry w : info.waiters()) {
-            sb.append("waiter ").append(i++).append(" ").append(w.ownerId()).append(", since ").append(w.requestedAt())
-                    .append(", node ").append(w.node()).append('\n');
+            sb.append("waiter ")
+                    .append(i++)
+                    .append(" ")
+                    .append(w.ownerId())
+                    .append(", since ")
+                    .append(w.requestedAt())
+                    .append(", node ")
+                    .append(w.node())
+                    .append('\n');
         }
         return sb.toString();
     }
 
     static String line(ForcedRelease r) {
-        return r.at() + "\t" + r.lockName() + "\t" + r.outcome() + "\tby " + r.by() + "\tholder " + (r.holderOwnerId()
-                .isEmpty() ? "-" : r.holderOwnerId() + " (token " + r.token() + ")") + "\treason: " + r.reason();
+        return r.at() + "\t" + r.lockName() + "\t" + r.outcome() + "\tby " + r.by() + "\tholder "
+                + (r.holderOwnerId().isEmpty() ? "-" : r.holderOwnerId() + " (token " + r.token() + ")") + "\treason: "
+                + r.reason();
     }
 
     static String json(Object value) {

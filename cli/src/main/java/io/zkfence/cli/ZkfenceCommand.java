@@ -7,12 +7,19 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /** {@code ./zkfence}: the operator's command line. */
-@Command(name = "zkfence", mixinStandardHelpOptions = true,
+@Command(
+        name = "zkfence",
+        mixinStandardHelpOptions = true,
         description = "Operate zkfence locks: list, inspect, watch and force-release them; read the audit log.",
         subcommands = {LocksCommand.class, AuditCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:done", "1:ZooKeeper unreachable or refused the operation", "2:bad arguments",
-            "3:force-release not confirmed", "4:the lock is not held"})
+        exitCodeList = {
+            "0:done",
+            "1:ZooKeeper unreachable or refused the operation",
+            "2:bad arguments",
+            "3:force-release not confirmed",
+            "4:the lock is not held"
+        })
 public final class ZkfenceCommand implements Runnable {
 
     final BufferedReader in;

@@ -52,7 +52,12 @@ class ZkfenceCommandTest {
         root = "/cli-" + UUID.randomUUID().toString().substring(0, 8) + "/locks";
         curator = CuratorFrameworkFactory.newClient(zk.connectString(), new ExponentialBackoffRetry(100, 3));
         curator.start();
-        app = LockClient.create(curator, LockClientConfig.builder().rootPath(root).ownerId("billing-pod-1").build());
+        app = LockClient.create(
+                curator,
+                LockClientConfig.builder()
+                        .rootPath(root)
+                        .ownerId("billing-pod-1")
+                        .build());
     }
 
     @AfterEach
@@ -82,7 +87,9 @@ class ZkfenceCommandTest {
             app.lock("orders:2").acquire().release();
             Run text = run("", "locks", "list", "--prefix", "orders:");
             assertThat(text.exit()).isZero();
-            assertThat(text.out()).contains("orders:1\tbilling-pod-1 (token " + held.token()).contains("orders:2\tfree");
+            assertThat(text.out())
+                    .contains("orders:1\tbilling-pod-1 (token " + held.token())
+                    .contains("orders:2\tfree");
             Run json = run("", "locks", "list", "--json");
             assertThat(json.exit()).isZero();
             assertThat(json.out()).contains("\"name\":\"orders:1\"").contains("\"token\":" + held.token());
@@ -114,7 +121,8 @@ class ZkfenceCommandTest {
         Run audit = run("", "audit");
         assertThat(audit.exit()).isZero();
         assertThat(audit.out()).contains("stuck").contains("by ops-alice").contains("hung in GC, OPS-7");
-        assertThat(run("", "locks", "force-release", "stuck", "--reason", "again", "--yes").exit())
+        assertThat(run("", "locks", "force-release", "stuck", "--reason", "again", "--yes")
+                        .exit())
                 .isEqualTo(ExitCodes.NOT_HELD);
     }
 
@@ -124,11 +132,15 @@ class ZkfenceCommandTest {
         StringWriter out = new StringWriter();
         CommandLine cl = ZkfenceCommand.commandLine(new BufferedReader(new StringReader("")));
         cl.setOut(new PrintWriter(out, true));
-        CompletableFuture<Integer> watching = CompletableFuture.supplyAsync(() -> cl.execute("locks", "watch", "watched",
-                "--changes", "3", "--zookeeper=" + zk.connectString(), "--root=" + root));
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> out.toString().contains("token " + first.token()));
+        CompletableFuture<Integer> watching = CompletableFuture.supplyAsync(() -> cl.execute(
+                "locks", "watch", "watched", "--changes", "3", "--zookeeper=" + zk.connectString(), "--root=" + root));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> out.toString().contains("token " + first.token()));
         first.release();
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> out.toString().contains("\tfree\t"));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> out.toString().contains("\tfree\t"));
         try (Lease second = app.lock("watched").acquire(Duration.ofSeconds(30))) {
             assertThat(watching.get(30, TimeUnit.SECONDS)).isZero();
             assertThat(out.toString().lines()).hasSize(3);
@@ -153,9 +165,15 @@ class ZkfenceCommandTest {
 
     @Test
     void everyCommandHasHelp() {
-        for (String[] cmd : new String[][] {{"--help"}, {"locks", "--help"}, {"locks", "list", "--help"},
-            {"locks", "inspect", "--help"}, {"locks", "watch", "--help"}, {"locks", "force-release", "--help"},
-            {"audit", "--help"}}) {
+        for (String[] cmd : new String[][] {
+            {"--help"},
+            {"locks", "--help"},
+            {"locks", "list", "--help"},
+            {"locks", "inspect", "--help"},
+            {"locks", "watch", "--help"},
+            {"locks", "force-release", "--help"},
+            {"audit", "--help"}
+        }) {
             StringWriter out = new StringWriter();
             CommandLine cl = ZkfenceCommand.commandLine(new BufferedReader(new StringReader("")));
             cl.setOut(new PrintWriter(out, true));

@@ -30,8 +30,10 @@ final class DoorClients {
             });
             return Boolean.TRUE;
         });
-        return CLIENTS.computeIfAbsent(new Key(curator, root),
-                k -> LockClient.create(curator, LockClientConfig.builder().rootPath(root).build()));
+        return CLIENTS.computeIfAbsent(
+                new Key(curator, root),
+                k -> LockClient.create(
+                        curator, LockClientConfig.builder().rootPath(root).build()));
     }
 
     private static void closeAll(CuratorFramework curator) {

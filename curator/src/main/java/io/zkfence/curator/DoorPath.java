@@ -28,7 +28,8 @@ final class DoorPath {
         PathUtils.validatePath(path);
         ZKPaths.PathAndNode split = ZKPaths.getPathAndNode(path);
         if (split.getNode().isEmpty()) {
-            throw new IllegalArgumentException("lock path \"" + path + "\" is the root: give the lock a znode of its own");
+            throw new IllegalArgumentException(
+                    "lock path \"" + path + "\" is the root: give the lock a znode of its own");
         }
         LockClient client = DoorClients.of(curator, split.getPath());
         FencedLock lock = client.lock(split.getNode()).nonReentrant();

@@ -94,7 +94,8 @@ public final class ZkfenceInterProcessMutex implements InterProcessLock {
             return true;
         }
         try {
-            holds.put(Thread.currentThread(), new Held(lock.acquire(Duration.ofNanos(Math.max(0, unit.toNanos(time))))));
+            holds.put(
+                    Thread.currentThread(), new Held(lock.acquire(Duration.ofNanos(Math.max(0, unit.toNanos(time))))));
             return true;
         } catch (AcquireTimeoutException e) {
             return false;

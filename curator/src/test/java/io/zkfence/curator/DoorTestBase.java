@@ -38,8 +38,8 @@ abstract class DoorTestBase {
 
     /** A started Curator client on its own session; closed after the test. */
     CuratorFramework curator() {
-        CuratorFramework c = CuratorFrameworkFactory.newClient(zk.connectString(), 10_000, 5_000,
-                new ExponentialBackoffRetry(100, 3));
+        CuratorFramework c = CuratorFrameworkFactory.newClient(
+                zk.connectString(), 10_000, 5_000, new ExponentialBackoffRetry(100, 3));
         c.start();
         return clients.closeLater(c);
     }

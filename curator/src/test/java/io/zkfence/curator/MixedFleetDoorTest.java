@@ -32,10 +32,10 @@ class MixedFleetDoorTest extends DoorTestBase {
             CuratorFramework curatorSide = curator();
             CuratorFramework doorSide = curator();
             boolean timed = i % 2 == 0;
-            workers.add(CompletableFuture.runAsync(() -> work(new InterProcessMutex(curatorSide, path), timed, inside,
-                    overlaps, sections)));
-            workers.add(CompletableFuture.runAsync(() -> work(new ZkfenceInterProcessMutex(doorSide, path), timed,
-                    inside, overlaps, sections)));
+            workers.add(CompletableFuture.runAsync(
+                    () -> work(new InterProcessMutex(curatorSide, path), timed, inside, overlaps, sections)));
+            workers.add(CompletableFuture.runAsync(
+                    () -> work(new ZkfenceInterProcessMutex(doorSide, path), timed, inside, overlaps, sections)));
         }
         CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
         assertThat(sections.get()).isEqualTo(2 * CLIENTS_PER_SIDE * ROUNDS);
@@ -77,7 +77,11 @@ class MixedFleetDoorTest extends DoorTestBase {
         assertThat(curatorWaiting.get(60, TimeUnit.SECONDS)).isTrue();
     }
 
-    private static void work(InterProcessLock lock, boolean timed, AtomicInteger inside, AtomicInteger overlaps,
+    private static void work(
+            InterProcessLock lock,
+            boolean timed,
+            AtomicInteger inside,
+            AtomicInteger overlaps,
             AtomicInteger sections) {
         try {
             for (int r = 0; r < ROUNDS; r++) {

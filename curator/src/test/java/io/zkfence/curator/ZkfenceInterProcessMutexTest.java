@@ -45,9 +45,11 @@ class ZkfenceInterProcessMutexTest extends DoorTestBase {
     @Test
     void releaseByAThreadThatDoesNotHoldItIsAnIllegalMonitorState() throws Exception {
         ZkfenceInterProcessMutex mutex = new ZkfenceInterProcessMutex(curator(), path);
-        assertThat(assertThrows(IllegalMonitorStateException.class, mutex::release)).hasMessageContaining(path);
+        assertThat(assertThrows(IllegalMonitorStateException.class, mutex::release))
+                .hasMessageContaining(path);
         mutex.acquire();
-        ExecutionException e = assertThrows(ExecutionException.class,
+        ExecutionException e = assertThrows(
+                ExecutionException.class,
                 () -> CompletableFuture.runAsync(mutex::release).get());
         assertThat(e.getCause()).isInstanceOf(IllegalMonitorStateException.class);
         mutex.release();
@@ -112,7 +114,8 @@ class ZkfenceInterProcessMutexTest extends DoorTestBase {
     @Test
     void aPathZkfenceWouldEncodeOrTheRootIsRefusedNamingIt() {
         CuratorFramework client = curator();
-        assertThat(assertThrows(IllegalArgumentException.class, () -> new ZkfenceInterProcessMutex(client, "/locks/a b")))
+        assertThat(assertThrows(
+                        IllegalArgumentException.class, () -> new ZkfenceInterProcessMutex(client, "/locks/a b")))
                 .hasMessageContaining("/locks/a b");
         assertThat(assertThrows(IllegalArgumentException.class, () -> new ZkfenceInterProcessMutex(client, "/")))
                 .hasMessageContaining("root");

@@ -10,8 +10,7 @@ final class Arguments {
      */
     static final int MAX_KEY_LENGTH = 255;
 
-    private Arguments() {
-    }
+    private Arguments() {}
 
     static String requireKey(String key) {
         if (key == null) {
@@ -31,13 +30,14 @@ final class Arguments {
         for (int i = 0; i < key.length(); i++) {
             char c = key.charAt(i);
             if (c == '\0') {
-                throw new IllegalArgumentException("resource key '" + printable(key) + "' contains a NUL character (at index "
-                        + i + "); keys must not contain U+0000");
+                throw new IllegalArgumentException("resource key '" + printable(key)
+                        + "' contains a NUL character (at index " + i + "); keys must not contain U+0000");
             }
             if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
-                throw new IllegalArgumentException("resource key '" + printable(key) + "' is not well-formed Unicode: unpaired "
+                throw new IllegalArgumentException("resource key '" + printable(key)
+                        + "' is not well-formed Unicode: unpaired "
                         + "surrogate U+" + Integer.toHexString(c).toUpperCase(java.util.Locale.ROOT) + " at index " + i
                         + "; keys must be well-formed UTF-16");
             }
@@ -61,8 +61,8 @@ final class Arguments {
 
     static long requireToken(String key, long token) {
         if (token < 1) {
-            throw new IllegalArgumentException("fencing token for resource '" + key + "' must be positive (1 or more), got "
-                    + token);
+            throw new IllegalArgumentException(
+                    "fencing token for resource '" + key + "' must be positive (1 or more), got " + token);
         }
         return token;
     }

@@ -42,14 +42,19 @@ public final class ConflictRetry {
     private final Sleeper sleeper;
     private final LongSupplier jitter; // any long; reduced modulo the bound
 
-    private ConflictRetry(Duration deadline, Duration initialDelay, Duration maxDelay, LongSupplier nanoTime,
-                          Sleeper sleeper, LongSupplier jitter) {
+    private ConflictRetry(
+            Duration deadline,
+            Duration initialDelay,
+            Duration maxDelay,
+            LongSupplier nanoTime,
+            Sleeper sleeper,
+            LongSupplier jitter) {
         this.deadlineNanos = positive("deadline", deadline).toNanos();
         this.initialNanos = positive("initialDelay", initialDelay).toNanos();
         this.maxNanos = positive("maxDelay", maxDelay).toNanos();
         if (maxNanos < initialNanos) {
-            throw new IllegalArgumentException("maxDelay (" + maxDelay + ") must not be below initialDelay (" + initialDelay
-                    + ")");
+            throw new IllegalArgumentException(
+                    "maxDelay (" + maxDelay + ") must not be below initialDelay (" + initialDelay + ")");
         }
         this.nanoTime = nanoTime;
         this.sleeper = sleeper;
@@ -65,8 +70,13 @@ public final class ConflictRetry {
      * @throws IllegalArgumentException if the deadline is null, zero or negative
      */
     public static ConflictRetry within(Duration deadline) {
-        return new ConflictRetry(deadline, DEFAULT_INITIAL_DELAY, DEFAULT_MAX_DELAY, System::nanoTime,
-                ConflictRetry::park, () -> ThreadLocalRandom.current().nextLong(Long.MAX_VALUE));
+        return new ConflictRetry(
+                deadline,
+                DEFAULT_INITIAL_DELAY,
+                DEFAULT_MAX_DELAY,
+                System::nanoTime,
+                ConflictRetry::park,
+                () -> ThreadLocalRandom.current().nextLong(Long.MAX_VALUE));
     }
 
     /**
@@ -82,8 +92,13 @@ public final class ConflictRetry {
     }
 
     /** For tests: a fake clock, sleeper and random source. */
-    static ConflictRetry forTest(Duration deadline, Duration initialDelay, Duration maxDelay, LongSupplier nanoTime,
-                                 Sleeper sleeper, LongSupplier jitter) {
+    static ConflictRetry forTest(
+            Duration deadline,
+            Duration initialDelay,
+            Duration maxDelay,
+            LongSupplier nanoTime,
+            Sleeper sleeper,
+            LongSupplier jitter) {
         return new ConflictRetry(deadline, initialDelay, maxDelay, nanoTime, sleeper, jitter);
     }
 
@@ -138,7 +153,7 @@ public final class ConflictRetry {
 
     @Override
     public String toString() {
-        return "ConflictRetry[deadline=" + Duration.ofNanos(deadlineNanos) + ", initialDelay=" + Duration.ofNanos(initialNanos)
-                + ", maxDelay=" + Duration.ofNanos(maxNanos) + "]";
+        return "ConflictRetry[deadline=" + Duration.ofNanos(deadlineNanos) + ", initialDelay="
+                + Duration.ofNanos(initialNanos) + ", maxDelay=" + Duration.ofNanos(maxNanos) + "]";
     }
 }

@@ -10,8 +10,7 @@ import java.util.List;
  */
 final class Ddl {
 
-    private Ddl() {
-    }
+    private Ddl() {}
 
     static List<String> statements(FenceConfig config) {
         List<String> statements = new ArrayList<>();

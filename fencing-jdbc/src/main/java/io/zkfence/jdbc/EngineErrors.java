@@ -19,8 +19,13 @@ import java.util.Set;
  * @param duplicateKey    an INSERT hit an existing primary key
  * @param duplicateObject DDL found the object it creates already there (a concurrent creator)
  */
-record EngineErrors(Codes serialization, Codes lockWaitTimeout, Codes missingTable, Codes missingColumn,
-                    Codes duplicateKey, Codes duplicateObject) {
+record EngineErrors(
+        Codes serialization,
+        Codes lockWaitTimeout,
+        Codes missingTable,
+        Codes missingColumn,
+        Codes duplicateKey,
+        Codes duplicateObject) {
 
     /** SQLSTATEs and vendor codes that report one kind of failure; either matching is enough. */
     record Codes(Set<String> sqlStates, Set<Integer> vendorCodes) {

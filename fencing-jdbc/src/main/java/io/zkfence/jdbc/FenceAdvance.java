@@ -74,21 +74,27 @@ final class FenceAdvance {
                     // (H2 at REPEATABLE READ or SERIALIZABLE). PostgreSQL and MariaDB abort the
                     // same interleaving as a serialization failure, and so do we: a new
                     // transaction will see the row.
-                    throw new SerializationConflictException("advancing the fence for resource '" + key
-                            + "' with token " + token + " on " + config.qualifiedTable()
-                            + " hit a serialization conflict with a concurrent transaction (the key's row was created"
-                            + " by a transaction that committed after this transaction's snapshot, so it cannot be"
-                            + " seen nor created here); retry the whole unit of work in a new transaction with the"
-                            + " same token (a transaction the fence manages is rolled back; roll back your own)",
-                            key, token, duplicate);
+                    throw new SerializationConflictException(
+                            "advancing the fence for resource '" + key
+                                    + "' with token " + token + " on " + config.qualifiedTable()
+                                    + " hit a serialization conflict with a concurrent transaction (the key's row was created"
+                                    + " by a transaction that committed after this transaction's snapshot, so it cannot be"
+                                    + " seen nor created here); retry the whole unit of work in a new transaction with the"
+                                    + " same token (a transaction the fence manages is rolled back; roll back your own)",
+                            key,
+                            token,
+                            duplicate);
                 }
                 // Lost the race to create the row: it exists now, go round again.
                 lostBefore = duplicate;
             }
-            throw new FenceException("could not advance the fence for resource '" + key + "' to token " + token
-                    + " on " + config.qualifiedTable() + " in " + MAX_ROUNDS
-                    + " rounds: its row kept disappearing between statements (is something deleting fence rows?)",
-                    key, token, null);
+            throw new FenceException(
+                    "could not advance the fence for resource '" + key + "' to token " + token
+                            + " on " + config.qualifiedTable() + " in " + MAX_ROUNDS
+                            + " rounds: its row kept disappearing between statements (is something deleting fence rows?)",
+                    key,
+                    token,
+                    null);
         } catch (SQLException e) {
             throw SqlErrors.translate(config, e, key, token, "advancing the fence");
         }

@@ -186,7 +186,8 @@ public final class FenceConfig {
     public String toString() {
         return "FenceConfig{dialect=" + dialect + ", table=" + qualifiedTable() + ", columns=[" + keyColumn + ", "
                 + tokenColumn + ", " + holderColumn + ", " + updatedAtColumn + "], holderLabel=" + holderLabel
-                + ", transactionIsolation=" + (transactionIsolation == null ? "connection default" : transactionIsolation)
+                + ", transactionIsolation="
+                + (transactionIsolation == null ? "connection default" : transactionIsolation)
                 + "}";
     }
 
@@ -318,8 +319,9 @@ public final class FenceConfig {
             Set<String> distinct = new HashSet<>();
             for (String c : new String[] {keyColumn, tokenColumn, holderColumn, updatedAtColumn}) {
                 if (!distinct.add(c.toLowerCase(java.util.Locale.ROOT))) {
-                    throw new IllegalArgumentException("column name '" + c
-                            + "' is configured for two fence columns; key, token, holder and updated-at columns must differ");
+                    throw new IllegalArgumentException(
+                            "column name '" + c
+                                    + "' is configured for two fence columns; key, token, holder and updated-at columns must differ");
                 }
             }
             if (holderLabel == null || holderLabel.isBlank()) {

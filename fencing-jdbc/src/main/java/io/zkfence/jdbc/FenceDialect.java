@@ -25,46 +25,56 @@ import java.util.Objects;
 public enum FenceDialect {
 
     /** PostgreSQL 12 or newer (tested on 14). */
-    POSTGRES("POSTGRES", "postgres", new EngineErrors(
-            Codes.states("40001", "40P01"),            // serialization_failure, deadlock_detected
-            Codes.states("55P03"),                     // lock_not_available: lock_timeout, NOWAIT
-            Codes.states("42P01"),                     // undefined_table, also for a missing schema
-            Codes.states("42703"),                     // undefined_column
-            Codes.states("23505"),                     // unique_violation
-            // duplicate_table, duplicate_object, or a unique violation on a system catalog (e.g.
-            // pg_type_typname_nsp_index) when a concurrent creator committed while this one waited
-            Codes.states("42P07", "42710", "23505"))),
+    POSTGRES(
+            "POSTGRES",
+            "postgres",
+            new EngineErrors(
+                    Codes.states("40001", "40P01"), // serialization_failure, deadlock_detected
+                    Codes.states("55P03"), // lock_not_available: lock_timeout, NOWAIT
+                    Codes.states("42P01"), // undefined_table, also for a missing schema
+                    Codes.states("42703"), // undefined_column
+                    Codes.states("23505"), // unique_violation
+                    // duplicate_table, duplicate_object, or a unique violation on a system catalog (e.g.
+                    // pg_type_typname_nsp_index) when a concurrent creator committed while this one waited
+                    Codes.states("42P07", "42710", "23505"))),
 
     /**
      * MariaDB 10.6 or newer with InnoDB (tested on 11.4). The key column uses the binary,
      * no-pad collation {@code utf8mb4_nopad_bin}, so keys differing only in case or trailing
      * spaces are different resources, as on the other dialects.
      */
-    MARIADB("MARIADB", "mariadb", new EngineErrors(
-            // ER_CHECKREAD (innodb_snapshot_isolation, REPEATABLE READ), ER_LOCK_DEADLOCK
-            Codes.states("40001", "40P01").orVendor(1020, 1213),
-            Codes.vendor(1205),                        // ER_LOCK_WAIT_TIMEOUT: innodb_lock_wait_timeout
-            Codes.vendor(1146),                        // ER_NO_SUCH_TABLE, also for a missing schema
-            Codes.vendor(1054),                        // ER_BAD_FIELD_ERROR
-            Codes.vendor(1062),                        // ER_DUP_ENTRY
-            Codes.vendor(1050))),                      // ER_TABLE_EXISTS_ERROR
+    MARIADB(
+            "MARIADB",
+            "mariadb",
+            new EngineErrors(
+                    // ER_CHECKREAD (innodb_snapshot_isolation, REPEATABLE READ), ER_LOCK_DEADLOCK
+                    Codes.states("40001", "40P01").orVendor(1020, 1213),
+                    Codes.vendor(1205), // ER_LOCK_WAIT_TIMEOUT: innodb_lock_wait_timeout
+                    Codes.vendor(1146), // ER_NO_SUCH_TABLE, also for a missing schema
+                    Codes.vendor(1054), // ER_BAD_FIELD_ERROR
+                    Codes.vendor(1062), // ER_DUP_ENTRY
+                    Codes.vendor(1050))), // ER_TABLE_EXISTS_ERROR
 
     /** H2 2.x (tested on 2.5), in any mode that keeps H2's own identifier case rules. */
-    H2("H2", "h2", new EngineErrors(
-            // most snapshot conflicts are 40001; CONCURRENT_UPDATE_1 (90131) the others
-            Codes.states("40001", "40P01").orVendor(90131),
-            Codes.vendor(50200),                       // LOCK_TIMEOUT_1
-            // TABLE_OR_VIEW_NOT_FOUND_1, ..._DATABASE_EMPTY_1, SCHEMA_NOT_FOUND_1 (the others
-            // report a missing schema as a missing table, and so does the fence)
-            Codes.vendor(42102, 42104, 90079),
-            Codes.vendor(42122),                       // COLUMN_NOT_FOUND_1
-            Codes.vendor(23505),                       // DUPLICATE_KEY_1
-            Codes.vendor(42101)));                     // TABLE_OR_VIEW_ALREADY_EXISTS_1
+    H2(
+            "H2",
+            "h2",
+            new EngineErrors(
+                    // most snapshot conflicts are 40001; CONCURRENT_UPDATE_1 (90131) the others
+                    Codes.states("40001", "40P01").orVendor(90131),
+                    Codes.vendor(50200), // LOCK_TIMEOUT_1
+                    // TABLE_OR_VIEW_NOT_FOUND_1, ..._DATABASE_EMPTY_1, SCHEMA_NOT_FOUND_1 (the others
+                    // report a missing schema as a missing table, and so does the fence)
+                    Codes.vendor(42102, 42104, 90079),
+                    Codes.vendor(42122), // COLUMN_NOT_FOUND_1
+                    Codes.vendor(23505), // DUPLICATE_KEY_1
+                    Codes.vendor(42101))); // TABLE_OR_VIEW_ALREADY_EXISTS_1
 
     static final String SUPPORTED = "PostgreSQL, MariaDB, H2";
 
     /** The name of the jOOQ SQLDialect constant, resolved only when jOOQ is used. */
     private final String jooqDialect;
+
     private final String folder;
     private final EngineErrors errors;
 
@@ -148,7 +158,7 @@ public enum FenceDialect {
         if (p.equals("h2")) {
             return H2;
         }
-        throw new IllegalArgumentException("unsupported database '" + product
-                + "' for the fence; supported: " + SUPPORTED);
+        throw new IllegalArgumentException(
+                "unsupported database '" + product + "' for the fence; supported: " + SUPPORTED);
     }
 }

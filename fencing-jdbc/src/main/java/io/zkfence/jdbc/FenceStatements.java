@@ -98,8 +98,8 @@ final class FenceStatements {
             try {
                 binds.add(Bind.valueOf(n));
             } catch (IllegalArgumentException e) {
-                throw new IllegalStateException(resource + " binds unknown value '" + name.strip()
-                        + "' (known: key, token, holder)", e);
+                throw new IllegalStateException(
+                        resource + " binds unknown value '" + name.strip() + "' (known: key, token, holder)", e);
             }
         }
         return binds;

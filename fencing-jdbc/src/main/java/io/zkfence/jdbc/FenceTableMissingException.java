@@ -22,11 +22,16 @@ public final class FenceTableMissingException extends FenceException {
      * @param cause       the database's error
      */
     FenceTableMissingException(String table, String resourceKey, long token, Throwable cause) {
-        super("fence table '" + table + "' does not exist"
-                        + (resourceKey == null ? "" : " (fencing resource '" + resourceKey + "' with token " + token + ")")
+        super(
+                "fence table '" + table + "' does not exist"
+                        + (resourceKey == null
+                                ? ""
+                                : " (fencing resource '" + resourceKey + "' with token " + token + ")")
                         + "; create it with JdbcFence.createIfMissing() or the DDL resource for your dialect"
                         + (table.contains(".") ? " (after creating its schema, which createIfMissing does not)" : ""),
-                resourceKey, token, cause);
+                resourceKey,
+                token,
+                cause);
         this.table = table;
     }
 

@@ -29,15 +29,15 @@ final class Identifiers {
      */
     private static final Set<String> RESERVED = load("reserved-words.txt");
 
-    private Identifiers() {
-    }
+    private Identifiers() {}
 
     private static Set<String> load(String resource) {
         try (InputStream in = Identifiers.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("missing class path resource io/zkfence/jdbc/" + resource);
             }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                    .lines()
                     .map(String::strip)
                     .filter(line -> !line.isEmpty() && !line.startsWith("#"))
                     .collect(Collectors.toUnmodifiableSet());
@@ -67,8 +67,8 @@ final class Identifiers {
                     + " characters long; the limit is " + MAX_LENGTH);
         }
         if (RESERVED.contains(value.toLowerCase(Locale.ROOT))) {
-            throw new IllegalArgumentException(knob + " name '" + value
-                    + "' is a reserved SQL word; names are used unquoted, choose another");
+            throw new IllegalArgumentException(
+                    knob + " name '" + value + "' is a reserved SQL word; names are used unquoted, choose another");
         }
         return value;
     }

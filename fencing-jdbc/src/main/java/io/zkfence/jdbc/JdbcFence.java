@@ -91,8 +91,8 @@ public final class JdbcFence {
         try (Connection c = dataSource.getConnection()) {
             return new JdbcFence(dataSource, FenceConfig.defaults(FenceDialect.detect(c)));
         } catch (SQLException e) {
-            throw new FenceException("cannot open a connection to detect the fence dialect (" + SqlErrors.describe(e) + ")",
-                    null, 0, e);
+            throw new FenceException(
+                    "cannot open a connection to detect the fence dialect (" + SqlErrors.describe(e) + ")", null, 0, e);
         }
     }
 
@@ -117,7 +117,8 @@ public final class JdbcFence {
      */
     public void createIfMissing() {
         FenceConfig config = config();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             for (String ddl : Ddl.statements(config)) {
                 try {
                     s.execute(ddl);
@@ -139,8 +140,11 @@ public final class JdbcFence {
                 c.commit();
             }
         } catch (SQLException e) {
-            throw new FenceException("creating fence table " + config.qualifiedTable() + " failed ("
-                    + SqlErrors.describe(e) + ")", null, 0, e);
+            throw new FenceException(
+                    "creating fence table " + config.qualifiedTable() + " failed (" + SqlErrors.describe(e) + ")",
+                    null,
+                    0,
+                    e);
         }
     }
 
@@ -148,7 +152,8 @@ public final class JdbcFence {
     private static boolean tableExists(Statement s, FenceConfig config) throws SQLException {
         try {
             s.executeQuery("select " + config.keyColumn() + ", " + config.tokenColumn() + " from "
-                    + config.qualifiedTable() + " where 1 = 0").close();
+                            + config.qualifiedTable() + " where 1 = 0")
+                    .close();
             return true;
         } catch (SQLException e) {
             if (SqlErrors.isMissingTable(config.dialect(), e)) {

@@ -79,8 +79,15 @@ public final class JdbcFenceMetrics implements MeterBinder {
     private Counter writes(MeterRegistry registry, String operation, String outcome) {
         return Counter.builder("zkfence.fence.writes")
                 .description("fenced calls by outcome: accepted, stale (token rejected), conflict (retryable)")
-                .tags(Tags.of("adapter", "jdbc", "resource", fence.config().qualifiedTable(), "operation", operation,
-                        "outcome", outcome))
+                .tags(Tags.of(
+                        "adapter",
+                        "jdbc",
+                        "resource",
+                        fence.config().qualifiedTable(),
+                        "operation",
+                        operation,
+                        "outcome",
+                        outcome))
                 .register(registry);
     }
 }

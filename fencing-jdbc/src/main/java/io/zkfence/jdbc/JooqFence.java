@@ -12,8 +12,7 @@ import org.jooq.SQLDialect;
  */
 public final class JooqFence {
 
-    private JooqFence() {
-    }
+    private JooqFence() {}
 
     /**
      * Advances the fence inside a jOOQ-managed transaction: call it first thing in

@@ -64,13 +64,19 @@ final class ManagedTransaction {
             c.commit();
         } catch (SQLException e) {
             FenceConfig config = fence.config();
-            if (SqlErrors.isSerializationFailure(config.dialect(), e) || SqlErrors.isLockWaitTimeout(config.dialect(), e)) {
+            if (SqlErrors.isSerializationFailure(config.dialect(), e)
+                    || SqlErrors.isLockWaitTimeout(config.dialect(), e)) {
                 throw SqlErrors.translate(config, e, key, token, "committing the fenced unit of work");
             }
             // A commit that fails on a broken connection may have been applied by the server.
-            throw new FenceException("commit of the fenced unit of work for resource '" + key + "' with token " + token
-                    + " failed (" + SqlErrors.describe(e) + "); if the connection was lost the outcome is unknown:"
-                    + " the database may have applied it, check before repeating non-idempotent work", key, token, e);
+            throw new FenceException(
+                    "commit of the fenced unit of work for resource '" + key + "' with token " + token
+                            + " failed (" + SqlErrors.describe(e)
+                            + "); if the connection was lost the outcome is unknown:"
+                            + " the database may have applied it, check before repeating non-idempotent work",
+                    key,
+                    token,
+                    e);
         }
     }
 
@@ -84,9 +90,14 @@ final class ManagedTransaction {
         }
         SQLException sql = SqlErrors.findSqlException(e);
         if (sql != null) {
-            SerializationConflictException retryable = SqlErrors.retryable(config.dialect(), sql,
-                    "the fenced unit of work for resource '" + key + "' with token " + token, key, token,
-                    "the transaction is rolled back: retry the whole unit of work with the same token", e);
+            SerializationConflictException retryable = SqlErrors.retryable(
+                    config.dialect(),
+                    sql,
+                    "the fenced unit of work for resource '" + key + "' with token " + token,
+                    key,
+                    token,
+                    "the transaction is rolled back: retry the whole unit of work with the same token",
+                    e);
             if (retryable != null) {
                 return retryable;
             }
@@ -104,8 +115,14 @@ final class ManagedTransaction {
         }
     }
 
-    private static void restoreAndClose(Connection c, boolean autoCommit, int isolation, boolean committed,
-                                        Throwable failure, String key, long token) {
+    private static void restoreAndClose(
+            Connection c,
+            boolean autoCommit,
+            int isolation,
+            boolean committed,
+            Throwable failure,
+            String key,
+            long token) {
         SQLException problem = null;
         try {
             c.setAutoCommit(autoCommit);
@@ -130,9 +147,14 @@ final class ManagedTransaction {
         if (failure != null) {
             failure.addSuppressed(problem);
         } else if (committed) {
-            throw new FenceException("the fenced unit of work for resource '" + key + "' with token " + token
-                    + " was committed, but restoring or closing its connection failed (" + SqlErrors.describe(problem)
-                    + ")", key, token, problem);
+            throw new FenceException(
+                    "the fenced unit of work for resource '" + key + "' with token " + token
+                            + " was committed, but restoring or closing its connection failed ("
+                            + SqlErrors.describe(problem)
+                            + ")",
+                    key,
+                    token,
+                    problem);
         }
     }
 }

@@ -23,8 +23,12 @@ public final class RowNotFoundException extends FenceException {
      * @param token        the presented token
      */
     RowNotFoundException(String table, String rowCondition, long token) {
-        super("no row in " + table + " where " + rowCondition + " (fenced update with token " + token
-                + " matched nothing, and no row carries a higher token)", table + " where " + rowCondition, token, null);
+        super(
+                "no row in " + table + " where " + rowCondition + " (fenced update with token " + token
+                        + " matched nothing, and no row carries a higher token)",
+                table + " where " + rowCondition,
+                token,
+                null);
         this.table = table;
         this.rowCondition = rowCondition;
     }

@@ -9,8 +9,7 @@ import java.sql.SQLException;
  */
 final class SqlErrors {
 
-    private SqlErrors() {
-    }
+    private SqlErrors() {}
 
     /** A serialization failure, deadlock or snapshot conflict anywhere in the chain. */
     static boolean isSerializationFailure(FenceDialect dialect, SQLException e) {
@@ -34,8 +33,14 @@ final class SqlErrors {
      * @param advice  what the caller should do, e.g. "retry the whole unit of work with the same token"
      * @param cause   the exception to keep as the cause ({@code e} itself, or what wraps it)
      */
-    static SerializationConflictException retryable(FenceDialect dialect, SQLException e, String subject, String key,
-                                                    long token, String advice, Throwable cause) {
+    static SerializationConflictException retryable(
+            FenceDialect dialect,
+            SQLException e,
+            String subject,
+            String key,
+            long token,
+            String advice,
+            Throwable cause) {
         String what;
         if (isSerializationFailure(dialect, e)) {
             what = " hit a serialization conflict with a concurrent transaction (";
@@ -88,11 +93,17 @@ final class SqlErrors {
      */
     static FenceException translate(FenceConfig config, SQLException e, String key, long token, String doing) {
         FenceDialect dialect = config.dialect();
-        String subject = doing + (key == null ? "" : " for resource '" + key + "' with token " + token)
-                + " on " + config.qualifiedTable();
-        SerializationConflictException retryable = retryable(dialect, e, subject, key, token,
+        String subject = doing + (key == null ? "" : " for resource '" + key + "' with token " + token) + " on "
+                + config.qualifiedTable();
+        SerializationConflictException retryable = retryable(
+                dialect,
+                e,
+                subject,
+                key,
+                token,
                 "retry the whole unit of work in a new transaction with the same token (a transaction the fence"
-                        + " manages is rolled back; roll back your own)", e);
+                        + " manages is rolled back; roll back your own)",
+                e);
         if (retryable != null) {
             return retryable;
         }
@@ -100,9 +111,13 @@ final class SqlErrors {
             return new FenceTableMissingException(config.qualifiedTable(), key, token, e);
         }
         if (isMissingColumn(dialect, e)) {
-            return new FenceException(subject + " failed: the fence table lacks one of the configured columns ["
-                    + config.keyColumn() + ", " + config.tokenColumn() + ", " + config.holderColumn() + ", "
-                    + config.updatedAtColumn() + "] (" + describe(e) + ")", key, token, e);
+            return new FenceException(
+                    subject + " failed: the fence table lacks one of the configured columns ["
+                            + config.keyColumn() + ", " + config.tokenColumn() + ", " + config.holderColumn() + ", "
+                            + config.updatedAtColumn() + "] (" + describe(e) + ")",
+                    key,
+                    token,
+                    e);
         }
         return new FenceException(subject + " failed (" + describe(e) + ")", key, token, e);
     }

@@ -12,12 +12,17 @@ import java.util.regex.Pattern;
  */
 final class SqlScript {
 
-    private static final Pattern DEFAULT_NAMES = Pattern.compile("\\b(" + String.join("|",
-            FenceConfig.DEFAULT_TABLE, FenceConfig.DEFAULT_KEY_COLUMN, FenceConfig.DEFAULT_TOKEN_COLUMN,
-            FenceConfig.DEFAULT_HOLDER_COLUMN, FenceConfig.DEFAULT_UPDATED_AT_COLUMN) + ")\\b");
+    private static final Pattern DEFAULT_NAMES = Pattern.compile("\\b("
+            + String.join(
+                    "|",
+                    FenceConfig.DEFAULT_TABLE,
+                    FenceConfig.DEFAULT_KEY_COLUMN,
+                    FenceConfig.DEFAULT_TOKEN_COLUMN,
+                    FenceConfig.DEFAULT_HOLDER_COLUMN,
+                    FenceConfig.DEFAULT_UPDATED_AT_COLUMN)
+            + ")\\b");
 
-    private SqlScript() {
-    }
+    private SqlScript() {}
 
     /** The script's code without comment lines, with the configured names. */
     static String code(FenceConfig config, String script) {

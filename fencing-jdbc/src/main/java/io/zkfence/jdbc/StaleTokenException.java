@@ -35,10 +35,13 @@ public final class StaleTokenException extends io.zkfence.fencing.StaleTokenExce
      * @param table          the table holding the token, for the message
      */
     StaleTokenException(String resourceKey, long presentedToken, long storedToken, String table) {
-        super("stale fencing token for resource '" + resourceKey + "': presented " + presentedToken
+        super(
+                "stale fencing token for resource '" + resourceKey + "': presented " + presentedToken
                         + " but " + table + " has already accepted " + storedToken
                         + "; the lock was granted to a newer holder, nothing was written",
-                resourceKey, presentedToken, storedToken);
+                resourceKey,
+                presentedToken,
+                storedToken);
     }
 
     /**

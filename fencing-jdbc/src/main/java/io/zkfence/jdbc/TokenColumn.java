@@ -56,8 +56,8 @@ public final class TokenColumn {
      * @throws IllegalArgumentException if the name is not a plain, non-reserved identifier
      */
     public static TokenColumn named(String columnName) {
-        return new TokenColumn(DSL.field(DSL.unquotedName(Identifiers.require("token column", columnName)),
-                SQLDataType.BIGINT));
+        return new TokenColumn(
+                DSL.field(DSL.unquotedName(Identifiers.require("token column", columnName)), SQLDataType.BIGINT));
     }
 
     /**
@@ -124,8 +124,12 @@ public final class TokenColumn {
      * @throws FenceException           if the database fails (jOOQ's exception as cause), or the
      *                                  rows kept changing between statements
      */
-    public int update(DSLContext dsl, Table<? extends Record> table, Condition row, long token,
-                      Map<? extends Field<?>, ?> changes) {
+    public int update(
+            DSLContext dsl,
+            Table<? extends Record> table,
+            Condition row,
+            long token,
+            Map<? extends Field<?>, ?> changes) {
         Objects.requireNonNull(dsl, "dsl");
         Objects.requireNonNull(table, "table");
         Objects.requireNonNull(row, "row");
@@ -165,12 +169,16 @@ public final class TokenColumn {
                 // Auto-commit, and the rows changed in between (a newer token would have been
                 // thrown as stale, a deletion as not found): decide again on what is there now.
                 if (round == MAX_ROUNDS) {
-                    throw new FenceException("fenced update of " + table.getQualifiedName() + " where " + row
-                            + " with token " + token + " matched nothing " + (MAX_ROUNDS + 1) + " times although the"
-                            + " rows admitted the token each time it looked: they kept changing between statements"
-                            + " (are they being deleted and re-created, or their token lowered?); nothing was written"
-                            + " by this call. Run it inside a transaction", table.getQualifiedName() + " where " + row,
-                            token, null);
+                    throw new FenceException(
+                            "fenced update of " + table.getQualifiedName() + " where " + row
+                                    + " with token " + token + " matched nothing " + (MAX_ROUNDS + 1)
+                                    + " times although the"
+                                    + " rows admitted the token each time it looked: they kept changing between statements"
+                                    + " (are they being deleted and re-created, or their token lowered?); nothing was written"
+                                    + " by this call. Run it inside a transaction",
+                            table.getQualifiedName() + " where " + row,
+                            token,
+                            null);
                 }
                 before = after;
             }
@@ -219,9 +227,16 @@ public final class TokenColumn {
         if (stored.isEmpty()) {
             throw new RowNotFoundException(table.getQualifiedName().toString(), row.toString(), token);
         }
-        long highest = stored.stream().filter(Objects::nonNull).mapToLong(Long::longValue).max().orElse(0);
+        long highest = stored.stream()
+                .filter(Objects::nonNull)
+                .mapToLong(Long::longValue)
+                .max()
+                .orElse(0);
         if (highest > token) {
-            throw new StaleTokenException(table.getQualifiedName() + " where " + row, token, highest,
+            throw new StaleTokenException(
+                    table.getQualifiedName() + " where " + row,
+                    token,
+                    highest,
                     table.getQualifiedName().toString());
         }
         return stored;
@@ -231,13 +246,19 @@ public final class TokenColumn {
         return stored.stream().allMatch(t -> t != null && t == token);
     }
 
-    private static FenceException translate(FenceDialect dialect, org.jooq.exception.DataAccessException e,
-                                            Table<?> table, long token) {
+    private static FenceException translate(
+            FenceDialect dialect, org.jooq.exception.DataAccessException e, Table<?> table, long token) {
         java.sql.SQLException sql = SqlErrors.findSqlException(e);
         String subject = "fenced update of " + table.getQualifiedName() + " with token " + token;
         if (sql != null) {
-            SerializationConflictException retryable = SqlErrors.retryable(dialect, sql, subject, null, token,
-                    "roll back and retry the whole transaction with the same token", e);
+            SerializationConflictException retryable = SqlErrors.retryable(
+                    dialect,
+                    sql,
+                    subject,
+                    null,
+                    token,
+                    "roll back and retry the whole transaction with the same token",
+                    e);
             if (retryable != null) {
                 return retryable;
             }

@@ -19,10 +19,16 @@ class ConflictRetryTest {
 
     /** A policy on a fake clock whose sleeps advance it, with a "random" source returning {@code random}. */
     private ConflictRetry retry(Duration deadline, long random) {
-        return ConflictRetry.forTest(deadline, Duration.ofNanos(10), Duration.ofNanos(100), now::get, nanos -> {
-            sleeps.add(nanos);
-            now.addAndGet(nanos);
-        }, () -> random);
+        return ConflictRetry.forTest(
+                deadline,
+                Duration.ofNanos(10),
+                Duration.ofNanos(100),
+                now::get,
+                nanos -> {
+                    sleeps.add(nanos);
+                    now.addAndGet(nanos);
+                },
+                () -> random);
     }
 
     private static SerializationConflictException conflict() {
@@ -67,12 +73,14 @@ class ConflictRetryTest {
         List<SerializationConflictException> thrown = new ArrayList<>();
         ConflictRetry policy = retry(Duration.ofNanos(250), 99);
 
-        SerializationConflictException e = assertThrows(SerializationConflictException.class, () -> policy.run(() -> {
-            calls.incrementAndGet();
-            SerializationConflictException c = conflict();
-            thrown.add(c);
-            throw c;
-        }));
+        SerializationConflictException e = assertThrows(
+                SerializationConflictException.class,
+                () -> policy.run(() -> {
+                    calls.incrementAndGet();
+                    SerializationConflictException c = conflict();
+                    thrown.add(c);
+                    throw c;
+                }));
 
         assertSame(thrown.get(thrown.size() - 1), e);
         assertThat(sleeps.stream().mapToLong(Long::longValue).sum()).isLessThanOrEqualTo(250);
@@ -83,14 +91,18 @@ class ConflictRetryTest {
     void staleTokensAndOtherFailuresAreNeverRetried() {
         ConflictRetry policy = retry(Duration.ofSeconds(1), 1);
 
-        assertThrows(StaleTokenException.class, () -> policy.run(() -> {
-            calls.incrementAndGet();
-            throw new StaleTokenException("k", 1, 2, "zkfence_fence");
-        }));
-        assertThrows(FenceException.class, () -> policy.run(() -> {
-            calls.incrementAndGet();
-            throw new FenceException("broken", "k", 1, null);
-        }));
+        assertThrows(
+                StaleTokenException.class,
+                () -> policy.run(() -> {
+                    calls.incrementAndGet();
+                    throw new StaleTokenException("k", 1, 2, "zkfence_fence");
+                }));
+        assertThrows(
+                FenceException.class,
+                () -> policy.run(() -> {
+                    calls.incrementAndGet();
+                    throw new FenceException("broken", "k", 1, null);
+                }));
 
         assertThat(calls).hasValue(2);
         assertThat(sleeps).isEmpty();
@@ -98,13 +110,20 @@ class ConflictRetryTest {
 
     @Test
     void anInterruptWhileBackingOffEndsTheRetriesWithTheConflictAndKeepsTheFlag() {
-        ConflictRetry policy = ConflictRetry.forTest(Duration.ofSeconds(1), Duration.ofNanos(10), Duration.ofNanos(100),
-                now::get, nanos -> Thread.currentThread().interrupt(), () -> 3);
+        ConflictRetry policy = ConflictRetry.forTest(
+                Duration.ofSeconds(1),
+                Duration.ofNanos(10),
+                Duration.ofNanos(100),
+                now::get,
+                nanos -> Thread.currentThread().interrupt(),
+                () -> 3);
         try {
-            assertThrows(SerializationConflictException.class, () -> policy.run(() -> {
-                calls.incrementAndGet();
-                throw conflict();
-            }));
+            assertThrows(
+                    SerializationConflictException.class,
+                    () -> policy.run(() -> {
+                        calls.incrementAndGet();
+                        throw conflict();
+                    }));
             assertThat(Thread.currentThread().isInterrupted()).isTrue();
             assertThat(calls).hasValue(1);
         } finally {
@@ -114,14 +133,22 @@ class ConflictRetryTest {
 
     @Test
     void badSettingsAreRefusedNamingTheSetting() {
-        assertThat(assertThrows(IllegalArgumentException.class, () -> ConflictRetry.within(Duration.ZERO)).getMessage())
+        assertThat(assertThrows(IllegalArgumentException.class, () -> ConflictRetry.within(Duration.ZERO))
+                        .getMessage())
                 .contains("deadline");
-        assertThat(assertThrows(IllegalArgumentException.class, () -> ConflictRetry.within(null)).getMessage())
+        assertThat(assertThrows(IllegalArgumentException.class, () -> ConflictRetry.within(null))
+                        .getMessage())
                 .contains("deadline");
         ConflictRetry ok = ConflictRetry.within(Duration.ofSeconds(1));
-        assertThat(assertThrows(IllegalArgumentException.class,
-                () -> ok.backingOff(Duration.ofMillis(-1), Duration.ofSeconds(1))).getMessage()).contains("initialDelay");
-        assertThat(assertThrows(IllegalArgumentException.class,
-                () -> ok.backingOff(Duration.ofMillis(10), Duration.ofMillis(5))).getMessage()).contains("maxDelay");
+        assertThat(assertThrows(
+                                IllegalArgumentException.class,
+                                () -> ok.backingOff(Duration.ofMillis(-1), Duration.ofSeconds(1)))
+                        .getMessage())
+                .contains("initialDelay");
+        assertThat(assertThrows(
+                                IllegalArgumentException.class,
+                                () -> ok.backingOff(Duration.ofMillis(10), Duration.ofMillis(5)))
+                        .getMessage())
+                .contains("maxDelay");
     }
 }

@@ -30,8 +30,11 @@ class ConnectionStateTest {
     @BeforeEach
     void openOneConnection() throws SQLException {
         physical = DriverManager.getConnection("jdbc:h2:mem:connection-state", "sa", "");
-        fence = JdbcFence.create(new OneConnection(), FenceConfig.builder(FenceDialect.H2)
-                .transactionIsolation(Connection.TRANSACTION_SERIALIZABLE).build());
+        fence = JdbcFence.create(
+                new OneConnection(),
+                FenceConfig.builder(FenceDialect.H2)
+                        .transactionIsolation(Connection.TRANSACTION_SERIALIZABLE)
+                        .build());
         fence.createIfMissing();
         closes.set(0);
     }
@@ -74,8 +77,8 @@ class ConnectionStateTest {
 
         @Override
         public Connection getConnection() {
-            return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Connection.class},
-                    (proxy, method, args) -> {
+            return (Connection) Proxy.newProxyInstance(
+                    getClass().getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
                         if (method.getName().equals("close")) {
                             closes.incrementAndGet();
                             return null;
@@ -99,12 +102,10 @@ class ConnectionStateTest {
         }
 
         @Override
-        public void setLogWriter(PrintWriter out) {
-        }
+        public void setLogWriter(PrintWriter out) {}
 
         @Override
-        public void setLoginTimeout(int seconds) {
-        }
+        public void setLoginTimeout(int seconds) {}
 
         @Override
         public int getLoginTimeout() {

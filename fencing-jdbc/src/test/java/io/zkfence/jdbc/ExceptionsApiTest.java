@@ -9,8 +9,11 @@ import org.junit.jupiter.api.Test;
 /** The exceptions are the module's to throw: callers catch them, never construct or extend them. */
 class ExceptionsApiTest {
 
-    private static final List<Class<? extends RuntimeException>> EXCEPTIONS = List.of(FenceException.class,
-            StaleTokenException.class, SerializationConflictException.class, FenceTableMissingException.class,
+    private static final List<Class<? extends RuntimeException>> EXCEPTIONS = List.of(
+            FenceException.class,
+            StaleTokenException.class,
+            SerializationConflictException.class,
+            FenceTableMissingException.class,
             RowNotFoundException.class);
 
     @Test
@@ -25,7 +28,9 @@ class ExceptionsApiTest {
     @Test
     void everySpecificExceptionIsFinalAndUnchecked() {
         for (Class<?> type : EXCEPTIONS.subList(1, EXCEPTIONS.size())) {
-            assertThat(Modifier.isFinal(type.getModifiers())).as(type.getSimpleName()).isTrue();
+            assertThat(Modifier.isFinal(type.getModifiers()))
+                    .as(type.getSimpleName())
+                    .isTrue();
             assertThat(RuntimeException.class).isAssignableFrom(type);
         }
     }

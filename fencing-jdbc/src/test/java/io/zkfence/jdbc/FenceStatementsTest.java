@@ -16,8 +16,10 @@ class FenceStatementsTest {
         FenceStatements sql = new FenceStatements(FenceConfig.defaults(dialect));
 
         // No upsert on the hot path: its row count is not an exact accept signal everywhere.
-        assertThat(sql.advance.sql()).startsWith("UPDATE zkfence_fence SET ")
-                .contains("zkfence_fence.fence_token <= ?").doesNotContain("INSERT", "MERGE", "CONFLICT", "DUPLICATE", "--");
+        assertThat(sql.advance.sql())
+                .startsWith("UPDATE zkfence_fence SET ")
+                .contains("zkfence_fence.fence_token <= ?")
+                .doesNotContain("INSERT", "MERGE", "CONFLICT", "DUPLICATE", "--");
         assertThat(sql.advance.binds()).containsExactly(Bind.TOKEN, Bind.HOLDER, Bind.KEY, Bind.TOKEN);
         assertThat(sql.lockedRead.sql()).endsWith("FOR UPDATE");
         assertThat(sql.lockedRead.binds()).containsExactly(Bind.KEY);
@@ -29,8 +31,11 @@ class FenceStatementsTest {
     @ParameterizedTest
     @EnumSource(FenceDialect.class)
     void everyStatementIsAResourceBesideTheDdl(FenceDialect dialect) {
-        for (String file : List.of("fence_advance.sql", "fence_locked_read.sql", "fence_insert.sql", "fence_read.sql")) {
-            assertThat(FenceDialect.class.getClassLoader().getResource(dialect.resource(file))).as(file).isNotNull();
+        for (String file :
+                List.of("fence_advance.sql", "fence_locked_read.sql", "fence_insert.sql", "fence_read.sql")) {
+            assertThat(FenceDialect.class.getClassLoader().getResource(dialect.resource(file)))
+                    .as(file)
+                    .isNotNull();
             assertThat(dialect.resource(file)).startsWith(dialect.ddlResource().replace("zkfence_fence.sql", ""));
         }
     }
@@ -54,25 +59,42 @@ class FenceStatementsTest {
     @Test
     void configuredNamesAreRenderedUnquotedAndQualified() {
         FenceStatements sql = new FenceStatements(FenceConfig.builder(FenceDialect.POSTGRES)
-                .schema("ops").table("Fences").keyColumn("lock_name").tokenColumn("tok").holderColumn("owner")
-                .updatedAtColumn("touched").build());
+                .schema("ops")
+                .table("Fences")
+                .keyColumn("lock_name")
+                .tokenColumn("tok")
+                .holderColumn("owner")
+                .updatedAtColumn("touched")
+                .build());
 
-        assertThat(sql.advance.sql()).isEqualTo("UPDATE ops.Fences SET tok = ?, owner = ?, touched = CURRENT_TIMESTAMP"
-                + " WHERE ops.Fences.lock_name = ? AND ops.Fences.tok <= ?");
-        assertThat(sql.insert.sql()).isEqualTo("INSERT INTO ops.Fences (lock_name, tok, owner, touched)"
-                + " VALUES (?, ?, ?, CURRENT_TIMESTAMP) ON CONFLICT DO NOTHING");
+        assertThat(sql.advance.sql())
+                .isEqualTo("UPDATE ops.Fences SET tok = ?, owner = ?, touched = CURRENT_TIMESTAMP"
+                        + " WHERE ops.Fences.lock_name = ? AND ops.Fences.tok <= ?");
+        assertThat(sql.insert.sql())
+                .isEqualTo("INSERT INTO ops.Fences (lock_name, tok, owner, touched)"
+                        + " VALUES (?, ?, ?, CURRENT_TIMESTAMP) ON CONFLICT DO NOTHING");
     }
 
     @Test
     void ddlIsTheShippedScriptWithConfiguredNames() {
         List<String> ddl = Ddl.statements(FenceConfig.builder(FenceDialect.MARIADB)
-                .table("fences").keyColumn("lock_name").tokenColumn("tok").holderColumn("owner")
-                .updatedAtColumn("touched").build());
+                .table("fences")
+                .keyColumn("lock_name")
+                .tokenColumn("tok")
+                .holderColumn("owner")
+                .updatedAtColumn("touched")
+                .build());
 
         assertThat(ddl).hasSize(1);
-        assertThat(ddl.get(0)).startsWith("CREATE TABLE IF NOT EXISTS fences (")
-                .contains("lock_name VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL",
-                        "tok  BIGINT", "owner", "touched", "CHECK (tok > 0)", "PRIMARY KEY (lock_name)")
+        assertThat(ddl.get(0))
+                .startsWith("CREATE TABLE IF NOT EXISTS fences (")
+                .contains(
+                        "lock_name VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL",
+                        "tok  BIGINT",
+                        "owner",
+                        "touched",
+                        "CHECK (tok > 0)",
+                        "PRIMARY KEY (lock_name)")
                 .doesNotContain("zkfence_fence", "resource_key", "fence_token", "--");
     }
 }

@@ -32,8 +32,10 @@ class JdbcFenceMetricsTest {
     }
 
     private double writes(String operation, String outcome) {
-        return registry.get("zkfence.fence.writes").tags("adapter", "jdbc", "operation", operation, "outcome", outcome)
-                .counter().count();
+        return registry.get("zkfence.fence.writes")
+                .tags("adapter", "jdbc", "operation", operation, "outcome", outcome)
+                .counter()
+                .count();
     }
 
     @Test
@@ -44,7 +46,8 @@ class JdbcFenceMetricsTest {
 
     @Test
     void everySeriesExistsFromZero() {
-        assertThat(registry.find("zkfence.fence.writes").counters()).hasSize(6)
+        assertThat(registry.find("zkfence.fence.writes").counters())
+                .hasSize(6)
                 .allSatisfy(c -> assertThat(c.count()).isZero());
     }
 

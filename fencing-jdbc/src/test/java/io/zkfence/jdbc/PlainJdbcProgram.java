@@ -32,7 +32,11 @@ public final class PlainJdbcProgram implements Supplier<String> {
         try {
             fence.inTransaction("sku-1", 1, c -> null);
         } catch (StaleTokenException e) {
-            seen.append("stale ").append(e.presentedToken()).append(" < ").append(e.storedToken()).append('\n');
+            seen.append("stale ")
+                    .append(e.presentedToken())
+                    .append(" < ")
+                    .append(e.storedToken())
+                    .append('\n');
         }
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(false);

@@ -19,7 +19,12 @@ class SqlErrorsTest {
                 .isInstanceOf(SerializationConflictException.class);
         assertThat(SqlErrors.translate(PG, new SQLException("x", "40P01"), "k", 3, "advancing"))
                 .isInstanceOf(SerializationConflictException.class);
-        assertThat(SqlErrors.translate(MARIADB, new SQLException("Record has changed since last read", "HY000", 1020), "k", 3, "advancing"))
+        assertThat(SqlErrors.translate(
+                        MARIADB,
+                        new SQLException("Record has changed since last read", "HY000", 1020),
+                        "k",
+                        3,
+                        "advancing"))
                 .isInstanceOf(SerializationConflictException.class);
         assertThat(SqlErrors.translate(MARIADB, new SQLException("Deadlock found", "40001", 1213), "k", 3, "advancing"))
                 .isInstanceOf(SerializationConflictException.class);
@@ -29,19 +34,28 @@ class SqlErrorsTest {
 
     @Test
     void lockWaitTimeoutsAreRetryableAndSaySo() {
-        assertThat(SqlErrors.translate(PG, new SQLException("canceling statement due to lock timeout", "55P03"), "k", 3, "advancing"))
-                .isInstanceOf(SerializationConflictException.class).hasMessageContaining("timed out waiting for a lock");
-        assertThat(SqlErrors.translate(MARIADB, new SQLException("Lock wait timeout exceeded", "HY000", 1205), "k", 3, "advancing"))
-                .isInstanceOf(SerializationConflictException.class).hasMessageContaining("timed out waiting for a lock");
-        assertThat(SqlErrors.translate(H2, new SQLException("Timeout trying to lock table", "HYT00", 50200), "k", 3, "advancing"))
-                .isInstanceOf(SerializationConflictException.class).hasMessageContaining("timed out waiting for a lock");
-        assertThat(SqlErrors.isLockWaitTimeout(FenceDialect.H2, new SQLException("x", "HY000", 1205))).isFalse();
+        assertThat(SqlErrors.translate(
+                        PG, new SQLException("canceling statement due to lock timeout", "55P03"), "k", 3, "advancing"))
+                .isInstanceOf(SerializationConflictException.class)
+                .hasMessageContaining("timed out waiting for a lock");
+        assertThat(SqlErrors.translate(
+                        MARIADB, new SQLException("Lock wait timeout exceeded", "HY000", 1205), "k", 3, "advancing"))
+                .isInstanceOf(SerializationConflictException.class)
+                .hasMessageContaining("timed out waiting for a lock");
+        assertThat(SqlErrors.translate(
+                        H2, new SQLException("Timeout trying to lock table", "HYT00", 50200), "k", 3, "advancing"))
+                .isInstanceOf(SerializationConflictException.class)
+                .hasMessageContaining("timed out waiting for a lock");
+        assertThat(SqlErrors.isLockWaitTimeout(FenceDialect.H2, new SQLException("x", "HY000", 1205)))
+                .isFalse();
     }
 
     @Test
     void vendorCodesCountOnlyForTheirOwnDialect() {
-        assertThat(SqlErrors.isSerializationFailure(FenceDialect.POSTGRES, new SQLException("x", "HY000", 1020))).isFalse();
-        assertThat(SqlErrors.isSerializationFailure(FenceDialect.H2, new SQLException("x", "HY000", 1020))).isFalse();
+        assertThat(SqlErrors.isSerializationFailure(FenceDialect.POSTGRES, new SQLException("x", "HY000", 1020)))
+                .isFalse();
+        assertThat(SqlErrors.isSerializationFailure(FenceDialect.H2, new SQLException("x", "HY000", 1020)))
+                .isFalse();
     }
 
     @Test
@@ -49,7 +63,8 @@ class SqlErrorsTest {
         DataAccessException wrapped = new DataAccessException("jOOQ", new SQLException("x", "40001"));
 
         assertThat((Throwable) SqlErrors.findSqlException(wrapped)).hasMessage("x");
-        assertThat(SqlErrors.isSerializationFailure(FenceDialect.POSTGRES, SqlErrors.findSqlException(wrapped))).isTrue();
+        assertThat(SqlErrors.isSerializationFailure(FenceDialect.POSTGRES, SqlErrors.findSqlException(wrapped)))
+                .isTrue();
     }
 
     @Test

@@ -6,8 +6,7 @@ package io.zkfence.jdbc;
  */
 public final class TestFailures {
 
-    private TestFailures() {
-    }
+    private TestFailures() {}
 
     public static SerializationConflictException conflict(String key, long token) {
         return new SerializationConflictException("conflict (test)", key, token, null);

@@ -27,19 +27,22 @@ class TokenColumnDialectTest {
     @ParameterizedTest
     @EnumSource(FenceDialect.class)
     void everySupportedDialectMapsBackToItself(FenceDialect dialect) {
-        assertThat(JooqFence.dialectOf(DSL.using(JooqFence.sqlDialect(dialect)), "test")).isEqualTo(dialect);
+        assertThat(JooqFence.dialectOf(DSL.using(JooqFence.sqlDialect(dialect)), "test"))
+                .isEqualTo(dialect);
     }
 
     @Test
     void mySqlContextIsRefusedBeforeAnythingIsSent() {
         int[] statements = {0};
-        DSLContext mysql = DSL.using(SQLDialect.MYSQL).configuration()
-                .derive(ExecuteListener.onStart(ctx -> statements[0]++)).dsl();
+        DSLContext mysql = DSL.using(SQLDialect.MYSQL)
+                .configuration()
+                .derive(ExecuteListener.onStart(ctx -> statements[0]++))
+                .dsl();
 
-        IllegalArgumentException update = assertThrows(IllegalArgumentException.class,
-                () -> tokens.update(mysql, ACCOUNT, ID.eq(1L), 5, Map.of(BALANCE, 1L)));
-        IllegalArgumentException explain = assertThrows(IllegalArgumentException.class,
-                () -> tokens.explainNoMatch(mysql, ACCOUNT, ID.eq(1L), 5));
+        IllegalArgumentException update = assertThrows(
+                IllegalArgumentException.class, () -> tokens.update(mysql, ACCOUNT, ID.eq(1L), 5, Map.of(BALANCE, 1L)));
+        IllegalArgumentException explain =
+                assertThrows(IllegalArgumentException.class, () -> tokens.explainNoMatch(mysql, ACCOUNT, ID.eq(1L), 5));
 
         assertThat(update.getMessage()).contains("MYSQL", "account", "MariaDB", "PostgreSQL", "H2");
         assertThat(explain.getMessage()).contains("MYSQL", "account");
@@ -48,7 +51,8 @@ class TokenColumnDialectTest {
 
     @Test
     void contextWithoutADialectIsRefused() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> tokens.update(DSL.using(SQLDialect.DEFAULT), ACCOUNT, ID.eq(1L), 5, Map.of(BALANCE, 1L)));
 
         assertThat(e.getMessage()).contains("DEFAULT", "SQLDialect.POSTGRES");

@@ -26,7 +26,8 @@ class WithoutJooqTest {
             assertThrows(ClassNotFoundException.class, () -> Class.forName("org.jooq.DSLContext", false, noJooq));
 
             Supplier<?> program = (Supplier<?>) Class.forName(PlainJdbcProgram.class.getName(), true, noJooq)
-                    .getConstructor().newInstance();
+                    .getConstructor()
+                    .newInstance();
 
             assertThat(program.get()).isEqualTo("""
                     dialect H2
@@ -40,7 +41,8 @@ class WithoutJooqTest {
     void theJooqEntryPointsFailOnlyWhenCalled() throws IOException, ReflectiveOperationException {
         try (URLClassLoader noJooq = new URLClassLoader(classPathWithoutJooq(), ClassLoader.getPlatformClassLoader())) {
             Supplier<?> call = (Supplier<?>) Class.forName(PlainJdbcProgram.CallsJooq.class.getName(), true, noJooq)
-                    .getConstructor().newInstance();
+                    .getConstructor()
+                    .newInstance();
 
             NoClassDefFoundError e = assertThrows(NoClassDefFoundError.class, call::get);
 
@@ -55,7 +57,9 @@ class WithoutJooqTest {
             for (Class<?> type : List.of(JdbcFence.class, FenceDialect.class, FenceConfig.class, ConflictRetry.class)) {
                 Class<?> loaded = Class.forName(type.getName(), true, noJooq);
                 assertThat(loaded.getDeclaredMethods()).as(type.getSimpleName()).isNotEmpty();
-                assertThat(loaded.getDeclaredConstructors()).as(type.getSimpleName()).isNotNull();
+                assertThat(loaded.getDeclaredConstructors())
+                        .as(type.getSimpleName())
+                        .isNotNull();
             }
         }
     }
@@ -64,11 +68,14 @@ class WithoutJooqTest {
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<URL> urls = new ArrayList<>();
         for (String entry : classPath.split(File.pathSeparator)) {
-            if (!entry.isEmpty() && !entry.contains(File.separator + "org" + File.separator + "jooq" + File.separator)) {
+            if (!entry.isEmpty()
+                    && !entry.contains(File.separator + "org" + File.separator + "jooq" + File.separator)) {
                 urls.add(new File(entry).toURI().toURL());
             }
         }
-        assertThat(urls).as("the class path had jOOQ's jar to leave out").hasSizeLessThan(classPath.split(File.pathSeparator).length);
+        assertThat(urls)
+                .as("the class path had jOOQ's jar to leave out")
+                .hasSizeLessThan(classPath.split(File.pathSeparator).length);
         return urls.toArray(URL[]::new);
     }
 }

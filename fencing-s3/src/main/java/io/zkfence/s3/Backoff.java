@@ -58,8 +58,12 @@ final class Backoff {
             TimeUnit.NANOSECONDS.sleep(nanos);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new FenceException(bucket, key, "interrupted while backing off before retry " + retry
-                    + " on " + FenceException.location(bucket, key) + "; nothing was written by this attempt", e);
+            throw new FenceException(
+                    bucket,
+                    key,
+                    "interrupted while backing off before retry " + retry + " on "
+                            + FenceException.location(bucket, key) + "; nothing was written by this attempt",
+                    e);
         }
     }
 }

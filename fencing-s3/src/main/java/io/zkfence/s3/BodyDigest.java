@@ -42,8 +42,12 @@ final class BodyDigest {
             try {
                 md5Hex = Etags.md5Hex(body);
             } catch (IOException | RuntimeException e) {
-                throw new FenceException(bucket, key, "could not read the request body of PutObject on "
-                        + FenceException.location(bucket, key) + " (it must be re-readable); nothing was written", e);
+                throw new FenceException(
+                        bucket,
+                        key,
+                        "could not read the request body of PutObject on " + FenceException.location(bucket, key)
+                                + " (it must be re-readable); nothing was written",
+                        e);
             }
         }
         return md5Hex;

@@ -31,7 +31,12 @@ final class ConditionalWriter {
         this(bucket, reader, cache, backoff, maxConflictRetries, FenceObserver.NONE);
     }
 
-    ConditionalWriter(String bucket, StateReader reader, EtagCache cache, Backoff backoff, int maxConflictRetries,
+    ConditionalWriter(
+            String bucket,
+            StateReader reader,
+            EtagCache cache,
+            Backoff backoff,
+            int maxConflictRetries,
             FenceObserver observer) {
         this.observer = observer;
         this.bucket = bucket;
@@ -84,12 +89,23 @@ final class ConditionalWriter {
                 rejectStale(key, token, operation, state);
                 if (lostRaces > maxConflictRetries) {
                     observer.contended(operation);
-                    throw new FenceContentionException(bucket, key, operation, token, lostRaces,
+                    throw new FenceContentionException(
+                            bucket,
+                            key,
+                            operation,
+                            token,
+                            lostRaces,
                             "every attempt lost a race against writes carrying an equal or lower token"
-                                    + " (maxConflictRetries=" + maxConflictRetries + ")", e);
+                                    + " (maxConflictRetries=" + maxConflictRetries + ")",
+                            e);
                 }
-                log.debug("{} on {} with token {} lost race {} ({}); retrying", operation,
-                        FenceException.location(bucket, key), token, lostRaces, e.getMessage());
+                log.debug(
+                        "{} on {} with token {} lost race {} ({}); retrying",
+                        operation,
+                        FenceException.location(bucket, key),
+                        token,
+                        lostRaces,
+                        e.getMessage());
                 backoff.pause(lostRaces, bucket, key);
             }
         }

@@ -14,7 +14,9 @@ public final class ConditionalWritesUnsupportedException extends FenceException 
     private final String probeKey;
 
     ConditionalWritesUnsupportedException(String bucket, String key, String probeKey, String finding) {
-        super(bucket, key,
+        super(
+                bucket,
+                key,
                 "bucket '" + bucket + "' does not enforce conditional requests: " + finding + " (probe key '"
                         + probeKey + "'). Fencing cannot work on this store, so nothing was written to "
                         + location(bucket, key),

@@ -19,8 +19,7 @@ final class Etags {
 
     private static final HexFormat HEX = HexFormat.of();
 
-    private Etags() {
-    }
+    private Etags() {}
 
     /** The ETag without quotes or weak prefix, lower case, for comparisons. */
     static String normalize(String eTag) {

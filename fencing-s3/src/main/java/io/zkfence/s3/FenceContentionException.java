@@ -14,9 +14,11 @@ public final class FenceContentionException extends FenceException {
     private final long token;
     private final int attempts;
 
-    FenceContentionException(String bucket, String key, String operation, long token, int attempts, String detail,
-            Throwable cause) {
-        super(bucket, key,
+    FenceContentionException(
+            String bucket, String key, String operation, long token, int attempts, String detail, Throwable cause) {
+        super(
+                bucket,
+                key,
                 operation + " on " + location(bucket, key) + " with token " + token + " gave up after " + attempts
                         + " conditional attempt(s): " + detail + "; nothing was written",
                 cause);

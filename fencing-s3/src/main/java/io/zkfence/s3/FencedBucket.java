@@ -89,8 +89,13 @@ public final class FencedBucket {
         this.tokens = new TokenMetadata(bucket, config.tokenMetadataKey());
         this.cache = new EtagCache(config.etagCacheSize());
         this.reader = new StateReader(s3, bucket, tokens, cache);
-        this.writer = new ConditionalWriter(bucket, reader, cache,
-                Backoff.jittered(config.backoffBase(), config.backoffMax()), config.maxConflictRetries(), observers);
+        this.writer = new ConditionalWriter(
+                bucket,
+                reader,
+                cache,
+                Backoff.jittered(config.backoffBase(), config.backoffMax()),
+                config.maxConflictRetries(),
+                observers);
         this.selfCheck = new SelfCheck(s3, bucket, config.selfCheckKeyPrefix(), observers);
         this.onePartUpload = new OnePartUpload(s3, bucket, selfCheck);
     }
@@ -110,7 +115,7 @@ public final class FencedBucket {
 
     /** Same as {@link #put(String, long, RequestBody, Consumer)} without extra request settings. */
     public FencedWrite put(String key, long token, RequestBody body) {
-        return put(key, token, body, request -> { });
+        return put(key, token, body, request -> {});
     }
 
     /**
@@ -141,8 +146,11 @@ public final class FencedBucket {
         request.accept(custom);
         PutObjectRequest template = custom.build();
         refuseFenceOwnedFields(key, template.bucket(), template.key(), template.ifMatch(), template.ifNoneMatch());
-        PutObjectRequest base = template.toBuilder().bucket(bucket).key(key)
-                .metadata(tokens.with(key, template.hasMetadata() ? template.metadata() : null, token)).build();
+        PutObjectRequest base = template.toBuilder()
+                .bucket(bucket)
+                .key(key)
+                .metadata(tokens.with(key, template.hasMetadata() ? template.metadata() : null, token))
+                .build();
 
         selfCheck.ensure(SelfCheck.Kind.PUT, key);
         BodyDigest digest = new BodyDigest(bucket, key, body);
@@ -151,16 +159,21 @@ public final class FencedBucket {
                 return putAgainst(current, key, token, base, body, digest);
             } catch (IllegalStateException e) {
                 // The SDK's answer to a body it cannot read again (a one-shot stream): name it.
-                throw new FenceException(bucket, key, "could not read the request body of PutObject on "
-                        + FenceException.location(bucket, key) + " again (" + e.getMessage() + "); the body must be"
-                        + " re-readable (RequestBody.fromBytes/fromString/fromFile/fromByteBuffer); nothing was"
-                        + " written", e);
+                throw new FenceException(
+                        bucket,
+                        key,
+                        "could not read the request body of PutObject on "
+                                + FenceException.location(bucket, key) + " again (" + e.getMessage()
+                                + "); the body must be"
+                                + " re-readable (RequestBody.fromBytes/fromString/fromFile/fromByteBuffer); nothing was"
+                                + " written",
+                        e);
             }
         });
     }
 
-    private FencedWrite putAgainst(ObjectState current, String key, long token, PutObjectRequest base,
-            RequestBody body, BodyDigest digest) {
+    private FencedWrite putAgainst(
+            ObjectState current, String key, long token, PutObjectRequest base, RequestBody body, BodyDigest digest) {
         if (current.exists() && digest.sameBytesAs(current.eTag())) {
             // Same bytes as stored: a plain PUT would keep the ETag, or bring back the plain
             // one a paused holder may still hold (see OnePartUpload).
@@ -205,7 +218,7 @@ public final class FencedBucket {
 
     /** Same as {@link #startMultipartUpload(String, long, Consumer)} without extra request settings. */
     public FencedMultipartUpload startMultipartUpload(String key, long token) {
-        return startMultipartUpload(key, token, request -> { });
+        return startMultipartUpload(key, token, request -> {});
     }
 
     /**
@@ -221,16 +234,19 @@ public final class FencedBucket {
      * @throws IllegalArgumentException for a token below 1, a key outside the key rules, or a
      *         request setting a field the fence owns; nothing was sent
      */
-    public FencedMultipartUpload startMultipartUpload(String key, long token,
-            Consumer<CreateMultipartUploadRequest.Builder> request) {
+    public FencedMultipartUpload startMultipartUpload(
+            String key, long token, Consumer<CreateMultipartUploadRequest.Builder> request) {
         checkArguments("CreateMultipartUpload", key, token);
         Objects.requireNonNull(request, "request");
         CreateMultipartUploadRequest.Builder custom = CreateMultipartUploadRequest.builder();
         request.accept(custom);
         CreateMultipartUploadRequest template = custom.build();
         refuseFenceOwnedFields(key, template.bucket(), template.key(), null, null);
-        CreateMultipartUploadRequest create = template.toBuilder().bucket(bucket).key(key)
-                .metadata(tokens.with(key, template.hasMetadata() ? template.metadata() : null, token)).build();
+        CreateMultipartUploadRequest create = template.toBuilder()
+                .bucket(bucket)
+                .key(key)
+                .metadata(tokens.with(key, template.hasMetadata() ? template.metadata() : null, token))
+                .build();
 
         selfCheck.ensure(SelfCheck.Kind.COMPLETE_MULTIPART, key);
         ObjectState current = cache.usableFor(key, token);
@@ -246,8 +262,8 @@ public final class FencedBucket {
         }
         UploadPartRequest.Builder partTemplate = UploadPartRequest.builder();
         RequestFields.copy(create, partTemplate);
-        return new FencedMultipartUpload(s3, bucket, key, token, uploadId, partTemplate.build(), writer, cache,
-                selfCheck);
+        return new FencedMultipartUpload(
+                s3, bucket, key, token, uploadId, partTemplate.build(), writer, cache, selfCheck);
     }
 
     /**
@@ -270,8 +286,15 @@ public final class FencedBucket {
         }
         GetObjectResponse response = bytes.response();
         OptionalLong token = tokens.parse(key, response.metadata());
-        return Optional.of(new FencedObject(bucket, key, token, response.eTag(), response.contentType(),
-                response.metadata(), response.versionId(), bytes.asByteArrayUnsafe()));
+        return Optional.of(new FencedObject(
+                bucket,
+                key,
+                token,
+                response.eTag(),
+                response.contentType(),
+                response.metadata(),
+                response.versionId(),
+                bytes.asByteArrayUnsafe()));
     }
 
     /**
@@ -318,9 +341,16 @@ public final class FencedBucket {
             s3.headBucket(r -> r.bucket(bucket));
         } catch (SdkException e) {
             if (S3Errors.hasStatus(e, 404)) {
-                throw new StoreException(bucket, key, "HeadBucket", 404, "NoSuchBucket", false,
+                throw new StoreException(
+                        bucket,
+                        key,
+                        "HeadBucket",
+                        404,
+                        "NoSuchBucket",
+                        false,
                         "bucket '" + bucket + "' does not exist (" + operation + " on "
-                                + FenceException.location(bucket, key) + "); " + outcome, e);
+                                + FenceException.location(bucket, key) + "); " + outcome,
+                        e);
             }
             throw S3Errors.translate(e, bucket, key, "HeadBucket", false);
         }
@@ -339,8 +369,8 @@ public final class FencedBucket {
         ObjectKeys.check(key, operation, bucket);
     }
 
-    private void refuseFenceOwnedFields(String key, String customBucket, String customKey, String ifMatch,
-            String ifNoneMatch) {
+    private void refuseFenceOwnedFields(
+            String key, String customBucket, String customKey, String ifMatch, String ifNoneMatch) {
         if (customBucket != null || customKey != null || ifMatch != null || ifNoneMatch != null) {
             throw new IllegalArgumentException("the request customizer for " + FenceException.location(bucket, key)
                     + " must not set bucket, key, If-Match or If-None-Match: the fence sets them itself");

@@ -29,8 +29,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class FencedBucketMetrics implements MeterBinder {
 
-    private static final List<String> OPERATIONS = List.of("PutObject", "DeleteObject", "CompleteMultipartUpload",
-            "CreateMultipartUpload");
+    private static final List<String> OPERATIONS =
+            List.of("PutObject", "DeleteObject", "CompleteMultipartUpload", "CreateMultipartUpload");
     private static final List<String> CHECKS = List.of("put", "complete_multipart", "delete");
 
     private final FencedBucket bucket;
@@ -76,23 +76,31 @@ public final class FencedBucketMetrics implements MeterBinder {
         }
 
         Counter writes(String operation, String outcome) {
-            return counters.computeIfAbsent("writes/" + operation + "/" + outcome, k -> Counter
-                    .builder("zkfence.fence.writes")
-                    .description("fenced requests by outcome: accepted, stale (token rejected), conflict (retryable)")
-                    .tags(base.and("operation", operation, "outcome", outcome)).register(registry));
+            return counters.computeIfAbsent(
+                    "writes/" + operation + "/" + outcome,
+                    k -> Counter.builder("zkfence.fence.writes")
+                            .description(
+                                    "fenced requests by outcome: accepted, stale (token rejected), conflict (retryable)")
+                            .tags(base.and("operation", operation, "outcome", outcome))
+                            .register(registry));
         }
 
         Counter races(String operation) {
-            return counters.computeIfAbsent("races/" + operation, k -> Counter.builder("zkfence.fence.races")
-                    .description("conditional requests that lost a race against an equal or lower token")
-                    .tags(base.and("operation", operation)).register(registry));
+            return counters.computeIfAbsent(
+                    "races/" + operation,
+                    k -> Counter.builder("zkfence.fence.races")
+                            .description("conditional requests that lost a race against an equal or lower token")
+                            .tags(base.and("operation", operation))
+                            .register(registry));
         }
 
         Counter selfCheck(String check) {
-            return counters.computeIfAbsent("selfcheck/" + check, k -> Counter
-                    .builder("zkfence.fence.selfcheck.failures")
-                    .description("self-checks that found the store ignores a precondition")
-                    .tags(base.and("check", check)).register(registry));
+            return counters.computeIfAbsent(
+                    "selfcheck/" + check,
+                    k -> Counter.builder("zkfence.fence.selfcheck.failures")
+                            .description("self-checks that found the store ignores a precondition")
+                            .tags(base.and("check", check))
+                            .register(registry));
         }
 
         @Override

@@ -42,7 +42,11 @@ public final class FencedMultipartUpload implements AutoCloseable {
     /** S3's bounds on part numbers. */
     private static final int MAX_PART_NUMBER = 10_000;
 
-    private enum Phase { OPEN, COMPLETED, ABORTED }
+    private enum Phase {
+        OPEN,
+        COMPLETED,
+        ABORTED
+    }
 
     private final S3Client s3;
     private final String bucket;
@@ -56,8 +60,16 @@ public final class FencedMultipartUpload implements AutoCloseable {
     private final ConcurrentSkipListMap<Integer, String> partEtags = new ConcurrentSkipListMap<>();
     private volatile Phase phase = Phase.OPEN;
 
-    FencedMultipartUpload(S3Client s3, String bucket, String key, long token, String uploadId,
-            UploadPartRequest partTemplate, ConditionalWriter writer, EtagCache cache, SelfCheck selfCheck) {
+    FencedMultipartUpload(
+            S3Client s3,
+            String bucket,
+            String key,
+            long token,
+            String uploadId,
+            UploadPartRequest partTemplate,
+            ConditionalWriter writer,
+            EtagCache cache,
+            SelfCheck selfCheck) {
         this.s3 = s3;
         this.bucket = bucket;
         this.key = key;
@@ -102,8 +114,15 @@ public final class FencedMultipartUpload implements AutoCloseable {
         requireOpen("uploadPart");
         String eTag;
         try {
-            eTag = s3.uploadPart(partTemplate.toBuilder().bucket(bucket).key(key).uploadId(uploadId)
-                    .partNumber(partNumber).build(), body).eTag();
+            eTag = s3.uploadPart(
+                            partTemplate.toBuilder()
+                                    .bucket(bucket)
+                                    .key(key)
+                                    .uploadId(uploadId)
+                                    .partNumber(partNumber)
+                                    .build(),
+                            body)
+                    .eTag();
         } catch (SdkException e) {
             throw S3Errors.translate(e, bucket, key, "UploadPart " + partNumber + " of upload " + uploadId, true);
         }
@@ -126,23 +145,33 @@ public final class FencedMultipartUpload implements AutoCloseable {
     public synchronized FencedWrite complete() {
         requireOpen("complete");
         if (partEtags.isEmpty()) {
-            throw new IllegalStateException("no part was uploaded to upload " + uploadId + " of "
-                    + FenceException.location(bucket, key));
+            throw new IllegalStateException(
+                    "no part was uploaded to upload " + uploadId + " of " + FenceException.location(bucket, key));
         }
         List<CompletedPart> parts = new ArrayList<>();
         for (Map.Entry<Integer, String> part : partEtags.entrySet()) {
-            parts.add(CompletedPart.builder().partNumber(part.getKey()).eTag(part.getValue()).build());
+            parts.add(CompletedPart.builder()
+                    .partNumber(part.getKey())
+                    .eTag(part.getValue())
+                    .build());
         }
-        CompleteMultipartUploadRequest base = CompleteMultipartUploadRequest.builder().bucket(bucket).key(key)
-                .uploadId(uploadId).multipartUpload(CompletedMultipartUpload.builder().parts(parts).build()).build();
+        CompleteMultipartUploadRequest base = CompleteMultipartUploadRequest.builder()
+                .bucket(bucket)
+                .key(key)
+                .uploadId(uploadId)
+                .multipartUpload(CompletedMultipartUpload.builder().parts(parts).build())
+                .build();
         String predictedEtag = Etags.multipartEtag(new ArrayList<>(partEtags.values()));
         try {
             FencedWrite write = writer.run(key, token, "CompleteMultipartUpload", current -> {
                 if (current.exists() && Etags.same(predictedEtag, current.eTag())) {
                     // Same bytes, same part sizes: the ETag will not change (see docs/fencing-s3.md).
-                    log.warn("{}: completing upload {} reproduces the object's current ETag {}; a stale writer"
-                            + " holding that ETag could still match it", FenceException.location(bucket, key),
-                            uploadId, current.eTag());
+                    log.warn(
+                            "{}: completing upload {} reproduces the object's current ETag {}; a stale writer"
+                                    + " holding that ETag could still match it",
+                            FenceException.location(bucket, key),
+                            uploadId,
+                            current.eTag());
                 }
                 CompleteMultipartUploadRequest conditional = current.exists()
                         ? base.toBuilder().ifMatch(current.eTag()).build()
@@ -153,9 +182,15 @@ public final class FencedMultipartUpload implements AutoCloseable {
                 } catch (SdkException e) {
                     if (S3Errors.isConditionalConflict409(e)) {
                         // AWS discards the upload on this answer; retrying the completion cannot work.
-                        throw new FenceContentionException(bucket, key, "CompleteMultipartUpload", token, 1,
+                        throw new FenceContentionException(
+                                bucket,
+                                key,
+                                "CompleteMultipartUpload",
+                                token,
+                                1,
                                 "the store reported a concurrent conditional write (409 ConditionalRequestConflict)"
-                                        + " and discards the upload on that answer; upload again", e);
+                                        + " and discards the upload on that answer; upload again",
+                                e);
                     }
                     throw e;
                 }
@@ -164,7 +199,9 @@ public final class FencedMultipartUpload implements AutoCloseable {
             });
             phase = Phase.COMPLETED;
             return write;
-        } catch (StaleTokenException | FenceContentionException | ConditionalWritesUnsupportedException
+        } catch (StaleTokenException
+                | FenceContentionException
+                | ConditionalWritesUnsupportedException
                 | InvalidStoredTokenException e) {
             abortAfter(e);
             throw e;
@@ -186,8 +223,11 @@ public final class FencedMultipartUpload implements AutoCloseable {
             return;
         }
         if (selfCheck.abortMayRemoveObjects()) {
-            log.warn("left multipart upload {} of {} open: on this store an abort removes the object at the key,"
-                    + " which may be a newer holder's", uploadId, FenceException.location(bucket, key));
+            log.warn(
+                    "left multipart upload {} of {} open: on this store an abort removes the object at the key,"
+                            + " which may be a newer holder's",
+                    uploadId,
+                    FenceException.location(bucket, key));
             phase = Phase.ABORTED;
             return;
         }
@@ -217,8 +257,9 @@ public final class FencedMultipartUpload implements AutoCloseable {
 
     private void requireOpen(String what) {
         if (phase != Phase.OPEN) {
-            throw new IllegalStateException("cannot " + what + ": upload " + uploadId + " of "
-                    + FenceException.location(bucket, key) + " is already " + phase.name().toLowerCase(java.util.Locale.ROOT));
+            throw new IllegalStateException(
+                    "cannot " + what + ": upload " + uploadId + " of " + FenceException.location(bucket, key)
+                            + " is already " + phase.name().toLowerCase(java.util.Locale.ROOT));
         }
     }
 }

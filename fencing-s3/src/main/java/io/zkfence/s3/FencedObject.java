@@ -22,8 +22,15 @@ public final class FencedObject {
     private final String versionId;
     private final byte[] content;
 
-    FencedObject(String bucket, String key, OptionalLong token, String eTag, String contentType,
-            Map<String, String> metadata, String versionId, byte[] content) {
+    FencedObject(
+            String bucket,
+            String key,
+            OptionalLong token,
+            String eTag,
+            String contentType,
+            Map<String, String> metadata,
+            String versionId,
+            byte[] content) {
         this.bucket = Objects.requireNonNull(bucket);
         this.key = Objects.requireNonNull(key);
         this.token = Objects.requireNonNull(token);
@@ -86,7 +93,7 @@ public final class FencedObject {
 
     @Override
     public String toString() {
-        return "FencedObject{" + FenceException.location(bucket, key) + ", token=" + token + ", eTag=" + eTag
-                + ", " + content.length + " bytes}";
+        return "FencedObject{" + FenceException.location(bucket, key) + ", token=" + token + ", eTag=" + eTag + ", "
+                + content.length + " bytes}";
     }
 }

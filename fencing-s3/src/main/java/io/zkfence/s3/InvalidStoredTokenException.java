@@ -16,7 +16,9 @@ public final class InvalidStoredTokenException extends FenceException {
     private final String storedValue;
 
     InvalidStoredTokenException(String bucket, String key, String metadataKey, String storedValue, Throwable cause) {
-        super(bucket, key,
+        super(
+                bucket,
+                key,
                 location(bucket, key) + " carries metadata x-amz-meta-" + metadataKey + "='" + storedValue
                         + "', which is not a non-negative long fencing token; refusing to act on it, nothing was written",
                 cause);

@@ -16,8 +16,7 @@ final class ObjectKeys {
 
     static final int MAX_UTF8_BYTES = 1024;
 
-    private ObjectKeys() {
-    }
+    private ObjectKeys() {}
 
     static void check(String key, String operation, String bucket) {
         if (key.isEmpty()) {
@@ -31,15 +30,18 @@ final class ObjectKeys {
             if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
                 i++;
             } else if (Character.isSurrogate(c)) {
-                throw refused("must be well-formed Unicode but has an unpaired surrogate U+"
-                        + Integer.toHexString(c).toUpperCase(java.util.Locale.ROOT) + " at index " + i, key, operation,
+                throw refused(
+                        "must be well-formed Unicode but has an unpaired surrogate U+"
+                                + Integer.toHexString(c).toUpperCase(java.util.Locale.ROOT) + " at index " + i,
+                        key,
+                        operation,
                         bucket);
             }
         }
         int bytes = key.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_UTF8_BYTES) {
-            throw refused("must be 1 to " + MAX_UTF8_BYTES + " bytes in UTF-8 but has " + bytes, key, operation,
-                    bucket);
+            throw refused(
+                    "must be 1 to " + MAX_UTF8_BYTES + " bytes in UTF-8 but has " + bytes, key, operation, bucket);
         }
     }
 

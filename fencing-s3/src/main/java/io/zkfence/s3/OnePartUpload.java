@@ -43,28 +43,42 @@ final class OnePartUpload {
      * store whose abort removes the object at the key: there it is left for a lifecycle rule, since
      * the object may by now be a newer holder's) and the SDK failure propagates, so the write loop can tell a lost race (412) from other errors.
      */
-    CompleteMultipartUploadResponse send(String key, long token, PutObjectRequest put, RequestBody body,
-            ObjectState current) {
+    CompleteMultipartUploadResponse send(
+            String key, long token, PutObjectRequest put, RequestBody body, ObjectState current) {
         CreateMultipartUploadRequest.Builder create = CreateMultipartUploadRequest.builder();
         RequestFields.copy(put, create);
-        String uploadId = s3.createMultipartUpload(create.bucket(bucket).key(key).build()).uploadId();
+        String uploadId =
+                s3.createMultipartUpload(create.bucket(bucket).key(key).build()).uploadId();
         boolean completed = false;
         try {
             UploadPartRequest.Builder part = UploadPartRequest.builder();
             RequestFields.copy(put, part);
-            String partEtag = s3.uploadPart(part.bucket(bucket).key(key).uploadId(uploadId).partNumber(1).build(), body)
+            String partEtag = s3.uploadPart(
+                            part.bucket(bucket)
+                                    .key(key)
+                                    .uploadId(uploadId)
+                                    .partNumber(1)
+                                    .build(),
+                            body)
                     .eTag();
             CompletedMultipartUpload parts = CompletedMultipartUpload.builder()
-                    .parts(CompletedPart.builder().partNumber(1).eTag(partEtag).build()).build();
-            CompleteMultipartUploadResponse done = s3.completeMultipartUpload(r -> r.bucket(bucket).key(key)
-                    .uploadId(uploadId).multipartUpload(parts).ifMatch(current.eTag()));
+                    .parts(CompletedPart.builder().partNumber(1).eTag(partEtag).build())
+                    .build();
+            CompleteMultipartUploadResponse done = s3.completeMultipartUpload(r -> r.bucket(bucket)
+                    .key(key)
+                    .uploadId(uploadId)
+                    .multipartUpload(parts)
+                    .ifMatch(current.eTag()));
             completed = true;
             // From a one-part ETag to the same one is expected (same bytes, same form); from a plain
             // ETag the store should have moved to another: if it did not, it breaks the ETag arithmetic.
             if (!Etags.isOnePart(current.eTag()) && Etags.same(done.eTag(), current.eTag())) {
-                log.warn("{}: the store kept ETag {} across a rewrite with token {}; a stale writer holding that"
-                        + " ETag could overwrite it (see docs/fencing-s3.md)", FenceException.location(bucket, key),
-                        done.eTag(), token);
+                log.warn(
+                        "{}: the store kept ETag {} across a rewrite with token {}; a stale writer holding that"
+                                + " ETag could overwrite it (see docs/fencing-s3.md)",
+                        FenceException.location(bucket, key),
+                        done.eTag(),
+                        token);
             }
             return done;
         } finally {
@@ -76,8 +90,11 @@ final class OnePartUpload {
 
     private void abortQuietly(String key, String uploadId) {
         if (selfCheck.abortMayRemoveObjects()) {
-            log.warn("left multipart upload {} of {} open: on this store an abort removes the object at the key,"
-                    + " which may be a newer holder's", uploadId, FenceException.location(bucket, key));
+            log.warn(
+                    "left multipart upload {} of {} open: on this store an abort removes the object at the key,"
+                            + " which may be a newer holder's",
+                    uploadId,
+                    FenceException.location(bucket, key));
             return;
         }
         try {

@@ -15,12 +15,20 @@ import software.amazon.awssdk.core.SdkPojo;
 final class RequestFields {
 
     /** Fields that describe one request's body or condition, never the object. */
-    private static final Set<String> NOT_COPIED = Set.of("Bucket", "Key", "ContentLength", "ContentMD5",
-            "IfMatch", "IfNoneMatch", "WriteOffsetBytes", "ChecksumAlgorithm", "ChecksumType", "PartNumber",
+    private static final Set<String> NOT_COPIED = Set.of(
+            "Bucket",
+            "Key",
+            "ContentLength",
+            "ContentMD5",
+            "IfMatch",
+            "IfNoneMatch",
+            "WriteOffsetBytes",
+            "ChecksumAlgorithm",
+            "ChecksumType",
+            "PartNumber",
             "UploadId");
 
-    private RequestFields() {
-    }
+    private RequestFields() {}
 
     @SuppressWarnings("unchecked")
     static void copy(SdkPojo from, SdkPojo toBuilder) {

@@ -7,8 +7,7 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 /** Sorts SDK failures into "lost a race, re-read" and everything else, which becomes a {@link StoreException}. */
 final class S3Errors {
 
-    private S3Errors() {
-    }
+    private S3Errors() {}
 
     /**
      * True when a conditional request failed because the object is not in the state we expected:
@@ -48,7 +47,8 @@ final class S3Errors {
             String code = errorCode(s);
             String detail = "HTTP " + status + (code == null ? "" : " " + code)
                     + (s.awsErrorDetails() != null && s.awsErrorDetails().errorMessage() != null
-                            ? ": " + s.awsErrorDetails().errorMessage() : "");
+                            ? ": " + s.awsErrorDetails().errorMessage()
+                            : "");
             boolean unknown = write && status >= 500;
             String message;
             if (status == 403) {
@@ -56,7 +56,8 @@ final class S3Errors {
                         + " this bucket or key; nothing was written"
                         + (operation.contains("HeadObject")
                                 ? " (S3 also answers 403 instead of 404 for a missing key when the caller lacks"
-                                        + " s3:ListBucket on the bucket)" : "");
+                                        + " s3:ListBucket on the bucket)"
+                                : "");
             } else if ("NoSuchBucket".equals(code)) {
                 message = "bucket '" + bucket + "' does not exist (" + where + ", " + detail + "); nothing was written";
             } else {

@@ -182,7 +182,9 @@ public final class S3FenceConfig {
          */
         public S3FenceConfig build() {
             Objects.requireNonNull(bucket, "bucket must not be null");
-            if (bucket.length() < 3 || bucket.length() > 63 || bucket.chars().anyMatch(c -> c == '/' || Character.isWhitespace(c))) {
+            if (bucket.length() < 3
+                    || bucket.length() > 63
+                    || bucket.chars().anyMatch(c -> c == '/' || Character.isWhitespace(c))) {
                 throw new IllegalArgumentException(
                         "bucket must be 3 to 63 characters without '/' or whitespace but was '" + bucket + "'");
             }
@@ -198,21 +200,21 @@ public final class S3FenceConfig {
             Objects.requireNonNull(backoffBase, "backoffBase must not be null");
             Objects.requireNonNull(backoffMax, "backoffMax must not be null");
             if (backoffMax.isNegative() || backoffMax.compareTo(BACKOFF_MAX_BOUND) > 0) {
-                throw new IllegalArgumentException("backoffMax must be between 0 and " + BACKOFF_MAX_BOUND
-                        + " but was " + backoffMax);
+                throw new IllegalArgumentException(
+                        "backoffMax must be between 0 and " + BACKOFF_MAX_BOUND + " but was " + backoffMax);
             }
             if (backoffBase.isNegative() || backoffBase.compareTo(backoffMax) > 0) {
-                throw new IllegalArgumentException("backoffBase must be between 0 and backoffMax (" + backoffMax
-                        + ") but was " + backoffBase);
+                throw new IllegalArgumentException(
+                        "backoffBase must be between 0 and backoffMax (" + backoffMax + ") but was " + backoffBase);
             }
             if (etagCacheSize < 0 || etagCacheSize > ETAG_CACHE_SIZE_BOUND) {
-                throw new IllegalArgumentException("etagCacheSize must be between 0 and " + ETAG_CACHE_SIZE_BOUND
-                        + " but was " + etagCacheSize);
+                throw new IllegalArgumentException(
+                        "etagCacheSize must be between 0 and " + ETAG_CACHE_SIZE_BOUND + " but was " + etagCacheSize);
             }
             Objects.requireNonNull(selfCheckKeyPrefix, "selfCheckKeyPrefix must not be null");
             if (selfCheckKeyPrefix.isBlank() || selfCheckKeyPrefix.length() > 512) {
-                throw new IllegalArgumentException(
-                        "selfCheckKeyPrefix must be 1 to 512 non-blank characters but was '" + selfCheckKeyPrefix + "'");
+                throw new IllegalArgumentException("selfCheckKeyPrefix must be 1 to 512 non-blank characters but was '"
+                        + selfCheckKeyPrefix + "'");
             }
             return new S3FenceConfig(this);
         }

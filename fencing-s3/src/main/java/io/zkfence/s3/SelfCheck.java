@@ -28,6 +28,7 @@ final class SelfCheck {
 
     /** An ETag no probe object can have: the probe body's MD5 is something else. */
     private static final String WRONG_ETAG = "\"00000000000000000000000000000000\"";
+
     private static final String PROBE_BODY = "zkfence conditional-write self-check probe";
 
     enum Kind {
@@ -42,10 +43,12 @@ final class SelfCheck {
         }
     }
 
-    private record Failure(String probeKey, String finding) {
-    }
+    private record Failure(String probeKey, String finding) {}
 
-    private enum Outcome { REFUSED, ACCEPTED }
+    private enum Outcome {
+        REFUSED,
+        ACCEPTED
+    }
 
     private final S3Client s3;
     private final String bucket;
@@ -106,8 +109,11 @@ final class SelfCheck {
             failure = new Failure(probeKey, finding);
             failures.put(kind, failure);
             observer.selfCheckFailed(kind.name().toLowerCase(java.util.Locale.ROOT));
-            log.error("bucket '{}' does not enforce {}: {}; fenced requests of this kind are refused", bucket,
-                    kind.description, finding);
+            log.error(
+                    "bucket '{}' does not enforce {}: {}; fenced requests of this kind are refused",
+                    bucket,
+                    kind.description,
+                    finding);
         }
         throw new ConditionalWritesUnsupportedException(bucket, forKey, failure.probeKey(), failure.finding());
     }
@@ -116,19 +122,34 @@ final class SelfCheck {
         boolean created = false;
         try {
             created = createProbe(probeKey, forKey);
-            if (outcome(probeKey, forKey, "PutObject If-None-Match: *", () -> s3.putObject(
-                    r -> r.bucket(bucket).key(probeKey).ifNoneMatch("*"), RequestBody.fromString(PROBE_BODY)))
+            if (outcome(
+                            probeKey,
+                            forKey,
+                            "PutObject If-None-Match: *",
+                            () -> s3.putObject(
+                                    r -> r.bucket(bucket).key(probeKey).ifNoneMatch("*"),
+                                    RequestBody.fromString(PROBE_BODY)))
                     == Outcome.ACCEPTED) {
                 return "a PutObject with If-None-Match: * over an existing object was accepted";
             }
-            if (outcome(probeKey, forKey, "PutObject If-Match", () -> s3.putObject(
-                    r -> r.bucket(bucket).key(probeKey).ifMatch(WRONG_ETAG), RequestBody.fromString(PROBE_BODY)))
+            if (outcome(
+                            probeKey,
+                            forKey,
+                            "PutObject If-Match",
+                            () -> s3.putObject(
+                                    r -> r.bucket(bucket).key(probeKey).ifMatch(WRONG_ETAG),
+                                    RequestBody.fromString(PROBE_BODY)))
                     == Outcome.ACCEPTED) {
                 return "a PutObject with If-Match on a wrong ETag was accepted";
             }
             String missingKey = probeKey + "-absent";
-            if (outcome(missingKey, forKey, "PutObject If-Match on a missing key", () -> s3.putObject(
-                    r -> r.bucket(bucket).key(missingKey).ifMatch(WRONG_ETAG), RequestBody.fromString(PROBE_BODY)))
+            if (outcome(
+                            missingKey,
+                            forKey,
+                            "PutObject If-Match on a missing key",
+                            () -> s3.putObject(
+                                    r -> r.bucket(bucket).key(missingKey).ifMatch(WRONG_ETAG),
+                                    RequestBody.fromString(PROBE_BODY)))
                     == Outcome.ACCEPTED) {
                 removeProbe(missingKey, true);
                 return "a PutObject with If-Match on a missing key was accepted (it created the object)";
@@ -143,8 +164,12 @@ final class SelfCheck {
         boolean created = false;
         try {
             created = createProbe(probeKey, forKey);
-            if (outcome(probeKey, forKey, "DeleteObject If-Match",
-                    () -> s3.deleteObject(r -> r.bucket(bucket).key(probeKey).ifMatch(WRONG_ETAG)))
+            if (outcome(
+                            probeKey,
+                            forKey,
+                            "DeleteObject If-Match",
+                            () -> s3.deleteObject(
+                                    r -> r.bucket(bucket).key(probeKey).ifMatch(WRONG_ETAG)))
                     == Outcome.ACCEPTED) {
                 return "a DeleteObject with If-Match on a wrong ETag was accepted";
             }
@@ -159,37 +184,70 @@ final class SelfCheck {
         boolean created = false;
         try {
             created = createProbe(probeKey, forKey);
-            uploadId = call(probeKey, forKey, "CreateMultipartUpload",
-                    () -> s3.createMultipartUpload(r -> r.bucket(bucket).key(probeKey))).uploadId();
+            uploadId = call(
+                            probeKey,
+                            forKey,
+                            "CreateMultipartUpload",
+                            () -> s3.createMultipartUpload(r -> r.bucket(bucket).key(probeKey)))
+                    .uploadId();
             String id = uploadId;
-            String partEtag = call(probeKey, forKey, "UploadPart", () -> s3.uploadPart(
-                    r -> r.bucket(bucket).key(probeKey).uploadId(id).partNumber(1),
-                    RequestBody.fromString(PROBE_BODY))).eTag();
+            String partEtag = call(
+                            probeKey,
+                            forKey,
+                            "UploadPart",
+                            () -> s3.uploadPart(
+                                    r -> r.bucket(bucket)
+                                            .key(probeKey)
+                                            .uploadId(id)
+                                            .partNumber(1),
+                                    RequestBody.fromString(PROBE_BODY)))
+                    .eTag();
             CompletedMultipartUpload parts = CompletedMultipartUpload.builder()
-                    .parts(CompletedPart.builder().partNumber(1).eTag(partEtag).build()).build();
-            if (outcome(probeKey, forKey, "CompleteMultipartUpload If-Match", () -> s3.completeMultipartUpload(
-                    r -> r.bucket(bucket).key(probeKey).uploadId(id).multipartUpload(parts).ifMatch(WRONG_ETAG)))
+                    .parts(CompletedPart.builder().partNumber(1).eTag(partEtag).build())
+                    .build();
+            if (outcome(
+                            probeKey,
+                            forKey,
+                            "CompleteMultipartUpload If-Match",
+                            () -> s3.completeMultipartUpload(r -> r.bucket(bucket)
+                                    .key(probeKey)
+                                    .uploadId(id)
+                                    .multipartUpload(parts)
+                                    .ifMatch(WRONG_ETAG)))
                     == Outcome.ACCEPTED) {
                 uploadId = null;
                 return "a CompleteMultipartUpload with If-Match on a wrong ETag was accepted";
             }
-            if (outcome(probeKey, forKey, "CompleteMultipartUpload If-None-Match: *", () -> s3.completeMultipartUpload(
-                    r -> r.bucket(bucket).key(probeKey).uploadId(id).multipartUpload(parts).ifNoneMatch("*")))
+            if (outcome(
+                            probeKey,
+                            forKey,
+                            "CompleteMultipartUpload If-None-Match: *",
+                            () -> s3.completeMultipartUpload(r -> r.bucket(bucket)
+                                    .key(probeKey)
+                                    .uploadId(id)
+                                    .multipartUpload(parts)
+                                    .ifNoneMatch("*")))
                     == Outcome.ACCEPTED) {
                 uploadId = null;
                 return "a CompleteMultipartUpload with If-None-Match: * over an existing object was accepted";
             }
             // Does an abort touch the committed object at the key? On AWS it does not; where it does,
             // the adapter's own aborts could delete a newer holder's object, so it sends none.
-            call(probeKey, forKey, "AbortMultipartUpload",
-                    () -> s3.abortMultipartUpload(r -> r.bucket(bucket).key(probeKey).uploadId(id)));
+            call(
+                    probeKey,
+                    forKey,
+                    "AbortMultipartUpload",
+                    () -> s3.abortMultipartUpload(
+                            r -> r.bucket(bucket).key(probeKey).uploadId(id)));
             uploadId = null;
             abortMayRemoveObjects = !probeExists(probeKey, forKey);
             if (abortMayRemoveObjects) {
                 created = false;
-                log.warn("bucket '{}': AbortMultipartUpload removed the committed probe object at its key; the fence"
-                        + " never aborts uploads on this store (incomplete uploads stay until a lifecycle rule removes"
-                        + " them)", bucket);
+                log.warn(
+                        "bucket '{}': AbortMultipartUpload removed the committed probe object at its key; the fence"
+                                + " never aborts uploads on this store (incomplete uploads stay until a lifecycle rule removes"
+                                + " them)",
+                        bucket);
             }
             return null;
         } finally {
@@ -222,8 +280,12 @@ final class SelfCheck {
     }
 
     private boolean createProbe(String probeKey, String forKey) {
-        call(probeKey, forKey, "PutObject If-None-Match: * (create probe)", () -> s3.putObject(
-                r -> r.bucket(bucket).key(probeKey).ifNoneMatch("*"), RequestBody.fromString(PROBE_BODY)));
+        call(
+                probeKey,
+                forKey,
+                "PutObject If-None-Match: * (create probe)",
+                () -> s3.putObject(
+                        r -> r.bucket(bucket).key(probeKey).ifNoneMatch("*"), RequestBody.fromString(PROBE_BODY)));
         return true;
     }
 
@@ -249,7 +311,8 @@ final class SelfCheck {
     }
 
     private static String operation(String what, String probeKey) {
-        return "conditional-write self-check " + what + " (probe key '" + probeKey + "') ahead of the first fenced request";
+        return "conditional-write self-check " + what + " (probe key '" + probeKey
+                + "') ahead of the first fenced request";
     }
 
     private void removeProbe(String probeKey, boolean created) {

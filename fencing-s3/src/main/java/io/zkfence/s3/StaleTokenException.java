@@ -23,21 +23,27 @@ public final class StaleTokenException extends io.zkfence.fencing.StaleTokenExce
     private final String key;
 
     StaleTokenException(String bucket, String key, String operation, long presentedToken, long storedToken) {
-        super(operation + " on " + FenceException.location(bucket, key) + " refused: stale fencing token "
+        super(
+                operation + " on " + FenceException.location(bucket, key) + " refused: stale fencing token "
                         + presentedToken + ", the object already carries token " + storedToken
                         + " (a token lower than the stored one is rejected); nothing was written",
-                FenceException.location(bucket, key), presentedToken, storedToken);
+                FenceException.location(bucket, key),
+                presentedToken,
+                storedToken);
         this.bucket = bucket;
         this.key = key;
     }
 
     /** The object is gone, but this fence saw {@code seenToken} on it: re-creating it is stale too. */
-    StaleTokenException(String bucket, String key, String operation, long presentedToken, long seenToken,
-            boolean objectGone) {
-        super(operation + " on " + FenceException.location(bucket, key) + " refused: stale fencing token "
+    StaleTokenException(
+            String bucket, String key, String operation, long presentedToken, long seenToken, boolean objectGone) {
+        super(
+                operation + " on " + FenceException.location(bucket, key) + " refused: stale fencing token "
                         + presentedToken + "; the object is gone but this fence saw it carry token " + seenToken
                         + " (a lower token may not re-create it); nothing was written",
-                FenceException.location(bucket, key), presentedToken, seenToken);
+                FenceException.location(bucket, key),
+                presentedToken,
+                seenToken);
         this.bucket = bucket;
         this.key = key;
     }

@@ -36,10 +36,17 @@ final class StateReader {
         }
         if (response.eTag() == null || response.eTag().isEmpty()) {
             // Without an ETag there is nothing to compare-and-set on: fail closed, never write.
-            throw new StoreException(bucket, key, "HeadObject", response.sdkHttpResponse().statusCode(), null, false,
+            throw new StoreException(
+                    bucket,
+                    key,
+                    "HeadObject",
+                    response.sdkHttpResponse().statusCode(),
+                    null,
+                    false,
                     "the store answered HeadObject on " + FenceException.location(bucket, key)
                             + " without an ETag; conditional writes need one, so the fence cannot work with this"
-                            + " store or proxy; nothing was written", null);
+                            + " store or proxy; nothing was written",
+                    null);
         }
         ObjectState state = ObjectState.present(response.eTag(), tokens.parse(key, response.metadata()));
         cache.remember(key, state);

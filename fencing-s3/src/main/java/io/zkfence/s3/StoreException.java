@@ -18,8 +18,15 @@ public final class StoreException extends FenceException {
     private final String errorCode;
     private final boolean outcomeUnknown;
 
-    StoreException(String bucket, String key, String operation, int statusCode, String errorCode,
-            boolean outcomeUnknown, String message, Throwable cause) {
+    StoreException(
+            String bucket,
+            String key,
+            String operation,
+            int statusCode,
+            String errorCode,
+            boolean outcomeUnknown,
+            String message,
+            Throwable cause) {
         super(bucket, key, message, cause);
         this.operation = operation;
         this.statusCode = statusCode;

@@ -46,8 +46,8 @@ class AbortSafetyTest extends S3MockTestBase {
         FencedBucket.create(plain, config().build()).put("export.csv", 6, RequestBody.fromString("by 6"));
         assertThrows(StaleTokenException.class, upload::complete);
 
-        StaleTokenException e = assertThrows(StaleTokenException.class,
-                () -> stale.put("export.csv", 5, RequestBody.fromString("stale retry")));
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class, () -> stale.put("export.csv", 5, RequestBody.fromString("stale retry")));
 
         assertThat(e.storedToken()).isEqualTo(6);
         assertThat(contentOf("export.csv")).isEqualTo("by 6");
@@ -60,8 +60,8 @@ class AbortSafetyTest extends S3MockTestBase {
         stale.put("report.txt", 5, RequestBody.fromString("same bytes"));
         FencedBucket.create(plain, config().build()).put("report.txt", 6, RequestBody.fromString("same bytes"));
 
-        StaleTokenException e = assertThrows(StaleTokenException.class,
-                () -> stale.put("report.txt", 5, RequestBody.fromString("same bytes")));
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class, () -> stale.put("report.txt", 5, RequestBody.fromString("same bytes")));
 
         assertThat(e.storedToken()).isEqualTo(6);
         assertThat(contentOf("report.txt")).isEqualTo("same bytes");
@@ -75,8 +75,8 @@ class AbortSafetyTest extends S3MockTestBase {
         assertThat(stale.token("report.txt")).hasValue(6);
         plain.deleteObject(r -> r.bucket(bucketName).key("report.txt"));
 
-        StaleTokenException e = assertThrows(StaleTokenException.class,
-                () -> stale.put("report.txt", 5, RequestBody.fromString("stale")));
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class, () -> stale.put("report.txt", 5, RequestBody.fromString("stale")));
 
         assertThat(e.storedToken()).isEqualTo(6);
         assertThat(plain.listObjectsV2(r -> r.bucket(bucketName)).contents()).isEmpty();
@@ -91,6 +91,7 @@ class AbortSafetyTest extends S3MockTestBase {
 
         assertThrows(StaleTokenException.class, () -> stale.startMultipartUpload("export.csv", 5));
 
-        assertThat(plain.listMultipartUploads(r -> r.bucket(bucketName)).uploads()).isEmpty();
+        assertThat(plain.listMultipartUploads(r -> r.bucket(bucketName)).uploads())
+                .isEmpty();
     }
 }

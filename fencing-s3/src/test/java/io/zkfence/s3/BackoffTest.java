@@ -32,7 +32,10 @@ class BackoffTest {
 
     @Test
     void pausesAreJittered() {
-        assertThat(java.util.stream.IntStream.range(0, 50).mapToLong(i -> backoff.delayNanos(3)).distinct().count())
+        assertThat(java.util.stream.IntStream.range(0, 50)
+                        .mapToLong(i -> backoff.delayNanos(3))
+                        .distinct()
+                        .count())
                 .isGreaterThan(10);
     }
 
@@ -46,7 +49,8 @@ class BackoffTest {
 
     @Test
     void zeroBaseMeansNoPause() {
-        assertThat(new Backoff(Duration.ZERO, Duration.ofMillis(100), seeded(1)).delayNanos(5)).isZero();
+        assertThat(new Backoff(Duration.ZERO, Duration.ofMillis(100), seeded(1)).delayNanos(5))
+                .isZero();
     }
 
     @Test

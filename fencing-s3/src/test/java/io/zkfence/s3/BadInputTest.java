@@ -22,14 +22,14 @@ class BadInputTest extends S3MockTestBase {
     void zeroOrNegativeTokenIsRefusedBeforeAnyRequest() {
         FencedBucket bucket = fencedBucket();
 
-        IllegalArgumentException put = assertThrows(IllegalArgumentException.class,
-                () -> bucket.put("orders/1", -1, RequestBody.fromString("x")));
-        IllegalArgumentException delete = assertThrows(IllegalArgumentException.class,
-                () -> bucket.delete("orders/1", -5));
-        IllegalArgumentException upload = assertThrows(IllegalArgumentException.class,
-                () -> bucket.startMultipartUpload("orders/1", Long.MIN_VALUE));
-        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class,
-                () -> bucket.put("orders/1", 0, RequestBody.fromString("x")));
+        IllegalArgumentException put = assertThrows(
+                IllegalArgumentException.class, () -> bucket.put("orders/1", -1, RequestBody.fromString("x")));
+        IllegalArgumentException delete =
+                assertThrows(IllegalArgumentException.class, () -> bucket.delete("orders/1", -5));
+        IllegalArgumentException upload = assertThrows(
+                IllegalArgumentException.class, () -> bucket.startMultipartUpload("orders/1", Long.MIN_VALUE));
+        IllegalArgumentException zero = assertThrows(
+                IllegalArgumentException.class, () -> bucket.put("orders/1", 0, RequestBody.fromString("x")));
 
         assertThat(put.getMessage()).contains("token must be >= 1", "-1", bucketName, "orders/1");
         assertThat(zero.getMessage()).contains("token must be >= 1 but was 0", bucketName, "orders/1");
@@ -40,8 +40,8 @@ class BadInputTest extends S3MockTestBase {
 
     @Test
     void emptyKeyIsRefusedBeforeAnyRequest() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> fencedBucket().put("", 1, RequestBody.fromString("x")));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> fencedBucket().put("", 1, RequestBody.fromString("x")));
 
         assertThat(e.getMessage()).contains("key must be", bucketName);
         assertThat(log.requests()).isEmpty();
@@ -51,10 +51,13 @@ class BadInputTest extends S3MockTestBase {
     void requestThatSetsWhatTheFenceOwnsIsRefused() {
         FencedBucket bucket = fencedBucket();
 
-        IllegalArgumentException condition = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException condition = assertThrows(
+                IllegalArgumentException.class,
                 () -> bucket.put("orders/1", 1, RequestBody.fromString("x"), r -> r.ifMatch("\"abc\"")));
-        IllegalArgumentException token = assertThrows(IllegalArgumentException.class,
-                () -> bucket.put("orders/1", 1, RequestBody.fromString("x"), r -> r.metadata(Map.of("fence-token", "99"))));
+        IllegalArgumentException token = assertThrows(
+                IllegalArgumentException.class,
+                () -> bucket.put(
+                        "orders/1", 1, RequestBody.fromString("x"), r -> r.metadata(Map.of("fence-token", "99"))));
 
         assertThat(condition.getMessage()).contains("If-Match", bucketName, "orders/1");
         assertThat(token.getMessage()).contains("fence-token", bucketName, "orders/1");
@@ -65,8 +68,8 @@ class BadInputTest extends S3MockTestBase {
     void missingBucketIsReportedWithBucketAndKey() {
         FencedBucket bucket = FencedBucket.create(fencedClient, S3FenceConfig.of("no-such-bucket-here"));
 
-        StoreException e = assertThrows(StoreException.class,
-                () -> bucket.put("orders/1", 1, RequestBody.fromString("x")));
+        StoreException e =
+                assertThrows(StoreException.class, () -> bucket.put("orders/1", 1, RequestBody.fromString("x")));
 
         assertThat(e.isNoSuchBucket()).isTrue();
         assertThat(e.statusCode()).isEqualTo(404);
@@ -94,8 +97,8 @@ class BadInputTest extends S3MockTestBase {
                 S3Client client = TestClients.s3(denying.endpoint())) {
             FencedBucket bucket = FencedBucket.create(client, S3FenceConfig.of("locked-down"));
 
-            StoreException e = assertThrows(StoreException.class,
-                    () -> bucket.put("orders/1", 1, RequestBody.fromString("x")));
+            StoreException e =
+                    assertThrows(StoreException.class, () -> bucket.put("orders/1", 1, RequestBody.fromString("x")));
 
             assertThat(e.isAccessDenied()).isTrue();
             assertThat(e.errorCode()).contains("AccessDenied");
@@ -110,11 +113,12 @@ class BadInputTest extends S3MockTestBase {
     void accessDeniedOnTheWriteLeavesTheObjectUnchanged() throws IOException {
         putPlain("orders/1", "v3", Map.of("fence-token", "3"));
         try (FakeS3Endpoint denying = new FakeS3Endpoint(FakeS3Endpoint.Behaviour.DENY_EVERYTHING);
-                S3Client client = TestClients.s3(S3MockServer.endpoint(), log, new DenyPutsOf("orders/1", denying.port()))) {
+                S3Client client =
+                        TestClients.s3(S3MockServer.endpoint(), log, new DenyPutsOf("orders/1", denying.port()))) {
             FencedBucket bucket = FencedBucket.create(client, config().build());
 
-            StoreException e = assertThrows(StoreException.class,
-                    () -> bucket.put("orders/1", 5, RequestBody.fromString("v5")));
+            StoreException e =
+                    assertThrows(StoreException.class, () -> bucket.put("orders/1", 5, RequestBody.fromString("v5")));
 
             assertThat(e.isAccessDenied()).isTrue();
             assertThat(e.operation()).isEqualTo("PutObject");
@@ -130,12 +134,12 @@ class BadInputTest extends S3MockTestBase {
         putPlain("orders/1", "foreign", Map.of("fence-token", "abc"));
         FencedBucket bucket = fencedBucket();
 
-        InvalidStoredTokenException put = assertThrows(InvalidStoredTokenException.class,
-                () -> bucket.put("orders/1", 5, RequestBody.fromString("mine")));
-        InvalidStoredTokenException delete = assertThrows(InvalidStoredTokenException.class,
-                () -> bucket.delete("orders/1", 5));
-        InvalidStoredTokenException read = assertThrows(InvalidStoredTokenException.class,
-                () -> bucket.read("orders/1"));
+        InvalidStoredTokenException put = assertThrows(
+                InvalidStoredTokenException.class, () -> bucket.put("orders/1", 5, RequestBody.fromString("mine")));
+        InvalidStoredTokenException delete =
+                assertThrows(InvalidStoredTokenException.class, () -> bucket.delete("orders/1", 5));
+        InvalidStoredTokenException read =
+                assertThrows(InvalidStoredTokenException.class, () -> bucket.read("orders/1"));
 
         assertThat(put.storedValue()).isEqualTo("abc");
         assertThat(put.metadataKey()).isEqualTo("fence-token");
@@ -143,7 +147,8 @@ class BadInputTest extends S3MockTestBase {
         assertThat(delete.key()).isEqualTo("orders/1");
         assertThat(read.bucket()).isEqualTo(bucketName);
         assertThat(contentOf("orders/1")).isEqualTo("foreign");
-        assertThat(log.requests()).filteredOn(r -> r.endsWith("orders/1"))
+        assertThat(log.requests())
+                .filteredOn(r -> r.endsWith("orders/1"))
                 .allMatch(r -> r.startsWith("HeadObject") || r.startsWith("GetObject"));
     }
 
@@ -151,7 +156,8 @@ class BadInputTest extends S3MockTestBase {
     void negativeStoredTokenIsRefused() {
         putPlain("orders/1", "foreign", Map.of("fence-token", "-4"));
 
-        InvalidStoredTokenException e = assertThrows(InvalidStoredTokenException.class,
+        InvalidStoredTokenException e = assertThrows(
+                InvalidStoredTokenException.class,
                 () -> fencedBucket().put("orders/1", 5, RequestBody.fromString("mine")));
 
         assertThat(e.storedValue()).isEqualTo("-4");

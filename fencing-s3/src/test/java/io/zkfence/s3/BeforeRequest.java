@@ -31,7 +31,10 @@ final class BeforeRequest implements ExecutionInterceptor {
         if (!operation.equals(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME))) {
             return;
         }
-        if (!context.request().getValueForField("Key", String.class).map(key::equals).orElse(false)) {
+        if (!context.request()
+                .getValueForField("Key", String.class)
+                .map(key::equals)
+                .orElse(false)) {
             return;
         }
         if (fired.getAndIncrement() < times) {

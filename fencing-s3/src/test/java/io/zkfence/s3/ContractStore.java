@@ -49,8 +49,7 @@ final class ContractStore implements S3Client {
     private final Set<String> aborted = ConcurrentHashMap.newKeySet();
     private final Map<Thread, Pause> pauses = new ConcurrentHashMap<>();
 
-    private record Pause(String key, Runnable action) {
-    }
+    private record Pause(String key, Runnable action) {}
 
     ContractStore(S3Client s3, boolean abortLeavesObjects) {
         this.s3 = s3;
@@ -112,8 +111,10 @@ final class ContractStore implements S3Client {
 
     private void requireNotAborted(String uploadId) {
         if (aborted.contains(uploadId)) {
-            throw NoSuchUploadException.builder().statusCode(404)
-                    .message("The specified upload does not exist (aborted)").build();
+            throw NoSuchUploadException.builder()
+                    .statusCode(404)
+                    .message("The specified upload does not exist (aborted)")
+                    .build();
         }
     }
 

@@ -25,7 +25,8 @@ class EtagsTest {
     @Test
     void onePartEtagIsRecognisedByItsShapeOnly() {
         assertThat(Etags.isOnePart("\"62109206880d38a4010a98e11243924a-1\"")).isTrue();
-        assertThat(Etags.onePartEtag("5d41402abc4b2a76b9719d911017c592")).isEqualTo("62109206880d38a4010a98e11243924a-1");
+        assertThat(Etags.onePartEtag("5d41402abc4b2a76b9719d911017c592"))
+                .isEqualTo("62109206880d38a4010a98e11243924a-1");
         assertThat(Etags.isOnePart("\"62109206880d38a4010a98e11243924a-2\"")).isFalse();
         assertThat(Etags.isOnePart("\"5d41402abc4b2a76b9719d911017c592\"")).isFalse();
         assertThat(Etags.isOnePart("\"not-an-md5-1\"")).isFalse();

@@ -18,7 +18,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  */
 final class FakeS3Endpoint implements AutoCloseable {
 
-    enum Behaviour { ACCEPT_EVERYTHING, DENY_EVERYTHING }
+    enum Behaviour {
+        ACCEPT_EVERYTHING,
+        DENY_EVERYTHING
+    }
 
     private final HttpServer server;
     private final List<String> requests = new CopyOnWriteArrayList<>();
@@ -68,21 +71,36 @@ final class FakeS3Endpoint implements AutoCloseable {
             case "DELETE" -> send(exchange, 204, null);
             case "POST" -> {
                 if (query.contains("uploads")) {
-                    send(exchange, 200, "<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>k</Key>"
-                            + "<UploadId>fake-upload</UploadId></InitiateMultipartUploadResult>");
+                    send(
+                            exchange,
+                            200,
+                            "<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>k</Key>"
+                                    + "<UploadId>fake-upload</UploadId></InitiateMultipartUploadResult>");
                 } else {
-                    send(exchange, 200, "<CompleteMultipartUploadResult><ETag>\"fedcba9876543210fedcba9876543210-1\""
-                            + "</ETag></CompleteMultipartUploadResult>");
+                    send(
+                            exchange,
+                            200,
+                            "<CompleteMultipartUploadResult><ETag>\"fedcba9876543210fedcba9876543210-1\""
+                                    + "</ETag></CompleteMultipartUploadResult>");
                 }
             }
-            default -> send(exchange, 404, "HEAD".equals(method) ? null
-                    : "<Error><Code>NoSuchKey</Code><Message>not found</Message></Error>");
+            default ->
+                send(
+                        exchange,
+                        404,
+                        "HEAD".equals(method)
+                                ? null
+                                : "<Error><Code>NoSuchKey</Code><Message>not found</Message></Error>");
         }
     }
 
     private static void deny(HttpExchange exchange) throws IOException {
-        send(exchange, 403, "HEAD".equals(exchange.getRequestMethod()) ? null
-                : "<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>");
+        send(
+                exchange,
+                403,
+                "HEAD".equals(exchange.getRequestMethod())
+                        ? null
+                        : "<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>");
     }
 
     private static void send(HttpExchange exchange, int status, String xml) throws IOException {

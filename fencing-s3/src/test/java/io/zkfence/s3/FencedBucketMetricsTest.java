@@ -34,14 +34,26 @@ class FencedBucketMetricsTest extends S3MockTestBase {
         assertThrows(StaleTokenException.class, () -> bucket.delete("orders/1", 3));
         assertThat(bucket.delete("orders/1", 7)).isTrue();
 
-        assertThat(count(registry, "zkfence.fence.writes", "adapter", "s3", "resource", bucketName, "operation",
-                "PutObject", "outcome", "accepted")).isEqualTo(2);
-        assertThat(count(registry, "zkfence.fence.writes", "operation", "PutObject", "outcome", "stale")).isEqualTo(1);
+        assertThat(count(
+                        registry,
+                        "zkfence.fence.writes",
+                        "adapter",
+                        "s3",
+                        "resource",
+                        bucketName,
+                        "operation",
+                        "PutObject",
+                        "outcome",
+                        "accepted"))
+                .isEqualTo(2);
+        assertThat(count(registry, "zkfence.fence.writes", "operation", "PutObject", "outcome", "stale"))
+                .isEqualTo(1);
         assertThat(count(registry, "zkfence.fence.writes", "operation", "DeleteObject", "outcome", "stale"))
                 .isEqualTo(1);
         assertThat(count(registry, "zkfence.fence.writes", "operation", "DeleteObject", "outcome", "accepted"))
                 .isEqualTo(1);
-        assertThat(count(registry, "zkfence.fence.races", "operation", "PutObject")).isZero();
+        assertThat(count(registry, "zkfence.fence.races", "operation", "PutObject"))
+                .isZero();
     }
 
     @Test
@@ -54,10 +66,12 @@ class FencedBucketMetricsTest extends S3MockTestBase {
 
         bucket.put("orders/2", 5, RequestBody.fromString("v5 again"));
 
-        assertThat(count(registry, "zkfence.fence.races", "operation", "PutObject")).isEqualTo(1);
+        assertThat(count(registry, "zkfence.fence.races", "operation", "PutObject"))
+                .isEqualTo(1);
         assertThat(count(registry, "zkfence.fence.writes", "operation", "PutObject", "outcome", "accepted"))
                 .isEqualTo(2);
-        assertThat(count(registry, "zkfence.fence.writes", "operation", "PutObject", "outcome", "conflict")).isZero();
+        assertThat(count(registry, "zkfence.fence.writes", "operation", "PutObject", "outcome", "conflict"))
+                .isZero();
         assertThat(contentOf("orders/2")).isEqualTo("v5 again");
     }
 
@@ -67,9 +81,11 @@ class FencedBucketMetricsTest extends S3MockTestBase {
                 S3Client client = TestClients.s3(store.endpoint())) {
             FencedBucket bucket = FencedBucket.create(client, S3FenceConfig.of("ignores-conditions"));
             MeterRegistry registry = bound(bucket);
-            assertThat(count(registry, "zkfence.fence.selfcheck.failures", "check", "put")).isZero();
+            assertThat(count(registry, "zkfence.fence.selfcheck.failures", "check", "put"))
+                    .isZero();
 
-            assertThrows(ConditionalWritesUnsupportedException.class,
+            assertThrows(
+                    ConditionalWritesUnsupportedException.class,
                     () -> bucket.put("orders/3", 5, RequestBody.fromString("unfenced")));
 
             assertThat(count(registry, "zkfence.fence.selfcheck.failures", "adapter", "s3", "check", "put"))

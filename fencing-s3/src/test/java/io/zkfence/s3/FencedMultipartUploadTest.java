@@ -27,8 +27,8 @@ class FencedMultipartUploadTest extends S3MockTestBase {
         putPlain("export.csv", "old", Map.of("fence-token", "3"));
 
         FencedWrite write;
-        try (FencedMultipartUpload upload = fencedBucket().startMultipartUpload("export.csv", 5,
-                r -> r.contentType("text/csv"))) {
+        try (FencedMultipartUpload upload =
+                fencedBucket().startMultipartUpload("export.csv", 5, r -> r.contentType("text/csv"))) {
             upload.uploadPart(1, RequestBody.fromBytes(bytes(FIVE_MIB, 'a')));
             upload.uploadPart(2, RequestBody.fromString("tail"));
             write = upload.complete();
@@ -45,8 +45,8 @@ class FencedMultipartUploadTest extends S3MockTestBase {
     @Test
     void partsUploadedFromSeveralThreadsAreJoinedInPartNumberOrder() {
         try (FencedMultipartUpload upload = fencedBucket().startMultipartUpload("export.csv", 5)) {
-            CompletableFuture<String> last = CompletableFuture.supplyAsync(
-                    () -> upload.uploadPart(2, RequestBody.fromString("tail")));
+            CompletableFuture<String> last =
+                    CompletableFuture.supplyAsync(() -> upload.uploadPart(2, RequestBody.fromString("tail")));
             CompletableFuture<String> first = CompletableFuture.supplyAsync(
                     () -> upload.uploadPart(1, RequestBody.fromBytes(bytes(FIVE_MIB, 'a'))));
             CompletableFuture.allOf(first, last).join();
@@ -73,8 +73,8 @@ class FencedMultipartUploadTest extends S3MockTestBase {
     void staleHolderCannotStartAnUpload() {
         putPlain("export.csv", "by 9", Map.of("fence-token", "9"));
 
-        StaleTokenException e = assertThrows(StaleTokenException.class,
-                () -> fencedBucket().startMultipartUpload("export.csv", 8));
+        StaleTokenException e =
+                assertThrows(StaleTokenException.class, () -> fencedBucket().startMultipartUpload("export.csv", 8));
 
         assertThat(e.getMessage()).contains("CreateMultipartUpload");
         assertThat(openUploads()).isZero();
@@ -87,8 +87,8 @@ class FencedMultipartUploadTest extends S3MockTestBase {
         // S3Mock 5.2.0's AbortMultipartUpload also deletes the object at the key (real S3 leaves it
         // alone): the self-check learns that, and the fence then sends no abort at all.
         try (S3Client client = TestClients.s3(S3MockServer.endpoint(), log)) {
-            FencedMultipartUpload upload = FencedBucket.create(client, config().build())
-                    .startMultipartUpload("export.csv", 5);
+            FencedMultipartUpload upload =
+                    FencedBucket.create(client, config().build()).startMultipartUpload("export.csv", 5);
             upload.uploadPart(1, RequestBody.fromString("stale data"));
             FencedBucket.create(plain, config().build()).put("export.csv", 6, RequestBody.fromString("by 6"));
             log.clear();
@@ -108,11 +108,14 @@ class FencedMultipartUploadTest extends S3MockTestBase {
     @Test
     void completionThatLosesARaceToALowerTokenReReadsAndSucceeds() {
         putPlain("export.csv", "by 3", Map.of("fence-token", "3"));
-        BeforeRequest olderHolderWrites = new BeforeRequest("CompleteMultipartUpload", "export.csv", 1,
+        BeforeRequest olderHolderWrites = new BeforeRequest(
+                "CompleteMultipartUpload",
+                "export.csv",
+                1,
                 () -> putPlain("export.csv", "by 4", Map.of("fence-token", "4")));
         try (S3Client client = TestClients.s3(S3MockServer.endpoint(), log, olderHolderWrites);
-                FencedMultipartUpload upload = FencedBucket.create(client, config().build())
-                        .startMultipartUpload("export.csv", 5)) {
+                FencedMultipartUpload upload =
+                        FencedBucket.create(client, config().build()).startMultipartUpload("export.csv", 5)) {
             upload.uploadPart(1, RequestBody.fromString("by 5"));
             log.clear();
 
@@ -120,8 +123,11 @@ class FencedMultipartUploadTest extends S3MockTestBase {
         }
 
         // the first completion got 412 (the upload survives it), the re-read found token 4, the second won
-        assertThat(log.requests()).containsExactly("CompleteMultipartUpload export.csv", "HeadObject export.csv",
-                "CompleteMultipartUpload export.csv");
+        assertThat(log.requests())
+                .containsExactly(
+                        "CompleteMultipartUpload export.csv",
+                        "HeadObject export.csv",
+                        "CompleteMultipartUpload export.csv");
         assertThat(contentOf("export.csv")).isEqualTo("by 5");
         assertThat(storedToken("export.csv")).isEqualTo("5");
     }

@@ -48,7 +48,8 @@ class FencedPutTest extends S3MockTestBase {
         FencedBucket bucket = fencedBucket();
         FencedWrite newer = bucket.put("orders/1", 9, RequestBody.fromString("from holder 9"));
 
-        StaleTokenException e = assertThrows(StaleTokenException.class,
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class,
                 () -> fencedBucket().put("orders/1", 8, RequestBody.fromString("from holder 8")));
 
         assertThat(e.bucket()).isEqualTo(bucketName);
@@ -83,16 +84,23 @@ class FencedPutTest extends S3MockTestBase {
 
     @Test
     void callerHeadersAndMetadataTravelWithTheToken() {
-        fencedBucket().put("report.json", 4, RequestBody.fromString("{}"),
-                r -> r.contentType("application/json").metadata(Map.of("author", "job-17")));
+        fencedBucket()
+                .put(
+                        "report.json",
+                        4,
+                        RequestBody.fromString("{}"),
+                        r -> r.contentType("application/json").metadata(Map.of("author", "job-17")));
 
         assertThat(head("report.json").contentType()).isEqualTo("application/json");
-        assertThat(head("report.json").metadata()).containsEntry("author", "job-17").containsEntry("fence-token", "4");
+        assertThat(head("report.json").metadata())
+                .containsEntry("author", "job-17")
+                .containsEntry("fence-token", "4");
     }
 
     @Test
     void customTokenMetadataKeyIsUsed() {
-        FencedBucket bucket = FencedBucket.create(fencedClient, config().tokenMetadataKey("lock-epoch").build());
+        FencedBucket bucket = FencedBucket.create(
+                fencedClient, config().tokenMetadataKey("lock-epoch").build());
 
         bucket.put("k", 12, RequestBody.fromString("x"));
 

@@ -15,14 +15,15 @@ import java.util.stream.IntStream;
  */
 final class JitterProbe {
 
-    private JitterProbe() {
-    }
+    private JitterProbe() {}
 
     public static void main(String[] args) throws InterruptedException {
         Backoff backoff = Backoff.jittered(Duration.ofMillis(5), Duration.ofMillis(500));
         StringBuilder out = new StringBuilder();
-        Thread writer = Thread.ofPlatform().start(() -> out.append(IntStream.rangeClosed(1, 8)
-                .mapToObj(retry -> Long.toString(backoff.delayNanos(retry))).collect(Collectors.joining(","))));
+        Thread writer = Thread.ofPlatform()
+                .start(() -> out.append(IntStream.rangeClosed(1, 8)
+                        .mapToObj(retry -> Long.toString(backoff.delayNanos(retry)))
+                        .collect(Collectors.joining(","))));
         writer.join();
         System.out.println(out);
     }
@@ -30,8 +31,10 @@ final class JitterProbe {
     /** Runs {@link #main} in a new JVM with this JVM's class path and returns what it printed. */
     static String runInNewJvm() throws IOException, InterruptedException {
         String java = ProcessHandle.current().info().command().orElseThrow();
-        Process process = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
-                JitterProbe.class.getName())).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(
+                        List.of(java, "-cp", System.getProperty("java.class.path"), JitterProbe.class.getName()))
+                .redirectErrorStream(true)
+                .start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
         if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0) {
             throw new AssertionError("jitter probe failed: " + output);

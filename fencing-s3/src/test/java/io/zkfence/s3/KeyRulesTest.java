@@ -13,8 +13,19 @@ import software.amazon.awssdk.core.sync.RequestBody;
 class KeyRulesTest extends S3MockTestBase {
 
     static List<String> oddKeys() {
-        return List.of("ä/ö ü", "emoji 😀 key", "a+b=c&d?e#f", "sp ace", "percent%20sign", "tab\tkey",
-                "trailing/", "semi;colon,comma", "𝄞".repeat(256), "x".repeat(1024), "日本語/キー", "quote\"'`");
+        return List.of(
+                "ä/ö ü",
+                "emoji 😀 key",
+                "a+b=c&d?e#f",
+                "sp ace",
+                "percent%20sign",
+                "tab\tkey",
+                "trailing/",
+                "semi;colon,comma",
+                "𝄞".repeat(256),
+                "x".repeat(1024),
+                "日本語/キー",
+                "quote\"'`");
     }
 
     @ParameterizedTest
@@ -25,8 +36,10 @@ class KeyRulesTest extends S3MockTestBase {
         bucket.put(key, 3, RequestBody.fromString("v3"));
 
         assertThat(plain.listObjectsV2(r -> r.bucket(bucketName)).contents())
-                .extracting(o -> o.key()).containsExactly(key);
-        assertThat(bucket.read(key)).hasValueSatisfying(o -> assertThat(o.token()).hasValue(3));
+                .extracting(o -> o.key())
+                .containsExactly(key);
+        assertThat(bucket.read(key))
+                .hasValueSatisfying(o -> assertThat(o.token()).hasValue(3));
         assertThat(bucket.token(key)).hasValue(3);
         assertThat(bucket.delete(key, 3)).isTrue();
     }
@@ -36,8 +49,8 @@ class KeyRulesTest extends S3MockTestBase {
     void keyOutsideTheRulesIsRefusedBeforeAnyRequest(String key) {
         FencedBucket bucket = fencedBucket();
 
-        IllegalArgumentException put = assertThrows(IllegalArgumentException.class,
-                () -> bucket.put(key, 1, RequestBody.fromString("x")));
+        IllegalArgumentException put =
+                assertThrows(IllegalArgumentException.class, () -> bucket.put(key, 1, RequestBody.fromString("x")));
         assertThrows(IllegalArgumentException.class, () -> bucket.delete(key, 1));
         assertThrows(IllegalArgumentException.class, () -> bucket.token(key));
         assertThrows(IllegalArgumentException.class, () -> bucket.read(key));
@@ -50,8 +63,8 @@ class KeyRulesTest extends S3MockTestBase {
     @ParameterizedTest
     @ValueSource(strings = {"x\uD800", "nul\0key"})
     void refusalNamesTheRule(String key) {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> fencedBucket().put(key, 1, RequestBody.fromString("x")));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> fencedBucket().put(key, 1, RequestBody.fromString("x")));
 
         assertThat(e.getMessage()).containsAnyOf("unpaired surrogate", "NUL");
     }
@@ -60,8 +73,8 @@ class KeyRulesTest extends S3MockTestBase {
     void keyOverTenTwentyFourUtf8BytesIsRefusedEvenWhenShortInCharacters() {
         String key = "ä".repeat(513); // 513 characters, 1026 bytes
 
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> fencedBucket().put(key, 1, RequestBody.fromString("x")));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> fencedBucket().put(key, 1, RequestBody.fromString("x")));
 
         assertThat(e.getMessage()).contains("1024 bytes in UTF-8", "1026");
         assertThat(log.requests()).isEmpty();

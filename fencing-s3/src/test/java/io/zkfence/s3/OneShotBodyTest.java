@@ -16,20 +16,22 @@ class OneShotBodyTest extends S3MockTestBase {
     private static RequestBody oneShot(String content) {
         byte[] bytes = content.getBytes(StandardCharsets.UTF_8);
         // no mark/reset: the stream can be read exactly once
-        return RequestBody.fromInputStream(new FilterInputStream(new ByteArrayInputStream(bytes)) {
-            @Override
-            public boolean markSupported() {
-                return false;
-            }
-        }, bytes.length);
+        return RequestBody.fromInputStream(
+                new FilterInputStream(new ByteArrayInputStream(bytes)) {
+                    @Override
+                    public boolean markSupported() {
+                        return false;
+                    }
+                },
+                bytes.length);
     }
 
     @Test
     void oneShotBodyOverAnExistingObjectIsAFenceExceptionNamingTheKey() {
         putPlain("orders/1", "old", Map.of("fence-token", "3"));
 
-        FenceException e = assertThrows(FenceException.class,
-                () -> fencedBucket().put("orders/1", 4, oneShot("new")));
+        FenceException e =
+                assertThrows(FenceException.class, () -> fencedBucket().put("orders/1", 4, oneShot("new")));
 
         assertThat(e.key()).isEqualTo("orders/1");
         assertThat(e.getMessage()).contains(bucketName, "orders/1", "re-readable");

@@ -13,8 +13,8 @@ class ReadTest extends S3MockTestBase {
     @Test
     void readReturnsTheBytesAndTheTokenOfTheWriter() {
         FencedBucket bucket = fencedBucket();
-        FencedWrite write = bucket.put("report.txt", 42, RequestBody.fromString("numbers"),
-                r -> r.contentType("text/plain"));
+        FencedWrite write =
+                bucket.put("report.txt", 42, RequestBody.fromString("numbers"), r -> r.contentType("text/plain"));
 
         FencedObject object = bucket.read("report.txt").orElseThrow();
 

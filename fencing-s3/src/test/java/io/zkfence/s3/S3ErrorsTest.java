@@ -11,8 +11,13 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 class S3ErrorsTest {
 
     private static S3Exception s3(int status, String code) {
-        return (S3Exception) S3Exception.builder().statusCode(status)
-                .awsErrorDetails(AwsErrorDetails.builder().errorCode(code).errorMessage("m").build()).build();
+        return (S3Exception) S3Exception.builder()
+                .statusCode(status)
+                .awsErrorDetails(AwsErrorDetails.builder()
+                        .errorCode(code)
+                        .errorMessage("m")
+                        .build())
+                .build();
     }
 
     @Test
@@ -27,7 +32,8 @@ class S3ErrorsTest {
         assertThat(S3Errors.isLostRace(s3(404, "NoSuchBucket"))).isFalse();
         assertThat(S3Errors.isLostRace(s3(409, "OperationAborted"))).isFalse();
         assertThat(S3Errors.isLostRace(s3(403, "AccessDenied"))).isFalse();
-        assertThat(S3Errors.isLostRace(SdkClientException.create("connection reset"))).isFalse();
+        assertThat(S3Errors.isLostRace(SdkClientException.create("connection reset")))
+                .isFalse();
     }
 
     @Test
@@ -40,7 +46,8 @@ class S3ErrorsTest {
 
     @Test
     void writeWithoutAResponseLeavesTheOutcomeUnknown() {
-        StoreException e = S3Errors.translate(SdkClientException.create("read timed out"), "b-1", "k", "PutObject", true);
+        StoreException e =
+                S3Errors.translate(SdkClientException.create("read timed out"), "b-1", "k", "PutObject", true);
 
         assertThat(e.statusCode()).isZero();
         assertThat(e.outcomeUnknown()).isTrue();
@@ -49,7 +56,8 @@ class S3ErrorsTest {
 
     @Test
     void readFailureIsNeverAnUnknownWrite() {
-        StoreException e = S3Errors.translate(SdkClientException.create("read timed out"), "b-1", "k", "HeadObject", false);
+        StoreException e =
+                S3Errors.translate(SdkClientException.create("read timed out"), "b-1", "k", "HeadObject", false);
 
         assertThat(e.outcomeUnknown()).isFalse();
     }

@@ -10,8 +10,10 @@ import org.junit.jupiter.api.Test;
 class S3FenceConfigTest {
 
     private static String rejection(UnaryOperator<S3FenceConfig.Builder> setting) {
-        return assertThrows(IllegalArgumentException.class,
-                () -> setting.apply(S3FenceConfig.builder("my-bucket")).build()).getMessage();
+        return assertThrows(
+                        IllegalArgumentException.class,
+                        () -> setting.apply(S3FenceConfig.builder("my-bucket")).build())
+                .getMessage();
     }
 
     @Test
@@ -29,18 +31,25 @@ class S3FenceConfigTest {
 
     @Test
     void toBuilderKeepsEveryValue() {
-        S3FenceConfig config = S3FenceConfig.builder("my-bucket").tokenMetadataKey("epoch").maxConflictRetries(2)
-                .backoffBase(Duration.ZERO).backoffMax(Duration.ofSeconds(1)).etagCacheSize(0)
-                .selfCheckKeyPrefix("probes/").build();
+        S3FenceConfig config = S3FenceConfig.builder("my-bucket")
+                .tokenMetadataKey("epoch")
+                .maxConflictRetries(2)
+                .backoffBase(Duration.ZERO)
+                .backoffMax(Duration.ofSeconds(1))
+                .etagCacheSize(0)
+                .selfCheckKeyPrefix("probes/")
+                .build();
 
         assertThat(config.toBuilder().build()).usingRecursiveComparison().isEqualTo(config);
     }
 
     @Test
     void badBucketIsRejectedWithItsName() {
-        assertThat(assertThrows(IllegalArgumentException.class, () -> S3FenceConfig.of("ab")).getMessage())
+        assertThat(assertThrows(IllegalArgumentException.class, () -> S3FenceConfig.of("ab"))
+                        .getMessage())
                 .contains("bucket", "3 to 63", "'ab'");
-        assertThat(assertThrows(IllegalArgumentException.class, () -> S3FenceConfig.of("a/b/c")).getMessage())
+        assertThat(assertThrows(IllegalArgumentException.class, () -> S3FenceConfig.of("a/b/c"))
+                        .getMessage())
                 .contains("bucket", "a/b/c");
         assertThrows(NullPointerException.class, () -> S3FenceConfig.of(null));
     }
@@ -63,7 +72,8 @@ class S3FenceConfigTest {
 
     @Test
     void nullDurationIsRejectedNamingTheKnob() {
-        NullPointerException e = assertThrows(NullPointerException.class,
+        NullPointerException e = assertThrows(
+                NullPointerException.class,
                 () -> S3FenceConfig.builder("my-bucket").backoffBase(null).build());
 
         assertThat(e.getMessage()).contains("backoffBase");

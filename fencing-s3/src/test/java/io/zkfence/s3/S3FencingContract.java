@@ -47,7 +47,8 @@ abstract class S3FencingContract extends FencingContract {
     }
 
     private static String newBucket() {
-        String bucketName = "contract-" + BUCKETS.incrementAndGet() + "-" + ProcessHandle.current().pid();
+        String bucketName = "contract-" + BUCKETS.incrementAndGet() + "-"
+                + ProcessHandle.current().pid();
         try (S3Client plain = TestClients.s3(S3MockServer.endpoint())) {
             plain.createBucket(b -> b.bucket(bucketName));
         }
@@ -59,8 +60,12 @@ abstract class S3FencingContract extends FencingContract {
         String bucketName = newBucket();
         S3Client plain = TestClients.s3(S3MockServer.endpoint());
         ContractStore store = new ContractStore(TestClients.s3(S3MockServer.endpoint()), abortLeavesObjects());
-        FencedBucket bucket = FencedBucket.create(store, configure(S3FenceConfig.builder(bucketName)
-                .backoffBase(Duration.ofMillis(1)).backoffMax(Duration.ofMillis(20))).build());
+        FencedBucket bucket = FencedBucket.create(
+                store,
+                configure(S3FenceConfig.builder(bucketName)
+                                .backoffBase(Duration.ofMillis(1))
+                                .backoffMax(Duration.ofMillis(20)))
+                        .build());
         return new ObjectResource(bucketName, plain, store, bucket);
     }
 
@@ -96,7 +101,9 @@ abstract class S3FencingContract extends FencingContract {
         @Override
         public Optional<String> read(String key) {
             try {
-                return Optional.of(plain.getObjectAsBytes(r -> r.bucket(bucketName).key(key)).asUtf8String());
+                return Optional.of(
+                        plain.getObjectAsBytes(r -> r.bucket(bucketName).key(key))
+                                .asUtf8String());
             } catch (NoSuchKeyException e) {
                 return Optional.empty();
             }

@@ -26,7 +26,8 @@ abstract class S3MockTestBase {
 
     @BeforeEach
     void createBucket() {
-        bucketName = "fence-test-" + BUCKETS.incrementAndGet() + "-" + ProcessHandle.current().pid();
+        bucketName = "fence-test-" + BUCKETS.incrementAndGet() + "-"
+                + ProcessHandle.current().pid();
         plain = TestClients.s3(S3MockServer.endpoint());
         plain.createBucket(b -> b.bucket(bucketName));
         log = new RequestLog();
@@ -45,7 +46,8 @@ abstract class S3MockTestBase {
     }
 
     protected S3FenceConfig.Builder config() {
-        return S3FenceConfig.builder(bucketName).backoffBase(java.time.Duration.ofMillis(1))
+        return S3FenceConfig.builder(bucketName)
+                .backoffBase(java.time.Duration.ofMillis(1))
                 .backoffMax(java.time.Duration.ofMillis(20));
     }
 

@@ -37,12 +37,15 @@ class SelfCheckTest {
     }
 
     private long requestsForKey(String key) {
-        return store.requests().stream().filter(r -> r.contains("/" + BUCKET + "/" + key)).count();
+        return store.requests().stream()
+                .filter(r -> r.contains("/" + BUCKET + "/" + key))
+                .count();
     }
 
     @Test
     void putIsRefusedOnAStoreThatIgnoresConditionsAndTheKeyIsNeverWritten() {
-        ConditionalWritesUnsupportedException e = assertThrows(ConditionalWritesUnsupportedException.class,
+        ConditionalWritesUnsupportedException e = assertThrows(
+                ConditionalWritesUnsupportedException.class,
                 () -> bucket.put("orders/1", 5, RequestBody.fromString("unfenced")));
 
         assertThat(e.bucket()).isEqualTo(BUCKET);
@@ -54,11 +57,13 @@ class SelfCheckTest {
 
     @Test
     void verdictIsRememberedAndEveryLaterPutFailsWithoutProbing() {
-        assertThrows(ConditionalWritesUnsupportedException.class,
+        assertThrows(
+                ConditionalWritesUnsupportedException.class,
                 () -> bucket.put("orders/1", 5, RequestBody.fromString("x")));
         int requestsAfterFirstCheck = store.requests().size();
 
-        ConditionalWritesUnsupportedException again = assertThrows(ConditionalWritesUnsupportedException.class,
+        ConditionalWritesUnsupportedException again = assertThrows(
+                ConditionalWritesUnsupportedException.class,
                 () -> bucket.put("orders/2", 6, RequestBody.fromString("y")));
 
         assertThat(again.key()).isEqualTo("orders/2");
@@ -67,8 +72,8 @@ class SelfCheckTest {
 
     @Test
     void deleteIsRefusedOnAStoreThatIgnoresConditions() {
-        ConditionalWritesUnsupportedException e = assertThrows(ConditionalWritesUnsupportedException.class,
-                () -> bucket.delete("orders/1", 5));
+        ConditionalWritesUnsupportedException e =
+                assertThrows(ConditionalWritesUnsupportedException.class, () -> bucket.delete("orders/1", 5));
 
         assertThat(e.getMessage()).contains("DeleteObject", "If-Match", "wrong ETag", "orders/1");
         assertThat(requestsForKey("orders/1")).isZero();
@@ -76,8 +81,8 @@ class SelfCheckTest {
 
     @Test
     void multipartUploadIsRefusedOnAStoreThatIgnoresConditions() {
-        ConditionalWritesUnsupportedException e = assertThrows(ConditionalWritesUnsupportedException.class,
-                () -> bucket.startMultipartUpload("exports/big.csv", 5));
+        ConditionalWritesUnsupportedException e = assertThrows(
+                ConditionalWritesUnsupportedException.class, () -> bucket.startMultipartUpload("exports/big.csv", 5));
 
         assertThat(e.getMessage()).contains("CompleteMultipartUpload", "exports/big.csv");
         assertThat(requestsForKey("exports/big.csv")).isZero();
@@ -85,8 +90,8 @@ class SelfCheckTest {
 
     @Test
     void verifyConditionalWritesFailsFastAtStartup() {
-        ConditionalWritesUnsupportedException e = assertThrows(ConditionalWritesUnsupportedException.class,
-                bucket::verifyConditionalWrites);
+        ConditionalWritesUnsupportedException e =
+                assertThrows(ConditionalWritesUnsupportedException.class, bucket::verifyConditionalWrites);
 
         assertThat(e.bucket()).isEqualTo(BUCKET);
     }

@@ -14,7 +14,8 @@ class SharedStaleTokenTest extends S3MockTestBase {
     void aStalePutIsCaughtAsTheSharedStaleTokenExceptionWithResourceAndBothTokens() {
         fencedBucket().put("orders/1", 9, RequestBody.fromString("from holder 9"));
 
-        io.zkfence.fencing.StaleTokenException e = assertThrows(io.zkfence.fencing.StaleTokenException.class,
+        io.zkfence.fencing.StaleTokenException e = assertThrows(
+                io.zkfence.fencing.StaleTokenException.class,
                 () -> fencedBucket().put("orders/1", 8, RequestBody.fromString("from holder 8")));
 
         assertThat(e).isInstanceOf(StaleTokenException.class);
@@ -28,6 +29,7 @@ class SharedStaleTokenTest extends S3MockTestBase {
     void theModuleBaseAndTheStaleExceptionShareTheFencingBaseButNotEachOther() {
         assertThat(FencingException.class).isAssignableFrom(FenceException.class);
         assertThat(FencingException.class).isAssignableFrom(StaleTokenException.class);
-        assertThat(FenceException.class.isAssignableFrom(StaleTokenException.class)).isFalse();
+        assertThat(FenceException.class.isAssignableFrom(StaleTokenException.class))
+                .isFalse();
     }
 }

@@ -33,7 +33,8 @@ class StaleWriterRaceTest extends S3MockTestBase {
         otherProcess().put("manifest", 7, RequestBody.fromString("written by holder 7"));
         log.clear();
 
-        StaleTokenException e = assertThrows(StaleTokenException.class,
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class,
                 () -> paused.put("manifest", 5, RequestBody.fromString("late write by holder 5")));
 
         assertThat(e.presentedToken()).isEqualTo(5);
@@ -62,13 +63,13 @@ class StaleWriterRaceTest extends S3MockTestBase {
     @Test
     void newerTokenLandingBetweenReadAndConditionalPutMakesTheWriteStale() {
         putPlain("manifest", "v5", Map.of("fence-token", "5"));
-        BeforeRequest newerHolderWrites = new BeforeRequest("PutObject", "manifest", 1,
-                () -> otherProcess().put("manifest", 9, RequestBody.fromString("v9")));
+        BeforeRequest newerHolderWrites = new BeforeRequest(
+                "PutObject", "manifest", 1, () -> otherProcess().put("manifest", 9, RequestBody.fromString("v9")));
         try (S3Client client = TestClients.s3(S3MockServer.endpoint(), log, newerHolderWrites)) {
             FencedBucket writer = FencedBucket.create(client, config().build());
 
-            StaleTokenException e = assertThrows(StaleTokenException.class,
-                    () -> writer.put("manifest", 6, RequestBody.fromString("v6")));
+            StaleTokenException e = assertThrows(
+                    StaleTokenException.class, () -> writer.put("manifest", 6, RequestBody.fromString("v6")));
 
             assertThat(e.storedToken()).isEqualTo(9);
         }
@@ -79,8 +80,8 @@ class StaleWriterRaceTest extends S3MockTestBase {
 
     @Test
     void creationRaceLostToALowerTokenIsRetriedAgainstTheNewObject() {
-        BeforeRequest olderHolderCreates = new BeforeRequest("PutObject", "manifest", 1,
-                () -> otherProcess().put("manifest", 4, RequestBody.fromString("v4")));
+        BeforeRequest olderHolderCreates = new BeforeRequest(
+                "PutObject", "manifest", 1, () -> otherProcess().put("manifest", 4, RequestBody.fromString("v4")));
         try (S3Client client = TestClients.s3(S3MockServer.endpoint(), log, olderHolderCreates)) {
             FencedBucket writer = FencedBucket.create(client, config().build());
             log.clear();
@@ -88,8 +89,10 @@ class StaleWriterRaceTest extends S3MockTestBase {
             writer.put("manifest", 6, RequestBody.fromString("v6"));
         }
         // HEAD (absent) -> PUT If-None-Match:* (412, v4 got there first) -> HEAD (token 4) -> PUT If-Match
-        assertThat(log.requests()).filteredOn(r -> r.endsWith(" manifest"))
-                .containsExactly("HeadObject manifest", "PutObject manifest", "HeadObject manifest", "PutObject manifest");
+        assertThat(log.requests())
+                .filteredOn(r -> r.endsWith(" manifest"))
+                .containsExactly(
+                        "HeadObject manifest", "PutObject manifest", "HeadObject manifest", "PutObject manifest");
         assertThat(contentOf("manifest")).isEqualTo("v6");
         assertThat(storedToken("manifest")).isEqualTo("6");
     }
@@ -116,13 +119,17 @@ class StaleWriterRaceTest extends S3MockTestBase {
 
             // same bytes, so a plain PUT would have kept the ETag: the fence sent a one-part upload
             assertThat(second.eTag()).isNotEqualTo(first.eTag()).endsWith("-1\"");
-            assertThat(otherLog.requests()).filteredOn(r -> r.endsWith(" status")).containsExactly(
-                    "HeadObject status", "CreateMultipartUpload status", "UploadPart status",
-                    "CompleteMultipartUpload status");
+            assertThat(otherLog.requests())
+                    .filteredOn(r -> r.endsWith(" status"))
+                    .containsExactly(
+                            "HeadObject status",
+                            "CreateMultipartUpload status",
+                            "UploadPart status",
+                            "CompleteMultipartUpload status");
         }
 
-        StaleTokenException e = assertThrows(StaleTokenException.class,
-                () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class, () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
 
         assertThat(e.storedToken()).isEqualTo(7);
         assertThat(contentOf("status")).isEqualTo("state=ok");
@@ -139,8 +146,8 @@ class StaleWriterRaceTest extends S3MockTestBase {
             newer.put("status", 7, RequestBody.fromString("state=ok"));
         }
 
-        StaleTokenException e = assertThrows(StaleTokenException.class,
-                () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class, () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
 
         assertThat(e.storedToken()).isEqualTo(7);
         assertThat(contentOf("status")).isEqualTo("state=ok");
@@ -159,8 +166,8 @@ class StaleWriterRaceTest extends S3MockTestBase {
         }
         log.clear();
 
-        StaleTokenException e = assertThrows(StaleTokenException.class,
-                () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class, () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
 
         assertThat(e.storedToken()).isEqualTo(7);
         // nothing cached for the key: the decision was made on a fresh read, not on a reproducible ETag
@@ -183,8 +190,8 @@ class StaleWriterRaceTest extends S3MockTestBase {
         }
         log.clear();
 
-        StaleTokenException e = assertThrows(StaleTokenException.class,
-                () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class, () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
 
         assertThat(e.storedToken()).isEqualTo(7);
         assertThat(log.requests()).containsExactly("HeadObject status");
@@ -201,7 +208,9 @@ class StaleWriterRaceTest extends S3MockTestBase {
 
         assertThat(Etags.normalize(plainPut.eTag())).isEqualTo(Etags.md5Hex(RequestBody.fromString("state=ok")));
         assertThat(first.eTag()).endsWith("-1\"").isNotEqualTo(plainPut.eTag());
-        assertThat(second.eTag()).isEqualTo(first.eTag()).isEqualTo(head("status").eTag());
+        assertThat(second.eTag())
+                .isEqualTo(first.eTag())
+                .isEqualTo(head("status").eTag());
         assertThat(storedToken("status")).isEqualTo("7");
     }
 
@@ -231,8 +240,8 @@ class StaleWriterRaceTest extends S3MockTestBase {
         FencedBucket older = otherProcess();
         older.put("status", 3, RequestBody.fromString("state=ok"));
         older.put("status", 3, RequestBody.fromString("state=ok"));
-        BeforeRequest newerRewrites = new BeforeRequest("PutObject", "status", 1,
-                () -> otherProcess().put("status", 7, RequestBody.fromString("state=ok")));
+        BeforeRequest newerRewrites = new BeforeRequest(
+                "PutObject", "status", 1, () -> otherProcess().put("status", 7, RequestBody.fromString("state=ok")));
         try (S3Client client = TestClients.s3(S3MockServer.endpoint(), log, newerRewrites)) {
             FencedBucket paused = FencedBucket.create(client, config().build());
 
@@ -247,19 +256,25 @@ class StaleWriterRaceTest extends S3MockTestBase {
     @Test
     void contentionIsBoundedAndReportedWhenEveryAttemptLosesToAnEqualToken() {
         AtomicInteger rivalWrites = new AtomicInteger();
-        BeforeRequest sameGrantWritesFirst = new BeforeRequest("PutObject", "manifest", Integer.MAX_VALUE,
+        BeforeRequest sameGrantWritesFirst = new BeforeRequest(
+                "PutObject",
+                "manifest",
+                Integer.MAX_VALUE,
                 () -> putPlain("manifest", "rival " + rivalWrites.incrementAndGet(), Map.of("fence-token", "5")));
         try (S3Client client = TestClients.s3(S3MockServer.endpoint(), log, sameGrantWritesFirst)) {
-            FencedBucket writer = FencedBucket.create(client, config().maxConflictRetries(3).build());
+            FencedBucket writer =
+                    FencedBucket.create(client, config().maxConflictRetries(3).build());
 
-            FenceContentionException e = assertThrows(FenceContentionException.class,
-                    () -> writer.put("manifest", 5, RequestBody.fromString("mine")));
+            FenceContentionException e = assertThrows(
+                    FenceContentionException.class, () -> writer.put("manifest", 5, RequestBody.fromString("mine")));
 
             assertThat(e.attempts()).isEqualTo(4);
             assertThat(e.token()).isEqualTo(5);
             assertThat(e.getMessage()).contains(bucketName, "manifest", "maxConflictRetries=3");
         }
-        List<String> puts = log.requests().stream().filter(r -> r.equals("PutObject manifest")).toList();
+        List<String> puts = log.requests().stream()
+                .filter(r -> r.equals("PutObject manifest"))
+                .toList();
         assertThat(puts).hasSize(4);
         assertThat(contentOf("manifest")).isEqualTo("rival 4");
     }

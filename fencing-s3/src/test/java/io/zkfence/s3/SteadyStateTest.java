@@ -34,7 +34,8 @@ class SteadyStateTest extends S3MockTestBase {
 
     @Test
     void withTheCacheDisabledEveryWriteReadsFirst() {
-        FencedBucket bucket = FencedBucket.create(fencedClient, config().etagCacheSize(0).build());
+        FencedBucket bucket =
+                FencedBucket.create(fencedClient, config().etagCacheSize(0).build());
         bucket.put("counter", 3, RequestBody.fromString("1"));
         log.clear();
 
@@ -52,8 +53,12 @@ class SteadyStateTest extends S3MockTestBase {
 
         bucket.put("heartbeat", 4, RequestBody.fromString("state=ok"));
 
-        assertThat(log.requests()).containsExactly("HeadObject heartbeat", "CreateMultipartUpload heartbeat",
-                "UploadPart heartbeat", "CompleteMultipartUpload heartbeat");
+        assertThat(log.requests())
+                .containsExactly(
+                        "HeadObject heartbeat",
+                        "CreateMultipartUpload heartbeat",
+                        "UploadPart heartbeat",
+                        "CompleteMultipartUpload heartbeat");
         assertThat(head("heartbeat").eTag()).endsWith("-1\"");
     }
 
@@ -74,7 +79,8 @@ class SteadyStateTest extends S3MockTestBase {
         FencedBucket bucket = fencedBucket();
 
         bucket.put("a", 1, RequestBody.fromString("x"));
-        assertThat(log.requests()).filteredOn(r -> r.contains(S3FenceConfig.DEFAULT_SELF_CHECK_KEY_PREFIX))
+        assertThat(log.requests())
+                .filteredOn(r -> r.contains(S3FenceConfig.DEFAULT_SELF_CHECK_KEY_PREFIX))
                 // create probe, If-None-Match over it, If-Match wrong ETag on it, If-Match on a missing key, delete it
                 .hasSize(5)
                 .allMatch(r -> r.startsWith("PutObject") || r.startsWith("DeleteObject"));
@@ -85,6 +91,7 @@ class SteadyStateTest extends S3MockTestBase {
 
         assertThat(log.requests()).containsExactly("HeadObject b", "PutObject b");
         assertThat(plain.listObjectsV2(r -> r.bucket(bucketName)).contents())
-                .extracting(o -> o.key()).containsExactlyInAnyOrder("a", "b"); // probes cleaned up
+                .extracting(o -> o.key())
+                .containsExactlyInAnyOrder("a", "b"); // probes cleaned up
     }
 }

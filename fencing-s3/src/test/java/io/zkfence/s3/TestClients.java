@@ -11,8 +11,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 /** Real AWS SDK v2 clients for the test servers: path-style, a dummy region and credentials. */
 final class TestClients {
 
-    private TestClients() {
-    }
+    private TestClients() {}
 
     static S3Client s3(URI endpoint, ExecutionInterceptor... interceptors) {
         return S3Client.builder()

@@ -57,7 +57,16 @@ import org.slf4j.LoggerFactory;
 final class Acquisition {
 
     /** Where the acquisition stands; see the class comment. */
-    enum Phase { NEW, PRECHECK, CREATING, RECOVERING, READING, WATCHING, BACKING_OFF, DONE }
+    enum Phase {
+        NEW,
+        PRECHECK,
+        CREATING,
+        RECOVERING,
+        READING,
+        WATCHING,
+        BACKING_OFF,
+        DONE
+    }
 
     private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
@@ -83,6 +92,7 @@ final class Acquisition {
     private Phase phase = Phase.NEW;
     /** Bumped by every new attempt and by the end: an answer carrying an older one is stale. */
     private int generation;
+
     private String guid;
     private QueueNode own;
     private long token;
@@ -182,8 +192,8 @@ final class Acquisition {
             return CompletableFuture.completedFuture(true);
         }
         CompletableFuture<Boolean> cleaned = end();
-        result.completeExceptionally(new LockClientClosedException(lockName, "lock client closed while acquiring '"
-                + lockName + "'"));
+        result.completeExceptionally(
+                new LockClientClosedException(lockName, "lock client closed while acquiring '" + lockName + "'"));
         return cleaned;
     }
 
@@ -236,9 +246,8 @@ final class Acquisition {
                 rt.zk.create(lockPath + "/" + QueueNode.createName(createGuid), data, CreateMode.EPHEMERAL_SEQUENTIAL);
         // Sent before the create is answered: see the class comment.
         CompletableFuture<List<String>> kids = rt.zk.children(lockPath);
-        created.whenComplete(on(gen,
-                (c, e) -> onCreated(gen, c, e, kids),
-                (c, e) -> dropStaleCreate(createGuid, c, e)));
+        created.whenComplete(
+                on(gen, (c, e) -> onCreated(gen, c, e, kids), (c, e) -> dropStaleCreate(createGuid, c, e)));
     }
 
     private void onCreated(int gen, ZkGateway.Created c, Throwable e, CompletableFuture<List<String>> kids) {
@@ -253,8 +262,8 @@ final class Acquisition {
             }
             return;
         }
-        QueueNode node = QueueNode.parse(c.nodeName()).orElseThrow(
-                () -> new IllegalStateException("unexpected queue node name " + c.nodeName()));
+        QueueNode node = QueueNode.parse(c.nodeName())
+                .orElseThrow(() -> new IllegalStateException("unexpected queue node name " + c.nodeName()));
         enqueued(node, c.stat());
         phase = Phase.READING;
         kids.whenComplete(on(gen, (list, e2) -> {
@@ -285,20 +294,23 @@ final class Acquisition {
     }
 
     private void createLockNodeThenEnqueue(int gen) {
-        execute(gen, () -> {
-            try {
-                rt.zk.createContainers(lockPath);
-                return null;
-            } catch (Exception e) {
-                return e;
-            }
-        }, failure -> {
-            if (failure == null) {
-                sendCreate(gen);
-            } else {
-                onFailure(gen, failure, "creating the lock's znode", () -> createLockNodeThenEnqueue(gen));
-            }
-        });
+        execute(
+                gen,
+                () -> {
+                    try {
+                        rt.zk.createContainers(lockPath);
+                        return null;
+                    } catch (Exception e) {
+                        return e;
+                    }
+                },
+                failure -> {
+                    if (failure == null) {
+                        sendCreate(gen);
+                    } else {
+                        onFailure(gen, failure, "creating the lock's znode", () -> createLockNodeThenEnqueue(gen));
+                    }
+                });
     }
 
     // ---- RECOVERING: a create whose answer was lost ----
@@ -316,7 +328,9 @@ final class Acquisition {
                 }
                 return;
             }
-            List<QueueNode> mine = QueuePosition.queue(kids).stream().filter(n -> n.guid().equals(guid)).toList();
+            List<QueueNode> mine = QueuePosition.queue(kids).stream()
+                    .filter(n -> n.guid().equals(guid))
+                    .toList();
             if (mine.isEmpty()) {
                 sendCreate(gen);
                 return;
@@ -483,16 +497,21 @@ final class Acquisition {
         Throwable cause = Failures.unwrap(e);
         LockException failure;
         if (cause instanceof CuratorClosedException curatorClosed) {
-            failure = new LockClientClosedException(lockName, curatorClosed.getMessage() + " (acquiring lock '"
-                    + lockName + "')", curatorClosed);
+            failure = new LockClientClosedException(
+                    lockName, curatorClosed.getMessage() + " (acquiring lock '" + lockName + "')", curatorClosed);
         } else if (rt.isClosing()) {
-            failure = new LockClientClosedException(lockName, "lock client closed while acquiring '" + lockName + "'",
-                    cause);
+            failure = new LockClientClosedException(
+                    lockName, "lock client closed while acquiring '" + lockName + "'", cause);
         } else {
             KeeperException.Code code = Failures.code(e);
-            failure = new CoordinationException(lockName, (code == null ? "acquiring lock '" + lockName + "' failed: "
-                    : "ZooKeeper refused acquiring lock '" + lockName + "' at " + lockPath + " (" + code + "): ")
-                    + cause.getMessage(), cause);
+            failure = new CoordinationException(
+                    lockName,
+                    (code == null
+                                    ? "acquiring lock '" + lockName + "' failed: "
+                                    : "ZooKeeper refused acquiring lock '" + lockName + "' at " + lockPath + " (" + code
+                                            + "): ")
+                            + cause.getMessage(),
+                    cause);
             if (code == null) {
                 log.error("acquiring lock '{}' failed unexpectedly", lockName, cause);
             }
@@ -525,13 +544,15 @@ final class Acquisition {
         phase = Phase.BACKING_OFF;
         long delayMs = backoff.next().toMillis();
         rt.retries.retrying(lockName, what, cause, delayMs);
-        schedule(delayMs, () -> later(gen, () -> {
-            if (own != null && rt.zk.sessionId() != session) {
-                restart();
-            } else {
-                task.run();
-            }
-        }));
+        schedule(
+                delayMs,
+                () -> later(gen, () -> {
+                    if (own != null && rt.zk.sessionId() != session) {
+                        restart();
+                    } else {
+                        task.run();
+                    }
+                }));
     }
 
     /** Our session is gone, or our node is: drop what we had and queue again with a new GUID. */
@@ -569,7 +590,7 @@ final class Acquisition {
 
     /** {@code body} for an answer of attempt {@code gen}: under the monitor, dropped if stale. */
     private <T> BiConsumer<T, Throwable> on(int gen, Answer<T> body) {
-        return on(gen, body, (v, e) -> { });
+        return on(gen, body, (v, e) -> {});
     }
 
     /** As {@link #on(int, Answer)}, with {@code ifStale} run (under the monitor) for a stale answer. */

@@ -44,19 +44,30 @@ final class AuditCodec {
         for (int i = 1; i < lines.length; i++) {
             int eq = lines[i].indexOf('=');
             if (eq > 0) {
-                fields.put(lines[i].substring(0, eq), URLDecoder.decode(lines[i].substring(eq + 1), StandardCharsets.UTF_8));
+                fields.put(
+                        lines[i].substring(0, eq),
+                        URLDecoder.decode(lines[i].substring(eq + 1), StandardCharsets.UTF_8));
             }
         }
         try {
-            return Optional.of(new ForcedRelease(fields.get("lock"), ForcedRelease.Outcome.valueOf(fields.get("outcome")),
-                    fields.get("node"), fields.get("holder"), Long.parseLong(fields.get("token")), fields.get("reason"),
-                    fields.get("by"), Instant.ofEpochMilli(Long.parseLong(fields.get("at")))));
+            return Optional.of(new ForcedRelease(
+                    fields.get("lock"),
+                    ForcedRelease.Outcome.valueOf(fields.get("outcome")),
+                    fields.get("node"),
+                    fields.get("holder"),
+                    Long.parseLong(fields.get("token")),
+                    fields.get("reason"),
+                    fields.get("by"),
+                    Instant.ofEpochMilli(Long.parseLong(fields.get("at")))));
         } catch (RuntimeException malformed) {
             return Optional.empty();
         }
     }
 
     private static void line(StringBuilder sb, String key, String value) {
-        sb.append(key).append('=').append(URLEncoder.encode(value, StandardCharsets.UTF_8)).append('\n');
+        sb.append(key)
+                .append('=')
+                .append(URLEncoder.encode(value, StandardCharsets.UTF_8))
+                .append('\n');
     }
 }

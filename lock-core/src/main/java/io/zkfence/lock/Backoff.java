@@ -38,7 +38,8 @@ public final class Backoff {
             throw new IllegalArgumentException("back-off first step must be positive, was " + first);
         }
         if (max.compareTo(first) < 0) {
-            throw new IllegalArgumentException("back-off max (" + max + ") must be at least its first step (" + first + ")");
+            throw new IllegalArgumentException(
+                    "back-off max (" + max + ") must be at least its first step (" + first + ")");
         }
         return new Backoff(saturatedNanos(first), saturatedNanos(max));
     }

@@ -38,7 +38,7 @@ final class Cohort {
     private final CohortPolicy policy;
     private final Duration maxHold;
     /** Stands in as the owner of the cohort's node: no real thread holds it, so none re-enters it. */
-    private final Thread nodeOwner = Thread.ofVirtual().unstarted(() -> { });
+    private final Thread nodeOwner = Thread.ofVirtual().unstarted(() -> {});
 
     // Guarded by this.
     private Grant node;
@@ -144,7 +144,8 @@ final class Cohort {
                 long began = System.nanoTime();
                 if (firstAttempt != null) {
                     // As for a plain acquire: the first attempt at the node counts before the timeout.
-                    firstAttempt.get(Math.max(timeoutNanos, rt.config.operationTimeout().toNanos()), TimeUnit.NANOSECONDS);
+                    firstAttempt.get(
+                            Math.max(timeoutNanos, rt.config.operationTimeout().toNanos()), TimeUnit.NANOSECONDS);
                 }
                 long left = Math.max(0, timeoutNanos - (System.nanoTime() - began));
                 granted = w.turn.get(left, TimeUnit.NANOSECONDS);
@@ -299,7 +300,8 @@ final class Cohort {
         }
         // ZooKeeper outside the monitor: the release waits for the delete, as a plain release does.
         if (lose != null) {
-            lose.lose(LockObserver.LossCause.MAX_HOLD,
+            lose.lose(
+                    LockObserver.LossCause.MAX_HOLD,
                     "a turn in its cohort passed its max-hold; its token is not handed on");
         }
         if (release != null) {
@@ -345,7 +347,8 @@ final class Cohort {
 
     private boolean batchUsedUp() {
         return turnsOnNode >= policy.maxBatch()
-                || System.nanoTime() - nodeGrantedAtNanos >= policy.maxBatchTime().toNanos();
+                || System.nanoTime() - nodeGrantedAtNanos
+                        >= policy.maxBatchTime().toNanos();
     }
 
     private static boolean usable(Grant g) {

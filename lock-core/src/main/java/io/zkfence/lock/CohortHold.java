@@ -114,7 +114,8 @@ final class CohortHold implements Hold {
     public CompletionStage<LeaseState> ended() {
         LeaseState s = ownEnd;
         // As Grant.ended(): callers only get a stage that hops to the event thread.
-        return s != null ? CompletableFuture.completedStage(s)
+        return s != null
+                ? CompletableFuture.completedStage(s)
                 : ended.thenApplyAsync(end -> end, this::execute).minimalCompletionStage();
     }
 

@@ -15,10 +15,12 @@ record CohortPolicy(int maxBatch, Duration maxBatchTime) {
         if (maxBatch < 1) {
             throw new IllegalArgumentException("cohort maxBatch must be at least 1, was " + maxBatch);
         }
-        if (maxBatchTime == null || maxBatchTime.isNegative() || maxBatchTime.isZero()
+        if (maxBatchTime == null
+                || maxBatchTime.isNegative()
+                || maxBatchTime.isZero()
                 || maxBatchTime.compareTo(Duration.ofMinutes(1)) > 0) {
-            throw new IllegalArgumentException("cohort maxBatchTime must be more than 0 and at most 1 min, was "
-                    + maxBatchTime);
+            throw new IllegalArgumentException(
+                    "cohort maxBatchTime must be more than 0 and at most 1 min, was " + maxBatchTime);
         }
     }
 }

@@ -37,13 +37,19 @@ final class CuratorZkGateway implements ZkGateway {
         CompletableFuture<Created> f = new CompletableFuture<>();
         ZooKeeper zk = handle(f);
         if (zk != null) {
-            zk.create(abs(path), data, acl, mode, (AsyncCallback.Create2Callback) (rc, p, ctx, name, stat) -> {
-                if (rc == 0) {
-                    f.complete(new Created(ZKPaths.getNodeFromPath(name), stat));
-                } else {
-                    f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-                }
-            }, null);
+            zk.create(
+                    abs(path),
+                    data,
+                    acl,
+                    mode,
+                    (AsyncCallback.Create2Callback) (rc, p, ctx, name, stat) -> {
+                        if (rc == 0) {
+                            f.complete(new Created(ZKPaths.getNodeFromPath(name), stat));
+                        } else {
+                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+                        }
+                    },
+                    null);
         }
         return f;
     }
@@ -53,13 +59,17 @@ final class CuratorZkGateway implements ZkGateway {
         CompletableFuture<List<String>> f = new CompletableFuture<>();
         ZooKeeper zk = handle(f);
         if (zk != null) {
-            zk.getChildren(abs(path), false, (AsyncCallback.ChildrenCallback) (rc, p, ctx, kids) -> {
-                if (rc == 0) {
-                    f.complete(kids);
-                } else {
-                    f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-                }
-            }, null);
+            zk.getChildren(
+                    abs(path),
+                    false,
+                    (AsyncCallback.ChildrenCallback) (rc, p, ctx, kids) -> {
+                        if (rc == 0) {
+                            f.complete(kids);
+                        } else {
+                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+                        }
+                    },
+                    null);
         }
         return f;
     }
@@ -89,13 +99,17 @@ final class CuratorZkGateway implements ZkGateway {
         CompletableFuture<Void> f = new CompletableFuture<>();
         ZooKeeper zk = handle(f);
         if (zk != null) {
-            zk.delete(abs(path), -1, (rc, p, ctx) -> {
-                if (rc == 0) {
-                    f.complete(null);
-                } else {
-                    f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-                }
-            }, null);
+            zk.delete(
+                    abs(path),
+                    -1,
+                    (rc, p, ctx) -> {
+                        if (rc == 0) {
+                            f.complete(null);
+                        } else {
+                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+                        }
+                    },
+                    null);
         }
         return f;
     }
@@ -113,7 +127,7 @@ final class CuratorZkGateway implements ZkGateway {
         ZooKeeper zk = handle(new CompletableFuture<>());
         if (zk != null) {
             // local=true: the watcher goes from the client even when the server cannot be reached.
-            zk.removeWatches(abs(path), watcher, Watcher.WatcherType.Data, true, (rc, p, ctx) -> { }, null);
+            zk.removeWatches(abs(path), watcher, Watcher.WatcherType.Data, true, (rc, p, ctx) -> {}, null);
         }
     }
 
@@ -123,7 +137,10 @@ final class CuratorZkGateway implements ZkGateway {
             // The configured ACL on the root and the lock znode too, not Curator's default
             // provider: deleting a queue node needs DELETE on its parent, so an open lock znode
             // would let anyone remove a holder's node and take its lock.
-            curator.create().creatingParentContainersIfNeeded().withMode(CreateMode.CONTAINER).withACL(acl, true)
+            curator.create()
+                    .creatingParentContainersIfNeeded()
+                    .withMode(CreateMode.CONTAINER)
+                    .withACL(acl, true)
                     .forPath(path);
         } catch (KeeperException.NodeExistsException e) {
             // Another client created it first: what we wanted.

@@ -35,8 +35,8 @@ public final class FencedLock {
         this(client, name, path, maxHold, null, true);
     }
 
-    private FencedLock(LockClient client, String name, String path, Duration maxHold, CohortPolicy cohort,
-            boolean reentrant) {
+    private FencedLock(
+            LockClient client, String name, String path, Duration maxHold, CohortPolicy cohort, boolean reentrant) {
         this.client = client;
         this.name = name;
         this.path = path;
@@ -179,7 +179,8 @@ public final class FencedLock {
     public Lease acquire(Duration timeout) {
         Objects.requireNonNull(timeout, "timeout");
         if (timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout must not be negative, was " + timeout + " (lock '" + name + "')");
+            throw new IllegalArgumentException(
+                    "timeout must not be negative, was " + timeout + " (lock '" + name + "')");
         }
         return client.acquire(this, timeout);
     }

@@ -18,8 +18,15 @@ import java.util.Objects;
  * @param by            the owner id of the client that forced it
  * @param at            when, by that client's clock
  */
-public record ForcedRelease(String lockName, Outcome outcome, String node, String holderOwnerId, long token,
-        String reason, String by, Instant at) {
+public record ForcedRelease(
+        String lockName,
+        Outcome outcome,
+        String node,
+        String holderOwnerId,
+        long token,
+        String reason,
+        String by,
+        Instant at) {
 
     /** What a forced release did. */
     public enum Outcome {

@@ -59,6 +59,7 @@ final class Grant implements Hold {
     private final CopyOnWriteArrayList<Registration> listeners = new CopyOnWriteArrayList<>();
     /** Completed in place by the end; only {@link #ended()}'s asynchronous dependents see it (class comment). */
     private final CompletableFuture<LeaseState> ended = new CompletableFuture<>();
+
     private final Watcher ownNodeWatcher = this::onOwnNodeEvent;
     private final long grantedAtNanos = System.nanoTime();
 
@@ -72,7 +73,14 @@ final class Grant implements Hold {
 
     private record Registration(Lease lease, LeaseListener listener) {}
 
-    Grant(LockRuntime rt, String lockName, String lockPath, QueueNode node, long token, long sessionId, Thread owner,
+    Grant(
+            LockRuntime rt,
+            String lockName,
+            String lockPath,
+            QueueNode node,
+            long token,
+            long sessionId,
+            Thread owner,
             Duration maxHold) {
         this.rt = rt;
         this.lockName = lockName;
@@ -182,7 +190,8 @@ final class Grant implements Hold {
     @Override
     public CompletionStage<LeaseState> ended() {
         LeaseState s = state;
-        return s.isFinal() ? CompletableFuture.completedStage(s)
+        return s.isFinal()
+                ? CompletableFuture.completedStage(s)
                 : ended.thenApplyAsync(end -> end, this::execute).minimalCompletionStage();
     }
 
@@ -221,8 +230,12 @@ final class Grant implements Hold {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
-            log.warn("release of lock '{}' (token {}) not confirmed ({}); deleting {} in the background", lockName, token,
-                    e.toString(), nodePath());
+            log.warn(
+                    "release of lock '{}' (token {}) not confirmed ({}); deleting {} in the background",
+                    lockName,
+                    token,
+                    e.toString(),
+                    nodePath());
         }
         rt.reaper.delete(nodePath());
     }
@@ -372,7 +385,8 @@ final class Grant implements Hold {
         deadline = rt.clock.instant().plus(maxHold);
         maxHoldTimer = rt.scheduler.schedule(
                 () -> lose(MAX_HOLD, "max-hold of " + maxHold.toMillis() + " ms passed without renew or release"),
-                maxHold.toNanos(), TimeUnit.NANOSECONDS);
+                maxHold.toNanos(),
+                TimeUnit.NANOSECONDS);
     }
 
     /**

@@ -119,7 +119,8 @@ public final class Lease implements AutoCloseable {
      */
     public void checkValid() {
         if (released.get()) {
-            throw new LeaseLostException(grant.lockName(), grant.token(), LeaseState.RELEASED, "this handle was released");
+            throw new LeaseLostException(
+                    grant.lockName(), grant.token(), LeaseState.RELEASED, "this handle was released");
         }
         grant.checkNotFinal();
         if (grant.state() == LeaseState.SUSPECT) {
@@ -170,7 +171,8 @@ public final class Lease implements AutoCloseable {
      */
     public void renew() {
         if (released.get()) {
-            throw new LeaseLostException(grant.lockName(), grant.token(), LeaseState.RELEASED, "this handle was released");
+            throw new LeaseLostException(
+                    grant.lockName(), grant.token(), LeaseState.RELEASED, "this handle was released");
         }
         grant.renew();
     }

@@ -12,8 +12,12 @@ public final class LeaseLostException extends LockException {
     private final LeaseState state;
 
     LeaseLostException(String lockName, long token, LeaseState state, String reason) {
-        super(lockName, token, "lease on lock '" + lockName + "' (token " + token + ") is " + state
-                + (reason == null ? "" : ": " + reason), null);
+        super(
+                lockName,
+                token,
+                "lease on lock '" + lockName + "' (token " + token + ") is " + state
+                        + (reason == null ? "" : ": " + reason),
+                null);
         this.state = state;
     }
 

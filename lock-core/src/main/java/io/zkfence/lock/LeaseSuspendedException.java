@@ -10,7 +10,11 @@ public final class LeaseSuspendedException extends LockException {
     private static final long serialVersionUID = 1L;
 
     LeaseSuspendedException(String lockName, long token) {
-        super(lockName, token, "lease on lock '" + lockName + "' (token " + token
-                + ") is SUSPECT: connection to ZooKeeper suspended, do not write until it is HELD again", null);
+        super(
+                lockName,
+                token,
+                "lease on lock '" + lockName + "' (token " + token
+                        + ") is SUSPECT: connection to ZooKeeper suspended, do not write until it is HELD again",
+                null);
     }
 }

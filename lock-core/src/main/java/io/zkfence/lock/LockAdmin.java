@@ -41,8 +41,14 @@ public final class LockAdmin {
     private final String auditPath;
     private final int retention;
 
-    LockAdmin(LockClient client, CuratorFramework curator, LockClientConfig config, QueueInspector inspector, Clock clock,
-            String auditPath, int retention) {
+    LockAdmin(
+            LockClient client,
+            CuratorFramework curator,
+            LockClientConfig config,
+            QueueInspector inspector,
+            Clock clock,
+            String auditPath,
+            int retention) {
         this.client = client;
         this.curator = curator;
         this.config = config;
@@ -131,8 +137,8 @@ public final class LockAdmin {
     public ForcedRelease forceRelease(String name, String reason) {
         Objects.requireNonNull(reason, "reason");
         if (reason.isBlank()) {
-            throw new IllegalArgumentException("a forced release needs a reason (lock '" + name + "'); it is recorded"
-                    + " in the audit log");
+            throw new IllegalArgumentException(
+                    "a forced release needs a reason (lock '" + name + "'); it is recorded" + " in the audit log");
         }
         LockInfo before = inspect(name);
         ForcedRelease result;
@@ -168,7 +174,8 @@ public final class LockAdmin {
         List<ForcedRelease> log = new ArrayList<>();
         for (String entry : entries.stream().sorted().toList()) {
             try {
-                AuditCodec.decode(curator.getData().forPath(auditPath + "/" + entry)).ifPresent(log::add);
+                AuditCodec.decode(curator.getData().forPath(auditPath + "/" + entry))
+                        .ifPresent(log::add);
             } catch (KeeperException.NoNodeException trimmed) {
                 // dropped by retention meanwhile
             } catch (Exception e) {
@@ -178,8 +185,8 @@ public final class LockAdmin {
         return log;
     }
 
-    private ForcedRelease record(String name, ForcedRelease.Outcome outcome, String node, String holder, long token,
-            String reason) {
+    private ForcedRelease record(
+            String name, ForcedRelease.Outcome outcome, String node, String holder, long token, String reason) {
         return new ForcedRelease(name, outcome, node, holder, token, reason, config.ownerId(), clock.instant());
     }
 
@@ -200,9 +207,13 @@ public final class LockAdmin {
 
     private void audit(ForcedRelease entry) {
         try {
-            curator.create().creatingParentsIfNeeded().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
-                    .withACL(config.acl(), true).forPath(auditPath + "/" + AUDIT_ENTRY, AuditCodec.encode(entry));
-            List<String> entries = curator.getChildren().forPath(auditPath).stream().sorted().toList();
+            curator.create()
+                    .creatingParentsIfNeeded()
+                    .withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+                    .withACL(config.acl(), true)
+                    .forPath(auditPath + "/" + AUDIT_ENTRY, AuditCodec.encode(entry));
+            List<String> entries =
+                    curator.getChildren().forPath(auditPath).stream().sorted().toList();
             for (int i = 0; i < entries.size() - retention; i++) {
                 try {
                     curator.delete().forPath(auditPath + "/" + entries.get(i));
@@ -211,8 +222,11 @@ public final class LockAdmin {
                 }
             }
         } catch (Exception e) {
-            throw failure(entry.lockName(), "recording the forced release of lock '" + entry.lockName() + "' ("
-                    + entry.outcome() + ") in the audit log at " + auditPath, e);
+            throw failure(
+                    entry.lockName(),
+                    "recording the forced release of lock '" + entry.lockName() + "' (" + entry.outcome()
+                            + ") in the audit log at " + auditPath,
+                    e);
         }
     }
 
@@ -226,8 +240,11 @@ public final class LockAdmin {
         } catch (ExecutionException e) {
             throw failure(name, "reading lock '" + name + "'", Failures.unwrap(e));
         } catch (TimeoutException e) {
-            throw new CoordinationException(name, "ZooKeeper did not answer within operationTimeout ("
-                    + bound.toMillis() + " ms) reading lock '" + name + "'", e);
+            throw new CoordinationException(
+                    name,
+                    "ZooKeeper did not answer within operationTimeout (" + bound.toMillis() + " ms) reading lock '"
+                            + name + "'",
+                    e);
         }
     }
 
@@ -237,13 +254,21 @@ public final class LockAdmin {
         int[] rc = new int[1];
         try {
             String abs = ZKPaths.fixForNamespace(curator.getNamespace(), path);
-            curator.getZookeeperClient().getZooKeeper().sync(abs, (code, p, ctx) -> {
-                rc[0] = code;
-                synced.countDown();
-            }, null);
+            curator.getZookeeperClient()
+                    .getZooKeeper()
+                    .sync(
+                            abs,
+                            (code, p, ctx) -> {
+                                rc[0] = code;
+                                synced.countDown();
+                            },
+                            null);
             if (!synced.await(config.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new CoordinationException(name, "ZooKeeper did not answer a sync of " + path + " within"
-                        + " operationTimeout (" + config.operationTimeout().toMillis() + " ms)", null);
+                throw new CoordinationException(
+                        name,
+                        "ZooKeeper did not answer a sync of " + path + " within" + " operationTimeout ("
+                                + config.operationTimeout().toMillis() + " ms)",
+                        null);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -261,10 +286,11 @@ public final class LockAdmin {
 
     private static LockException failure(String name, String what, Throwable e) {
         if (e instanceof CuratorClosedException || e instanceof IllegalStateException) {
-            return new LockClientClosedException(name, what + " failed: the client or its CuratorFramework is closed", e);
+            return new LockClientClosedException(
+                    name, what + " failed: the client or its CuratorFramework is closed", e);
         }
         KeeperException.Code code = Failures.code(e);
-        return new CoordinationException(name, what + " failed" + (code == null ? "" : " (" + code + ")") + ": "
-                + e.getMessage(), e);
+        return new CoordinationException(
+                name, what + " failed" + (code == null ? "" : " (" + code + ")") + ": " + e.getMessage(), e);
     }
 }

@@ -48,7 +48,11 @@ public final class LockClient implements AutoCloseable {
     private final QueueInspector inspector;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    LockClient(CuratorFramework curator, LockClientConfig config, boolean ownsCurator, UnaryOperator<ZkGateway> decorate,
+    LockClient(
+            CuratorFramework curator,
+            LockClientConfig config,
+            boolean ownsCurator,
+            UnaryOperator<ZkGateway> decorate,
             Clock clock) {
         Objects.requireNonNull(curator, "curator");
         Objects.requireNonNull(config, "config");
@@ -107,8 +111,11 @@ public final class LockClient implements AutoCloseable {
         try {
             if (!curator.blockUntilConnected((int) config.connectionTimeout().toMillis(), TimeUnit.MILLISECONDS)) {
                 curator.close();
-                throw new CoordinationException(null, "could not connect to ZooKeeper at " + connectString + " within "
-                        + config.connectionTimeout().toMillis() + " ms", null);
+                throw new CoordinationException(
+                        null,
+                        "could not connect to ZooKeeper at " + connectString + " within "
+                                + config.connectionTimeout().toMillis() + " ms",
+                        null);
             }
         } catch (InterruptedException e) {
             curator.close();
@@ -220,12 +227,18 @@ public final class LockClient implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             // Reported below, node by node.
         }
-        List<String> left = cleanUps.entrySet().stream().filter(r -> !Boolean.TRUE.equals(r.getValue().getNow(false)))
-                .map(Map.Entry::getKey).toList();
+        List<String> left = cleanUps.entrySet().stream()
+                .filter(r -> !Boolean.TRUE.equals(r.getValue().getNow(false)))
+                .map(Map.Entry::getKey)
+                .toList();
         if (!left.isEmpty()) {
-            log.error("closing the lock client without confirming the deletion of {}: these queue nodes stay until the"
-                    + " ZooKeeper session ends{}", left, ownsCurator ? " (now: the client closes it)"
-                    : " (the CuratorFramework's session: close it, or they block these locks)");
+            log.error(
+                    "closing the lock client without confirming the deletion of {}: these queue nodes stay until the"
+                            + " ZooKeeper session ends{}",
+                    left,
+                    ownsCurator
+                            ? " (now: the client closes it)"
+                            : " (the CuratorFramework's session: close it, or they block these locks)");
         }
         curator.getConnectionStateListenable().removeListener(monitor);
         rt.shutdown();
@@ -264,7 +277,7 @@ public final class LockClient implements AutoCloseable {
      * non-re-entrant handle a thread of its own that never runs, so nobody re-enters it.
      */
     private static Thread ownerFor(FencedLock lock) {
-        return lock.isReentrant() ? Thread.currentThread() : Thread.ofVirtual().unstarted(() -> { });
+        return lock.isReentrant() ? Thread.currentThread() : Thread.ofVirtual().unstarted(() -> {});
     }
 
     Optional<Lease> tryAcquire(FencedLock lock) {
@@ -277,9 +290,15 @@ public final class LockClient implements AutoCloseable {
             return Optional.of(again);
         }
         Duration bound = rt.config.operationTimeout();
-        return Optional.ofNullable(awaitGrant(lock, true, bound, () -> new CoordinationException(lock.name(),
-                "could not reach ZooKeeper within operationTimeout (" + bound.toMillis() + " ms) to try lock '"
-                        + lock.name() + "'", null)));
+        return Optional.ofNullable(awaitGrant(
+                lock,
+                true,
+                bound,
+                () -> new CoordinationException(
+                        lock.name(),
+                        "could not reach ZooKeeper within operationTimeout (" + bound.toMillis() + " ms) to try lock '"
+                                + lock.name() + "'",
+                        null)));
     }
 
     private Cohort cohortOf(FencedLock lock) {
@@ -289,9 +308,18 @@ public final class LockClient implements AutoCloseable {
     /** A try-acquire of a cohort's node, owned by {@code nodeOwner}: the grant, or null. */
     Grant tryNodeForCohort(String name, String path, Thread nodeOwner) {
         Duration bound = rt.config.operationTimeout();
-        return awaitGrant(name, path, null, true, bound, nodeOwner, () -> new CoordinationException(name,
-                "could not reach ZooKeeper within operationTimeout (" + bound.toMillis() + " ms) to try lock '"
-                        + name + "'", null));
+        return awaitGrant(
+                name,
+                path,
+                null,
+                true,
+                bound,
+                nodeOwner,
+                () -> new CoordinationException(
+                        name,
+                        "could not reach ZooKeeper within operationTimeout (" + bound.toMillis() + " ms) to try lock '"
+                                + name + "'",
+                        null));
     }
 
     /**
@@ -300,12 +328,18 @@ public final class LockClient implements AutoCloseable {
      * that raced in before a timeout is kept, one that raced in before an interrupt is released.
      */
     private Lease awaitGrant(FencedLock lock, boolean tryOnly, Duration timeout, Supplier<LockException> onTimeout) {
-        Grant g = awaitGrant(lock.name(), lock.path(), lock.maxHold().orElse(null), tryOnly, timeout, ownerFor(lock),
-                onTimeout);
+        Grant g = awaitGrant(
+                lock.name(), lock.path(), lock.maxHold().orElse(null), tryOnly, timeout, ownerFor(lock), onTimeout);
         return g == null ? null : lease(g);
     }
 
-    private Grant awaitGrant(String name, String path, Duration maxHold, boolean tryOnly, Duration timeout, Thread owner,
+    private Grant awaitGrant(
+            String name,
+            String path,
+            Duration maxHold,
+            boolean tryOnly,
+            Duration timeout,
+            Thread owner,
             Supplier<LockException> onTimeout) {
         // Before anything is queued: a timeout too long for nanoseconds (ChronoUnit.FOREVER) means no timeout.
         long timeoutNanos = timeout == null ? -1 : saturatedNanos(timeout);
@@ -391,8 +425,11 @@ public final class LockClient implements AutoCloseable {
         try {
             return f.get(bound.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            throw new CoordinationException(name, "ZooKeeper did not answer within operationTimeout (" + bound.toMillis()
-                    + " ms) " + what + " lock '" + name + "'", e);
+            throw new CoordinationException(
+                    name,
+                    "ZooKeeper did not answer within operationTimeout (" + bound.toMillis() + " ms) " + what + " lock '"
+                            + name + "'",
+                    e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new CoordinationException(name, "interrupted " + what + " lock '" + name + "'", e);
@@ -407,8 +444,8 @@ public final class LockClient implements AutoCloseable {
             return new LockClientClosedException(name, gone.getMessage(), gone);
         }
         if (cause instanceof CuratorClosedException curatorClosed) {
-            return new LockClientClosedException(name, curatorClosed.getMessage() + " (lock '" + name + "')",
-                    curatorClosed);
+            return new LockClientClosedException(
+                    name, curatorClosed.getMessage() + " (lock '" + name + "')", curatorClosed);
         }
         if (cause instanceof LockException le) {
             // Re-thrown on the caller's thread, with the original (from ZooKeeper's thread) as cause.

@@ -93,7 +93,8 @@ public final class LockClientConfig {
     @Override
     public String toString() {
         return "LockClientConfig{rootPath=" + rootPath + ", ownerId=" + ownerId + ", operationTimeout="
-                + operationTimeout + ", sessionTimeout=" + sessionTimeout + ", connectionTimeout=" + connectionTimeout + "}";
+                + operationTimeout + ", sessionTimeout=" + sessionTimeout + ", connectionTimeout=" + connectionTimeout
+                + "}";
     }
 
     /** Builds a {@link LockClientConfig}. Not thread-safe. */
@@ -149,24 +150,27 @@ public final class LockClientConfig {
             try {
                 PathUtils.validatePath(rootPath);
             } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("rootPath \"" + rootPath + "\" is not a valid ZooKeeper path: "
-                        + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        "rootPath \"" + rootPath + "\" is not a valid ZooKeeper path: " + e.getMessage(), e);
             }
             if (rootPath.equals("/zookeeper") || rootPath.startsWith("/zookeeper/")) {
-                throw new IllegalArgumentException("rootPath \"" + rootPath + "\" is inside /zookeeper, which ZooKeeper reserves");
+                throw new IllegalArgumentException(
+                        "rootPath \"" + rootPath + "\" is inside /zookeeper, which ZooKeeper reserves");
             }
             if (ownerId == null || ownerId.isBlank()) {
                 throw new IllegalArgumentException("ownerId must not be null or blank");
             }
             if (ownerId.length() > MAX_OWNER_ID_LENGTH) {
-                throw new IllegalArgumentException("ownerId must be at most " + MAX_OWNER_ID_LENGTH
-                        + " characters, was " + ownerId.length());
+                throw new IllegalArgumentException(
+                        "ownerId must be at most " + MAX_OWNER_ID_LENGTH + " characters, was " + ownerId.length());
             }
             if (ownerId.chars().anyMatch(Character::isISOControl)) {
-                throw new IllegalArgumentException("ownerId must not contain control characters: \"" + ownerId.strip() + "\"");
+                throw new IllegalArgumentException(
+                        "ownerId must not contain control characters: \"" + ownerId.strip() + "\"");
             }
             if (acl == null || acl.isEmpty()) {
-                throw new IllegalArgumentException("acl must not be null or empty (use ZooDefs.Ids.OPEN_ACL_UNSAFE for open)");
+                throw new IllegalArgumentException(
+                        "acl must not be null or empty (use ZooDefs.Ids.OPEN_ACL_UNSAFE for open)");
             }
             checkTimeout("operationTimeout", operationTimeout);
             checkTimeout("sessionTimeout", sessionTimeout);
@@ -177,8 +181,8 @@ public final class LockClientConfig {
         private static void checkTimeout(String name, Duration value) {
             Objects.requireNonNull(value, name + " must not be null");
             if (value.compareTo(Duration.ofMillis(1)) < 0 || value.compareTo(MAX_TIMEOUT) > 0) {
-                throw new IllegalArgumentException(name + " must be between 1 ms and " + MAX_TIMEOUT.toMinutes()
-                        + " min, was " + value);
+                throw new IllegalArgumentException(
+                        name + " must be between 1 ms and " + MAX_TIMEOUT.toMinutes() + " min, was " + value);
             }
         }
 

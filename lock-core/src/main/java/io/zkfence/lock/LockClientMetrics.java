@@ -77,32 +77,66 @@ public final class LockClientMetrics implements MeterBinder {
         }
         Tags owner = Tags.of("owner", client.config().ownerId());
         LockRuntime rt = client.runtime();
-        gauge(registry, owner, "zkfence.lock.held", "leases this client holds now",
+        gauge(
+                registry,
+                owner,
+                "zkfence.lock.held",
+                "leases this client holds now",
                 c -> c.runtime().registry.grants().size());
-        gauge(registry, owner, "zkfence.lock.waiters", "acquire calls of this client queued behind another holder now",
-                c -> c.runtime().registry.acquisitions().stream().filter(Acquisition::isWaiting).count());
-        gauge(registry, owner, "zkfence.lock.queue.depth",
+        gauge(
+                registry,
+                owner,
+                "zkfence.lock.waiters",
+                "acquire calls of this client queued behind another holder now",
+                c -> c.runtime().registry.acquisitions().stream()
+                        .filter(Acquisition::isWaiting)
+                        .count());
+        gauge(
+                registry,
+                owner,
+                "zkfence.lock.queue.depth",
                 "the longest queue (holder and waiters) among the locks this client waits on, as last read; 0 when"
                         + " it waits on none",
-                c -> c.runtime().registry.acquisitions().stream().filter(Acquisition::isWaiting)
-                        .mapToInt(Acquisition::queueLength).max().orElse(0));
-        statsCounter(registry, owner, "zkfence.lock.releases", "grants released by their holder", rt,
-                s -> s.releases.sum());
-        statsCounter(registry, owner, "zkfence.zk.creates", "queue-node creates sent, retries included", rt,
+                c -> c.runtime().registry.acquisitions().stream()
+                        .filter(Acquisition::isWaiting)
+                        .mapToInt(Acquisition::queueLength)
+                        .max()
+                        .orElse(0));
+        statsCounter(
+                registry, owner, "zkfence.lock.releases", "grants released by their holder", rt, s -> s.releases.sum());
+        statsCounter(
+                registry,
+                owner,
+                "zkfence.zk.creates",
+                "queue-node creates sent, retries included",
+                rt,
                 s -> s.creates.sum());
-        statsCounter(registry, owner, "zkfence.zk.children.reads", "reads of a lock's child list", rt,
+        statsCounter(
+                registry,
+                owner,
+                "zkfence.zk.children.reads",
+                "reads of a lock's child list",
+                rt,
                 s -> s.childrenReads.sum());
         rt.observers.add(new Recorder(registry, owner));
     }
 
-    private void gauge(MeterRegistry registry, Tags owner, String name, String description,
-            ToDoubleFunction<LockClient> value) {
+    private void gauge(
+            MeterRegistry registry, Tags owner, String name, String description, ToDoubleFunction<LockClient> value) {
         Gauge.builder(name, client, value).description(description).tags(owner).register(registry);
     }
 
-    private static void statsCounter(MeterRegistry registry, Tags owner, String name, String description,
-            LockRuntime rt, ToDoubleFunction<StatsRecorder> value) {
-        FunctionCounter.builder(name, rt.stats, value).description(description).tags(owner).register(registry);
+    private static void statsCounter(
+            MeterRegistry registry,
+            Tags owner,
+            String name,
+            String description,
+            LockRuntime rt,
+            ToDoubleFunction<StatsRecorder> value) {
+        FunctionCounter.builder(name, rt.stats, value)
+                .description(description)
+                .tags(owner)
+                .register(registry);
     }
 
     /** The event meters of one (registry, lock tag value). */
@@ -119,34 +153,67 @@ public final class LockClientMetrics implements MeterBinder {
         final Map<ForcedRelease.Outcome, Counter> forced = new EnumMap<>(ForcedRelease.Outcome.class);
 
         Meters(MeterRegistry registry, Tags tags) {
-            acquire = timer(registry, tags, "zkfence.lock.acquire",
-                    "from the acquire call's first request to the grant", Duration.ofMinutes(1));
-            wait = timer(registry, tags, "zkfence.lock.wait",
-                    "time queued behind another holder, for grants that waited", Duration.ofMinutes(1));
-            holdReleased = timer(registry, tags.and("end", "released"), "zkfence.lock.hold",
-                    "from the grant to its end", Duration.ofMinutes(10));
-            holdLost = timer(registry, tags.and("end", "lost"), "zkfence.lock.hold",
-                    "from the grant to its end", Duration.ofMinutes(10));
-            grants = counter(registry, tags, "zkfence.lock.grants", "locks granted (queue nodes that reached the head)");
+            acquire = timer(
+                    registry,
+                    tags,
+                    "zkfence.lock.acquire",
+                    "from the acquire call's first request to the grant",
+                    Duration.ofMinutes(1));
+            wait = timer(
+                    registry,
+                    tags,
+                    "zkfence.lock.wait",
+                    "time queued behind another holder, for grants that waited",
+                    Duration.ofMinutes(1));
+            holdReleased = timer(
+                    registry,
+                    tags.and("end", "released"),
+                    "zkfence.lock.hold",
+                    "from the grant to its end",
+                    Duration.ofMinutes(10));
+            holdLost = timer(
+                    registry,
+                    tags.and("end", "lost"),
+                    "zkfence.lock.hold",
+                    "from the grant to its end",
+                    Duration.ofMinutes(10));
+            grants =
+                    counter(registry, tags, "zkfence.lock.grants", "locks granted (queue nodes that reached the head)");
             timeouts = counter(registry, tags, "zkfence.lock.timeouts", "acquire calls that timed out");
-            suspect = counter(registry, tags, "zkfence.lease.suspect",
-                    "leases moved HELD -> SUSPECT (connection suspended)");
-            wakeUps = counter(registry, tags, "zkfence.lock.wakeups",
+            suspect = counter(
+                    registry, tags, "zkfence.lease.suspect", "leases moved HELD -> SUSPECT (connection suspended)");
+            wakeUps = counter(
+                    registry,
+                    tags,
+                    "zkfence.lock.wakeups",
                     "watch events on a predecessor delivered to this client's waiters");
             for (LockObserver.LossCause cause : LockObserver.LossCause.values()) {
-                lost.put(cause, counter(registry, tags.and("cause", cause.tag), "zkfence.lease.lost",
-                        "leases that ended LOST, by cause"));
+                lost.put(
+                        cause,
+                        counter(
+                                registry,
+                                tags.and("cause", cause.tag),
+                                "zkfence.lease.lost",
+                                "leases that ended LOST, by cause"));
             }
             for (ForcedRelease.Outcome outcome : ForcedRelease.Outcome.values()) {
-                forced.put(outcome, counter(registry, tags.and("outcome", outcome.name().toLowerCase(java.util.Locale.ROOT)),
-                        "zkfence.admin.force.releases", "forced releases through this client's LockAdmin, by outcome"));
+                forced.put(
+                        outcome,
+                        counter(
+                                registry,
+                                tags.and("outcome", outcome.name().toLowerCase(java.util.Locale.ROOT)),
+                                "zkfence.admin.force.releases",
+                                "forced releases through this client's LockAdmin, by outcome"));
             }
         }
 
         private Timer timer(MeterRegistry registry, Tags tags, String name, String description, Duration max) {
-            return Timer.builder(name).description(description).tags(tags)
+            return Timer.builder(name)
+                    .description(description)
+                    .tags(tags)
                     .publishPercentileHistogram(percentileHistogram)
-                    .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(max)
+                    .minimumExpectedValue(Duration.ofMillis(1))
+                    .maximumExpectedValue(max)
                     .register(registry);
         }
 
@@ -162,6 +229,7 @@ public final class LockClientMetrics implements MeterBinder {
         private final Tags owner;
         /** Without a lock tag: registered up front, so every series exists from zero. */
         private final Meters untagged;
+
         private final ConcurrentHashMap<String, Meters> byLock = new ConcurrentHashMap<>();
 
         Recorder(MeterRegistry registry, Tags owner) {
@@ -174,8 +242,8 @@ public final class LockClientMetrics implements MeterBinder {
             if (untagged != null) {
                 return untagged;
             }
-            String group = Objects.requireNonNull(lockTag.apply(lockName),
-                    () -> "the lock tag function returned null for lock '" + lockName + "'");
+            String group = Objects.requireNonNull(
+                    lockTag.apply(lockName), () -> "the lock tag function returned null for lock '" + lockName + "'");
             Meters m = byLock.get(group);
             return m != null ? m : byLock.computeIfAbsent(group, g -> new Meters(registry, owner.and("lock", g)));
         }

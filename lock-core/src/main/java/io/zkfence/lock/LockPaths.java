@@ -43,16 +43,16 @@ final class LockPaths {
                         "lock name must not contain control characters: U+%04X at index %d in \"%s\"",
                         (int) c, i, printable(name)));
             }
-            if (Character.isHighSurrogate(c) && (i + 1 >= name.length() || !Character.isLowSurrogate(name.charAt(i + 1)))
+            if (Character.isHighSurrogate(c)
+                            && (i + 1 >= name.length() || !Character.isLowSurrogate(name.charAt(i + 1)))
                     || Character.isLowSurrogate(c) && (i == 0 || !Character.isHighSurrogate(name.charAt(i - 1)))) {
-                throw new IllegalArgumentException(
-                        "lock name must be valid UTF-16: unpaired surrogate at index " + i);
+                throw new IllegalArgumentException("lock name must be valid UTF-16: unpaired surrogate at index " + i);
             }
         }
         int bytes = name.getBytes(StandardCharsets.UTF_8).length;
         if (bytes > MAX_NAME_BYTES) {
-            throw new IllegalArgumentException("lock name must be at most " + MAX_NAME_BYTES
-                    + " bytes in UTF-8, was " + bytes + ": \"" + name.substring(0, 40) + "...\"");
+            throw new IllegalArgumentException("lock name must be at most " + MAX_NAME_BYTES + " bytes in UTF-8, was "
+                    + bytes + ": \"" + name.substring(0, 40) + "...\"");
         }
     }
 
@@ -97,7 +97,9 @@ final class LockPaths {
     }
 
     private static boolean isKept(int b) {
-        return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
+        return (b >= 'a' && b <= 'z')
+                || (b >= 'A' && b <= 'Z')
+                || (b >= '0' && b <= '9')
                 || "-_.:~@+=,".indexOf(b) >= 0;
     }
 

@@ -18,6 +18,7 @@ final class LockRuntime {
     final StatsRecorder stats = new StatsRecorder();
     /** Grants, timeouts, ends, ... for {@link LockClientMetrics}; empty without it. */
     final LockObserver.All observers = new LockObserver.All();
+
     final GrantRegistry registry = new GrantRegistry();
     /** Timers: max-hold deadlines, retry back-off. Never blocks. */
     final ScheduledExecutorService scheduler;
@@ -25,11 +26,13 @@ final class LockRuntime {
     final ExecutorService events;
     /** Blocking calls (creating the lock's container znodes), kept off ZooKeeper's event thread. */
     final ExecutorService io;
+
     final NodeReaper reaper;
     final GuidSource guids = new GuidSource();
     final RetryLog retries = new RetryLog();
     /** The cohorts of locks acquired in cohort mode, by lock path; an idle one removes itself. */
-    final java.util.concurrent.ConcurrentHashMap<String, Cohort> cohorts = new java.util.concurrent.ConcurrentHashMap<>();
+    final java.util.concurrent.ConcurrentHashMap<String, Cohort> cohorts =
+            new java.util.concurrent.ConcurrentHashMap<>();
     /** Set when {@link LockClient#close()} begins: failures from then on mean "closed". */
     private volatile boolean closing;
 

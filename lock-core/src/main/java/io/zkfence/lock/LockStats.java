@@ -13,5 +13,4 @@ package io.zkfence.lock;
  *                       release wakes exactly one waiter, so across all clients this grows by one
  *                       per contended release
  */
-public record LockStats(long grants, long releases, long leasesLost, long creates, long childrenReads, long wakeUps) {
-}
+public record LockStats(long grants, long releases, long leasesLost, long creates, long childrenReads, long wakeUps) {}

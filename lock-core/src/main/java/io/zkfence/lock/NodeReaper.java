@@ -65,12 +65,16 @@ final class NodeReaper {
         });
     }
 
-    private void attemptFind(String lockPath, String guid, CompletableFuture<Boolean> done, Backoff backoff,
-            long giveUpAt) {
+    private void attemptFind(
+            String lockPath, String guid, CompletableFuture<Boolean> done, Backoff backoff, long giveUpAt) {
         zk.children(lockPath).whenComplete((kids, e) -> {
             if (e == null) {
-                List<CompletableFuture<Boolean>> deletes = kids.stream().map(QueueNode::parse).flatMap(Optional::stream)
-                        .filter(n -> n.guid().equals(guid)).map(n -> delete(lockPath + "/" + n.name())).toList();
+                List<CompletableFuture<Boolean>> deletes = kids.stream()
+                        .map(QueueNode::parse)
+                        .flatMap(Optional::stream)
+                        .filter(n -> n.guid().equals(guid))
+                        .map(n -> delete(lockPath + "/" + n.name()))
+                        .toList();
                 CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new))
                         .thenRun(() -> done.complete(deletes.stream().allMatch(CompletableFuture::join)));
             } else if (Failures.is(e, KeeperException.Code.NONODE)) {

@@ -27,13 +27,17 @@ final class OwnNodeWatchSweeper {
     private OwnNodeWatchSweeper() {}
 
     static void start(LockRuntime rt) {
-        rt.scheduler.scheduleWithFixedDelay(() -> {
-            try {
-                rt.registry.grants().forEach(g -> g.watchOwnNodeIfHeldFor(MIN_HOLD_NANOS));
-            } catch (RuntimeException e) {
-                // A throw would cancel the sweep for good: log it and sweep again next time.
-                log.error("arming own-node watches failed", e);
-            }
-        }, PERIOD_MILLIS, PERIOD_MILLIS, TimeUnit.MILLISECONDS);
+        rt.scheduler.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        rt.registry.grants().forEach(g -> g.watchOwnNodeIfHeldFor(MIN_HOLD_NANOS));
+                    } catch (RuntimeException e) {
+                        // A throw would cancel the sweep for good: log it and sweep again next time.
+                        log.error("arming own-node watches failed", e);
+                    }
+                },
+                PERIOD_MILLIS,
+                PERIOD_MILLIS,
+                TimeUnit.MILLISECONDS);
     }
 }

@@ -38,6 +38,7 @@ record QueueNode(String name, int sequence, String guid) {
     static final int GUID_LENGTH = 22;
     /** What Curator's {@code InterProcessMutex} puts right before the sequence. */
     static final String CURATOR_LOCK_NAME = "lock-";
+
     private static final int SEQUENCE_START = PREFIX.length() + GUID_LENGTH + 1;
 
     /** Queue order; see the class comment. */
@@ -62,7 +63,8 @@ record QueueNode(String name, int sequence, String guid) {
         if (validSequenceLength(suffix) && name.startsWith(PREFIX) && name.charAt(SEQUENCE_START - 1) == '-') {
             OptionalSequence seq = sequence(name, SEQUENCE_START);
             if (seq.valid) {
-                return Optional.of(new QueueNode(name, seq.value, name.substring(PREFIX.length(), PREFIX.length() + GUID_LENGTH)));
+                return Optional.of(
+                        new QueueNode(name, seq.value, name.substring(PREFIX.length(), PREFIX.length() + GUID_LENGTH)));
             }
         }
         // Curator sorts by what follows the last "lock-": take the same part.

@@ -63,7 +63,11 @@ record QueuePosition(Kind kind, QueueNode predecessor, boolean predecessorIsHead
 
     /** The queue entries among {@code children}, in grant order: the holder first. */
     static List<QueueNode> queue(List<String> children) {
-        return children.stream().map(QueueNode::parse).flatMap(Optional::stream).sorted(QueueNode.ORDER).toList();
+        return children.stream()
+                .map(QueueNode::parse)
+                .flatMap(Optional::stream)
+                .sorted(QueueNode.ORDER)
+                .toList();
     }
 
     /** Whether any child is a queue entry (a try-acquire's pre-check: someone holds or waits). */

@@ -25,10 +25,21 @@ final class RetryLog {
         long due = nextWarnAt.get();
         if (now - due >= 0 && nextWarnAt.compareAndSet(due, now + WARN_EVERY_NANOS)) {
             sinceLastWarn.addAndGet(-count);
-            log.warn("retrying {} of lock '{}' in {} ms after {} ({} retr{} since the last such warning)", what,
-                    lockName, delayMs, Failures.unwrap(cause).toString(), count, count == 1 ? "y" : "ies");
+            log.warn(
+                    "retrying {} of lock '{}' in {} ms after {} ({} retr{} since the last such warning)",
+                    what,
+                    lockName,
+                    delayMs,
+                    Failures.unwrap(cause).toString(),
+                    count,
+                    count == 1 ? "y" : "ies");
         } else if (log.isDebugEnabled()) {
-            log.debug("retrying {} of lock '{}' in {} ms after {}", what, lockName, delayMs, Failures.unwrap(cause).toString());
+            log.debug(
+                    "retrying {} of lock '{}' in {} ms after {}",
+                    what,
+                    lockName,
+                    delayMs,
+                    Failures.unwrap(cause).toString());
         }
     }
 }

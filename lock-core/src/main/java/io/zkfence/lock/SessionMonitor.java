@@ -28,8 +28,11 @@ final class SessionMonitor implements ConnectionStateListener {
         switch (newState) {
             case SUSPENDED, READ_ONLY -> rt.registry.grants().forEach(Grant::suspend);
             case LOST -> {
-                rt.registry.grants().forEach(g -> g.lose(LockObserver.LossCause.SESSION_EXPIRED,
-                        "ZooKeeper session lost (no connection for the session timeout, or expired)"));
+                rt.registry
+                        .grants()
+                        .forEach(g -> g.lose(
+                                LockObserver.LossCause.SESSION_EXPIRED,
+                                "ZooKeeper session lost (no connection for the session timeout, or expired)"));
                 rt.registry.acquisitions().forEach(Acquisition::sessionLost);
             }
             case CONNECTED, RECONNECTED -> {

@@ -13,7 +13,7 @@ final class StatsRecorder {
     final LongAdder wakeUps = new LongAdder();
 
     LockStats snapshot() {
-        return new LockStats(grants.sum(), releases.sum(), leasesLost.sum(), creates.sum(), childrenReads.sum(),
-                wakeUps.sum());
+        return new LockStats(
+                grants.sum(), releases.sum(), leasesLost.sum(), creates.sum(), childrenReads.sum(), wakeUps.sum());
     }
 }

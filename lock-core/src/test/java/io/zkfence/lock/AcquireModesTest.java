@@ -1,9 +1,9 @@
 package io.zkfence.lock;
 
-import io.zkfence.testing.Ensemble;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.zkfence.testing.Ensemble;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -18,7 +18,8 @@ class AcquireModesTest extends EnsembleTestBase {
         LockClient a = newClient("a");
         LockClient b = newClient("b");
         Lease held = a.lock("m").acquire();
-        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> b.lock("m").acquire());
+        CompletableFuture<Lease> waiting =
+                CompletableFuture.supplyAsync(() -> b.lock("m").acquire());
         eventually().until(() -> queueOf(a.lock("m")).size() == 2);
         assertThat(waiting).isNotDone();
         held.release();
@@ -34,13 +35,15 @@ class AcquireModesTest extends EnsembleTestBase {
         LockClient b = newClient("b");
         FencedLock lock = a.lock("inventory:sku:9");
         try (Lease held = lock.acquire()) {
-            AcquireTimeoutException e = assertThrows(AcquireTimeoutException.class,
+            AcquireTimeoutException e = assertThrows(
+                    AcquireTimeoutException.class,
                     () -> b.lock("inventory:sku:9").acquire(Duration.ofMillis(300)));
             assertThat(e.lockName()).isEqualTo("inventory:sku:9");
             assertThat(e.waited()).isEqualTo(Duration.ofMillis(300));
             assertThat(e).hasMessageContaining("inventory:sku:9");
             eventually().until(() -> queueOf(lock).size() == 1);
-            assertThat(queueOf(lock)).containsExactly(held.nodePath().substring(lock.path().length() + 1));
+            assertThat(queueOf(lock))
+                    .containsExactly(held.nodePath().substring(lock.path().length() + 1));
         }
     }
 
@@ -73,8 +76,8 @@ class AcquireModesTest extends EnsembleTestBase {
         FencedLock lock = a.lock("held:zero");
         try (Lease held = lock.acquire()) {
             String holderNode = held.nodePath().substring(lock.path().length() + 1);
-            AcquireTimeoutException e = assertThrows(AcquireTimeoutException.class,
-                    () -> b.lock("held:zero").acquire(Duration.ZERO));
+            AcquireTimeoutException e = assertThrows(
+                    AcquireTimeoutException.class, () -> b.lock("held:zero").acquire(Duration.ZERO));
             assertThat(e.waited()).isEqualTo(Duration.ZERO);
             eventually().until(() -> queueOf(lock).size() == 1);
             assertThat(queueOf(lock)).containsExactly(holderNode);
@@ -110,7 +113,8 @@ class AcquireModesTest extends EnsembleTestBase {
             assertThat(b.lock("job:hourly").tryAcquire()).isEmpty();
         }
         // A release whose delete meets a connection hiccup finishes it in the background.
-        eventually().untilAsserted(() -> assertThat(queueOf(a.lock("job:hourly"))).isEmpty());
+        eventually()
+                .untilAsserted(() -> assertThat(queueOf(a.lock("job:hourly"))).isEmpty());
     }
 
     @Test
@@ -133,7 +137,8 @@ class AcquireModesTest extends EnsembleTestBase {
             eventually().until(() -> queueOf(lock).size() == 2);
             waiter.interrupt();
             waiter.join(Ensemble.PATIENCE.toMillis());
-            assertThat(thrown.get()).isInstanceOf(AcquireInterruptedException.class)
+            assertThat(thrown.get())
+                    .isInstanceOf(AcquireInterruptedException.class)
                     .hasCauseInstanceOf(InterruptedException.class);
             assertThat(((LockException) thrown.get()).lockName()).isEqualTo("interrupt-me");
             assertThat(flagAfter).isTrue();
@@ -181,15 +186,16 @@ class AcquireModesTest extends EnsembleTestBase {
     @Test
     void negativeTimeoutIsRejectedNamingTheLock() {
         LockClient a = newClient("a");
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> a.lock("x").acquire(Duration.ofMillis(-1)));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> a.lock("x").acquire(Duration.ofMillis(-1)));
         assertThat(e).hasMessageContaining("timeout").hasMessageContaining("'x'");
     }
 
     @Test
     void invalidNamesAreRejectedBeforeAnythingIsWritten() throws Exception {
         LockClient a = newClient("a");
-        assertThat(assertThrows(IllegalArgumentException.class, () -> a.lock(""))).hasMessageContaining("empty");
+        assertThat(assertThrows(IllegalArgumentException.class, () -> a.lock("")))
+                .hasMessageContaining("empty");
         assertThat(assertThrows(IllegalArgumentException.class, () -> a.lock("bad\u0007bell")))
                 .hasMessageContaining("control characters");
         assertThat(assertThrows(IllegalArgumentException.class, () -> a.lock("n".repeat(300))))
@@ -212,7 +218,8 @@ class AcquireModesTest extends EnsembleTestBase {
         LockClient b = newClient("b");
         FencedLock lock = b.lock("close-wakes");
         Lease heldByA = a.lock("close-wakes").acquire();
-        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> b.lock("close-wakes").acquire());
+        CompletableFuture<Lease> waiting =
+                CompletableFuture.supplyAsync(() -> b.lock("close-wakes").acquire());
         eventually().until(() -> queueOf(lock).size() == 2);
         b.close();
         Throwable failure = org.assertj.core.api.Assertions.catchThrowable(waiting::join);

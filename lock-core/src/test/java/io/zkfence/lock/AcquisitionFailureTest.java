@@ -36,7 +36,8 @@ class AcquisitionFailureTest extends EnsembleTestBase {
         rt.markClosing();
         a.cancel();
         a.start();
-        ExecutionException e = assertThrows(ExecutionException.class, () -> a.result().get(5, TimeUnit.SECONDS));
+        ExecutionException e =
+                assertThrows(ExecutionException.class, () -> a.result().get(5, TimeUnit.SECONDS));
         assertThat(e.getCause()).isInstanceOf(LockClientClosedException.class);
         assertThat(creates).hasValue(0);
         assertThat(a.phase()).isEqualTo(Acquisition.Phase.DONE);
@@ -49,8 +50,10 @@ class AcquisitionFailureTest extends EnsembleTestBase {
         FencedLock probe = newClient("probe").lock("no-timer");
         Acquisition a = acquisition(rt, "no-timer", Duration.ofMinutes(1));
         a.start();
-        ExecutionException e = assertThrows(ExecutionException.class, () -> a.result().get(30, TimeUnit.SECONDS));
-        assertThat(e.getCause()).isInstanceOf(CoordinationException.class)
+        ExecutionException e =
+                assertThrows(ExecutionException.class, () -> a.result().get(30, TimeUnit.SECONDS));
+        assertThat(e.getCause())
+                .isInstanceOf(CoordinationException.class)
                 .hasRootCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class);
         assertThat(rt.registry.grants()).isEmpty();
         eventually().until(() -> queueOf(probe).isEmpty());
@@ -59,8 +62,8 @@ class AcquisitionFailureTest extends EnsembleTestBase {
     @Test
     void aGatewayThatThrowsWhileTheGrantIsMadeFailsTheAcquireWithTheCause() {
         AtomicBoolean broken = new AtomicBoolean();
-        LockClient client = newClient(closeLater(ensemble.curator(Duration.ofSeconds(10))), "broken",
-                real -> new ForwardingGateway(real) {
+        LockClient client = newClient(
+                closeLater(ensemble.curator(Duration.ofSeconds(10))), "broken", real -> new ForwardingGateway(real) {
                     @Override
                     public boolean isConnected() {
                         if (broken.get()) {
@@ -83,8 +86,8 @@ class AcquisitionFailureTest extends EnsembleTestBase {
     @Test
     void anAnswerFailingWithAProgrammingErrorFailsTheAcquireInsteadOfRetryingForever() {
         AtomicInteger reads = new AtomicInteger();
-        LockClient client = newClient(closeLater(ensemble.curator(Duration.ofSeconds(10))), "npe",
-                real -> new ForwardingGateway(real) {
+        LockClient client = newClient(
+                closeLater(ensemble.curator(Duration.ofSeconds(10))), "npe", real -> new ForwardingGateway(real) {
                     @Override
                     public CompletableFuture<List<String>> children(String path) {
                         reads.incrementAndGet();
@@ -102,19 +105,21 @@ class AcquisitionFailureTest extends EnsembleTestBase {
     @Test
     void aConnectionLossAnswerIsRetriedAndTheAcquireSucceeds() {
         AtomicInteger failuresLeft = new AtomicInteger(3);
-        LockClient client = newClient(closeLater(ensemble.curator(Duration.ofSeconds(10))), "flaky",
-                real -> new ForwardingGateway(real) {
+        LockClient client = newClient(
+                closeLater(ensemble.curator(Duration.ofSeconds(10))), "flaky", real -> new ForwardingGateway(real) {
                     @Override
                     public CompletableFuture<NodeContent> watchData(String path, org.apache.zookeeper.Watcher w) {
                         if (failuresLeft.getAndDecrement() > 0) {
-                            return CompletableFuture.failedFuture(new org.apache.zookeeper.KeeperException.ConnectionLossException());
+                            return CompletableFuture.failedFuture(
+                                    new org.apache.zookeeper.KeeperException.ConnectionLossException());
                         }
                         return super.watchData(path, w);
                     }
                 });
         LockClient holder = newClient("holder");
         Lease held = holder.lock("flaky").acquire();
-        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> client.lock("flaky").acquire());
+        CompletableFuture<Lease> waiting =
+                CompletableFuture.supplyAsync(() -> client.lock("flaky").acquire());
         eventually().until(() -> failuresLeft.get() < 0);
         held.release();
         try (Lease lease = waiting.join()) {
@@ -124,9 +129,10 @@ class AcquisitionFailureTest extends EnsembleTestBase {
 
     private LockRuntime runtime(UnaryOperator<ZkGateway> decorate) {
         CuratorFramework curator = closeLater(ensemble.curator(Duration.ofSeconds(10)));
-        LockClientConfig config = LockClientConfig.builder().rootPath(root).ownerId("rt").build();
-        LockRuntime rt = new LockRuntime(decorate.apply(new CuratorZkGateway(curator, config.acl())), config,
-                Clock.systemUTC());
+        LockClientConfig config =
+                LockClientConfig.builder().rootPath(root).ownerId("rt").build();
+        LockRuntime rt =
+                new LockRuntime(decorate.apply(new CuratorZkGateway(curator, config.acl())), config, Clock.systemUTC());
         closeLater(rt::shutdown);
         return rt;
     }

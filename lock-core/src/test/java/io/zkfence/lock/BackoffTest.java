@@ -24,7 +24,8 @@ class BackoffTest {
     void delaysAreJitteredSoRetriesDoNotMoveInLockStep() {
         Set<Duration> firsts = new HashSet<>();
         for (int i = 0; i < 50; i++) {
-            firsts.add(Backoff.exponential(Duration.ofMillis(100), Duration.ofSeconds(1)).next());
+            firsts.add(Backoff.exponential(Duration.ofMillis(100), Duration.ofSeconds(1))
+                    .next());
         }
         assertThat(firsts).hasSizeGreaterThan(10);
     }
@@ -49,9 +50,13 @@ class BackoffTest {
 
     @Test
     void badBoundsAreRefusedNamingThem() {
-        assertThat(assertThrows(IllegalArgumentException.class,
-                () -> Backoff.exponential(Duration.ZERO, Duration.ofSeconds(1)))).hasMessageContaining("first step");
-        assertThat(assertThrows(IllegalArgumentException.class,
-                () -> Backoff.exponential(Duration.ofSeconds(2), Duration.ofSeconds(1)))).hasMessageContaining("max");
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> Backoff.exponential(Duration.ZERO, Duration.ofSeconds(1))))
+                .hasMessageContaining("first step");
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> Backoff.exponential(Duration.ofSeconds(2), Duration.ofSeconds(1))))
+                .hasMessageContaining("max");
     }
 }

@@ -35,15 +35,23 @@ class CohortModeTest extends EnsembleTestBase {
         }
         eventually().until(() -> client.runtime().cohorts.get(lock.path()).waiting() == 6);
         LockInfo seen = client.inspect("sku:flash");
-        assertThat(seen.entries()).as("one node in ZooKeeper for the whole cohort").hasSize(1);
-        assertThat(seen.localWaiters()).as("inspect shows the threads waiting behind it").isEqualTo(6);
-        assertThat(newClient("other").inspect("sku:flash").localWaiters()).as("another process cannot see them").isZero();
+        assertThat(seen.entries())
+                .as("one node in ZooKeeper for the whole cohort")
+                .hasSize(1);
+        assertThat(seen.localWaiters())
+                .as("inspect shows the threads waiting behind it")
+                .isEqualTo(6);
+        assertThat(newClient("other").inspect("sku:flash").localWaiters())
+                .as("another process cannot see them")
+                .isZero();
         long createsBefore = client.stats().creates();
         first.release();
         for (CompletableFuture<Long> w : waiting) {
             assertThat(w.get(30, TimeUnit.SECONDS)).isEqualTo(first.token());
         }
-        assertThat(client.stats().creates()).as("hand-offs inside the process touch no node").isEqualTo(createsBefore);
+        assertThat(client.stats().creates())
+                .as("hand-offs inside the process touch no node")
+                .isEqualTo(createsBefore);
         eventually().untilAsserted(() -> assertThat(queueOf(lock)).isEmpty());
     }
 
@@ -101,7 +109,8 @@ class CohortModeTest extends EnsembleTestBase {
                             try (Lease turn = lock.acquire()) {
                                 maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
                                 tokens.add(turn.token());
-                                grantsBy.computeIfAbsent(owner, k -> new AtomicInteger()).incrementAndGet();
+                                grantsBy.computeIfAbsent(owner, k -> new AtomicInteger())
+                                        .incrementAndGet();
                                 Thread.yield();
                                 inside.decrementAndGet();
                             }
@@ -143,7 +152,8 @@ class CohortModeTest extends EnsembleTestBase {
     @Test
     void aTurnPastItsMaxHoldEndsTheNodeSoItsTokenIsNotHandedOn() throws Exception {
         LockClient client = newClient("slow");
-        FencedLock lock = client.lock("max-hold").withMaxHold(Duration.ofMillis(300)).withCohort();
+        FencedLock lock =
+                client.lock("max-hold").withMaxHold(Duration.ofMillis(300)).withCohort();
         Lease hung = lock.acquire();
         CompletableFuture<Long> next = CompletableFuture.supplyAsync(() -> {
             try (Lease t = lock.acquire()) {
@@ -162,7 +172,8 @@ class CohortModeTest extends EnsembleTestBase {
         FencedLock lock = client.lock("timeouts").withCohort(100, Duration.ofSeconds(30));
         Lease held = lock.acquire();
         AcquireTimeoutException e = CompletableFuture.supplyAsync(
-                () -> assertThrows(AcquireTimeoutException.class, () -> lock.acquire(Duration.ofMillis(100)))).get();
+                        () -> assertThrows(AcquireTimeoutException.class, () -> lock.acquire(Duration.ofMillis(100))))
+                .get();
         assertThat(e.lockName()).isEqualTo("timeouts");
         CompletableFuture<Long> patient = CompletableFuture.supplyAsync(() -> {
             try (Lease t = lock.acquire(Duration.ofSeconds(30))) {
@@ -181,7 +192,9 @@ class CohortModeTest extends EnsembleTestBase {
         LockClient client = newClient("trier");
         FencedLock lock = client.lock("try").withCohort();
         try (Lease held = lock.tryAcquire().orElseThrow()) {
-            assertThat(CompletableFuture.supplyAsync(() -> lock.tryAcquire().isPresent()).get()).isFalse();
+            assertThat(CompletableFuture.supplyAsync(() -> lock.tryAcquire().isPresent())
+                            .get())
+                    .isFalse();
             assertThat(lock.tryAcquire()).get().extracting(Lease::token).isEqualTo(held.token());
         }
     }
@@ -203,9 +216,11 @@ class CohortModeTest extends EnsembleTestBase {
     @Test
     void badBatchSettingsAreRefusedNamingThem() {
         LockClient client = newClient("bad");
-        assertThat(assertThrows(IllegalArgumentException.class, () -> client.lock("x").withCohort(0, Duration.ofMillis(5))))
+        assertThat(assertThrows(
+                        IllegalArgumentException.class, () -> client.lock("x").withCohort(0, Duration.ofMillis(5))))
                 .hasMessageContaining("maxBatch");
-        assertThat(assertThrows(IllegalArgumentException.class, () -> client.lock("x").withCohort(5, Duration.ZERO)))
+        assertThat(assertThrows(
+                        IllegalArgumentException.class, () -> client.lock("x").withCohort(5, Duration.ZERO)))
                 .hasMessageContaining("maxBatchTime");
     }
 }

@@ -86,8 +86,11 @@ class CuratorMixedFleetTest extends EnsembleTestBase {
         CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(lock::acquire);
         eventually().until(() -> queueOf(lock).size() == 2);
         LockInfo info = zkfence.inspect("job");
-        assertThat(info.holder()).hasValueSatisfying(h -> assertThat(h.isCurator()).isTrue());
-        assertThat(info.waiters()).singleElement().satisfies(w -> assertThat(w.ownerId()).isEqualTo("zkfence"));
+        assertThat(info.holder())
+                .hasValueSatisfying(h -> assertThat(h.isCurator()).isTrue());
+        assertThat(info.waiters())
+                .singleElement()
+                .satisfies(w -> assertThat(w.ownerId()).isEqualTo("zkfence"));
         assertThat(waiting).isNotDone();
         curator.close(); // the holder's process dies: its session and ephemeral node go
         try (Lease lease = waiting.get(Ensemble.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
@@ -101,7 +104,9 @@ class CuratorMixedFleetTest extends EnsembleTestBase {
         FencedLock lock = zkfence.lock("job");
         Lease held = lock.acquire();
         InterProcessMutex curatorLock = new InterProcessMutex(curatorClient(), lock.path());
-        assertThat(curatorLock.acquire(300, TimeUnit.MILLISECONDS)).as("Curator must not get a held lock").isFalse();
+        assertThat(curatorLock.acquire(300, TimeUnit.MILLISECONDS))
+                .as("Curator must not get a held lock")
+                .isFalse();
         CompletableFuture<Boolean> waiting = CompletableFuture.supplyAsync(() -> {
             try {
                 curatorLock.acquire();

@@ -58,13 +58,19 @@ abstract class EnsembleTestBase {
 
     /** A lock client on its own session (10 s) on the whole ensemble. */
     protected LockClient newClient(String ownerId) {
-        return closeLater(LockClient.connect(ensemble.connectString(), LockClientConfig.builder().rootPath(root)
-                .ownerId(ownerId).sessionTimeout(Duration.ofSeconds(10)).build()));
+        return closeLater(LockClient.connect(
+                ensemble.connectString(),
+                LockClientConfig.builder()
+                        .rootPath(root)
+                        .ownerId(ownerId)
+                        .sessionTimeout(Duration.ofSeconds(10))
+                        .build()));
     }
 
     /** A lock client on a given Curator client, with its gateway decorated (fault injection). */
     protected LockClient newClient(CuratorFramework curator, String ownerId, UnaryOperator<ZkGateway> decorate) {
-        LockClientConfig config = LockClientConfig.builder().rootPath(root).ownerId(ownerId).build();
+        LockClientConfig config =
+                LockClientConfig.builder().rootPath(root).ownerId(ownerId).build();
         return closeLater(new LockClient(curator, config, false, decorate, Clock.systemUTC()));
     }
 

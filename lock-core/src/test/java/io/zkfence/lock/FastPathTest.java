@@ -30,12 +30,14 @@ class FastPathTest extends EnsembleTestBase {
         FencedLock lock = a.lock("handoff");
         Lease held = lock.acquire();
         LockStats before = b.stats();
-        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> b.lock("handoff").acquire());
+        CompletableFuture<Lease> waiter =
+                CompletableFuture.supplyAsync(() -> b.lock("handoff").acquire());
         eventually().until(() -> queueOf(lock).size() == 2);
         held.release();
         try (Lease next = waiter.get()) {
             LockStats after = b.stats();
-            assertThat(after.childrenReads() - before.childrenReads()).as("only the pipelined read at enqueue")
+            assertThat(after.childrenReads() - before.childrenReads())
+                    .as("only the pipelined read at enqueue")
                     .isEqualTo(1);
             assertThat(after.wakeUps() - before.wakeUps()).isEqualTo(1);
             assertThat(next.token()).isGreaterThan(held.token());
@@ -58,7 +60,8 @@ class FastPathTest extends EnsembleTestBase {
         });
         middle.start();
         eventually().until(() -> queueOf(lock).size() == 2);
-        CompletableFuture<Lease> last = CompletableFuture.supplyAsync(() -> c.lock("middle-leaves").acquire());
+        CompletableFuture<Lease> last =
+                CompletableFuture.supplyAsync(() -> c.lock("middle-leaves").acquire());
         eventually().until(() -> queueOf(lock).size() == 3);
         middle.interrupt(); // gives up only once the last waiter is queued behind it
         middle.join(Ensemble.PATIENCE.toMillis());

@@ -14,11 +14,15 @@ import org.apache.zookeeper.KeeperException;
  */
 final class FaultyGateway extends ForwardingGateway {
 
-    enum Mode { APPLIED_ANSWER_LOST, NEVER_SENT }
+    enum Mode {
+        APPLIED_ANSWER_LOST,
+        NEVER_SENT
+    }
 
     private final AtomicInteger failuresLeft = new AtomicInteger();
     private volatile Mode mode = Mode.APPLIED_ANSWER_LOST;
-    private final java.util.concurrent.atomic.AtomicBoolean hideChildrenOnce = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicBoolean hideChildrenOnce =
+            new java.util.concurrent.atomic.AtomicBoolean();
     final AtomicInteger createsSent = new AtomicInteger();
 
     FaultyGateway(ZkGateway real) {
@@ -36,8 +40,9 @@ final class FaultyGateway extends ForwardingGateway {
             CompletableFuture<Created> lost = new CompletableFuture<>();
             if (mode == Mode.APPLIED_ANSWER_LOST) {
                 createsSent.incrementAndGet();
-                real.create(path, data, createMode).whenComplete((c, e) ->
-                        lost.completeExceptionally(KeeperException.create(KeeperException.Code.CONNECTIONLOSS, path)));
+                real.create(path, data, createMode)
+                        .whenComplete((c, e) -> lost.completeExceptionally(
+                                KeeperException.create(KeeperException.Code.CONNECTIONLOSS, path)));
             } else {
                 lost.completeExceptionally(KeeperException.create(KeeperException.Code.CONNECTIONLOSS, path));
             }

@@ -1,6 +1,5 @@
 package io.zkfence.lock;
 
-import io.zkfence.testing.Ensemble;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;

@@ -36,7 +36,8 @@ class FifoOrderTest extends EnsembleTestBase {
         for (CompletableFuture<Long> w : waiters) {
             tokens.add(w.get());
         }
-        assertThat(grantOrder).containsExactlyElementsOf(IntStream.range(0, 10).boxed().toList());
+        assertThat(grantOrder)
+                .containsExactlyElementsOf(IntStream.range(0, 10).boxed().toList());
         assertThat(tokens).isSorted().doesNotHaveDuplicates().allMatch(t -> t > holder.token());
     }
 }

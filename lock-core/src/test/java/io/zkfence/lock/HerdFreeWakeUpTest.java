@@ -1,8 +1,8 @@
 package io.zkfence.lock;
 
-import io.zkfence.testing.Ensemble;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zkfence.testing.Ensemble;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -52,7 +52,9 @@ class HerdFreeWakeUpTest extends EnsembleTestBase {
                 assertThat(next).as("grant %d", i).isNotNull();
                 // The next holder was woken by exactly one watch event; nobody else was.
                 eventually().until(() -> totalWakeUps(clients) >= before + 1);
-                assertThat(totalWakeUps(clients) - before).as("wake-ups for release %d", i).isEqualTo(1);
+                assertThat(totalWakeUps(clients) - before)
+                        .as("wake-ups for release %d", i)
+                        .isEqualTo(1);
                 assertThat(granted).isEmpty();
                 tokens.add(next.lease().token());
                 releaseCurrent = next.releaseSignal()::countDown;

@@ -17,9 +17,11 @@ class HolderMetadataTest extends EnsembleTestBase {
         Instant before = Instant.now();
         Lease held = lock.acquire();
         Instant after = Instant.now();
-        CompletableFuture<Lease> second = CompletableFuture.supplyAsync(() -> b.lock("db-migration:user-service").acquire());
+        CompletableFuture<Lease> second = CompletableFuture.supplyAsync(
+                () -> b.lock("db-migration:user-service").acquire());
         eventually().until(() -> queueOf(lock).size() == 2);
-        CompletableFuture<Lease> third = CompletableFuture.supplyAsync(() -> c.lock("db-migration:user-service").acquire());
+        CompletableFuture<Lease> third = CompletableFuture.supplyAsync(
+                () -> c.lock("db-migration:user-service").acquire());
         eventually().until(() -> queueOf(lock).size() == 3);
 
         LockInfo info = c.inspect("db-migration:user-service");
@@ -49,7 +51,8 @@ class HolderMetadataTest extends EnsembleTestBase {
 
     @Test
     void ownerIdDefaultsToPidAtHost() {
-        LockClient a = closeLater(LockClient.connect(ensemble.connectString(),
+        LockClient a = closeLater(LockClient.connect(
+                ensemble.connectString(),
                 LockClientConfig.builder().rootPath(root).build()));
         try (Lease lease = a.lock("default-owner").acquire()) {
             String owner = a.inspect("default-owner").holder().orElseThrow().ownerId();

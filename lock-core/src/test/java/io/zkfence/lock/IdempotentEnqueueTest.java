@@ -53,9 +53,11 @@ class IdempotentEnqueueTest extends EnsembleTestBase {
         Lease held = lock.acquire();
 
         faults.get().failNextCreates(1, FaultyGateway.Mode.APPLIED_ANSWER_LOST);
-        CompletableFuture<Lease> second = CompletableFuture.supplyAsync(() -> lossy.lock("keep-place").acquire());
+        CompletableFuture<Lease> second =
+                CompletableFuture.supplyAsync(() -> lossy.lock("keep-place").acquire());
         eventually().until(() -> queueOf(lock).size() == 2);
-        CompletableFuture<Lease> last = CompletableFuture.supplyAsync(() -> third.lock("keep-place").acquire());
+        CompletableFuture<Lease> last =
+                CompletableFuture.supplyAsync(() -> third.lock("keep-place").acquire());
         eventually().until(() -> queueOf(lock).size() == 3);
 
         held.release();
@@ -76,8 +78,8 @@ class IdempotentEnqueueTest extends EnsembleTestBase {
         FencedLock lock = holder.lock("orphan");
         try (Lease held = lock.acquire()) {
             faults.get().failNextCreates(Integer.MAX_VALUE, FaultyGateway.Mode.APPLIED_ANSWER_LOST);
-            org.junit.jupiter.api.Assertions.assertThrows(AcquireTimeoutException.class,
-                    () -> lossy.lock("orphan").acquire(Duration.ofMillis(200)));
+            org.junit.jupiter.api.Assertions.assertThrows(
+                    AcquireTimeoutException.class, () -> lossy.lock("orphan").acquire(Duration.ofMillis(200)));
             faults.get().failNextCreates(0, FaultyGateway.Mode.APPLIED_ANSWER_LOST);
             eventually().until(() -> queueOf(lock).size() == 1);
         }

@@ -28,7 +28,9 @@ class LeaseEndThreadTest extends EnsembleTestBase {
                         afterEnd++;
                     }
                     if (attached++ < 200_000 || lease.state().isFinal()) {
-                        lease.ended().thenRun(() -> threads.add(Thread.currentThread().getName()));
+                        lease.ended()
+                                .thenRun(
+                                        () -> threads.add(Thread.currentThread().getName()));
                     } else {
                         Thread.onSpinWait();
                     }

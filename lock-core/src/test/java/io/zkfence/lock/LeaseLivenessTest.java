@@ -1,10 +1,10 @@
 package io.zkfence.lock;
 
-import io.zkfence.testing.Ensemble;
-import io.zkfence.testkit.FreezableProxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.zkfence.testing.Ensemble;
+import io.zkfence.testkit.FreezableProxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -32,7 +32,8 @@ class LeaseLivenessTest extends EnsembleTestBase {
         List<LeaseState> seen = new CopyOnWriteArrayList<>();
         old.addListener((lease, from, to) -> seen.add(to));
 
-        CompletableFuture<Lease> successor = CompletableFuture.supplyAsync(() -> next.lock("inventory:sku:123").acquire());
+        CompletableFuture<Lease> successor = CompletableFuture.supplyAsync(
+                () -> next.lock("inventory:sku:123").acquire());
         eventually().until(() -> queueOf(lock).size() == 2);
         proxy.freeze(); // no heartbeats reach the server from now on
 
@@ -97,7 +98,8 @@ class LeaseLivenessTest extends EnsembleTestBase {
         FencedLock lock = a.lock("bounded").withMaxHold(Duration.ofMillis(700));
         Lease lease = lock.acquire();
         assertThat(lease.deadline()).isPresent();
-        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> b.lock("bounded").acquire());
+        CompletableFuture<Lease> waiting =
+                CompletableFuture.supplyAsync(() -> b.lock("bounded").acquire());
         try (Lease next = waiting.get(Ensemble.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
             assertThat(lease.state()).isEqualTo(LeaseState.LOST);
             assertThat(lease.endReason()).get().asString().contains("max-hold");
@@ -151,7 +153,8 @@ class LeaseLivenessTest extends EnsembleTestBase {
 
     private LockClient clientThrough(FreezableProxy proxy, String owner) {
         CuratorFramework curator = closeLater(Ensemble.curator(proxy.connectString(), SHORT_SESSION));
-        LockClientConfig config = LockClientConfig.builder().rootPath(root).ownerId(owner).build();
+        LockClientConfig config =
+                LockClientConfig.builder().rootPath(root).ownerId(owner).build();
         return closeLater(new LockClient(curator, config, false, UnaryOperator.identity(), Clock.systemUTC()));
     }
 }

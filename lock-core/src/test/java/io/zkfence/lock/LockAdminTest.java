@@ -24,14 +24,21 @@ class LockAdminTest extends EnsembleTestBase {
         LockClient b = newClient("b");
         Lease first = a.lock("orders:1").acquire();
         Lease second = a.lock("orders:2").acquire();
-        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> b.lock("orders:2").acquire());
+        CompletableFuture<Lease> waiting =
+                CompletableFuture.supplyAsync(() -> b.lock("orders:2").acquire());
         eventually().until(() -> queueOf(a.lock("orders:2")).size() == 2);
         a.lock("invoices:9").acquire().release();
 
         List<LockInfo> orders = a.admin().list("orders:").toList();
         assertThat(orders).extracting(LockInfo::name).containsExactly("orders:1", "orders:2");
-        assertThat(orders.get(0).holder()).get().extracting(LockInfo.Entry::token).isEqualTo(first.token());
-        assertThat(orders.get(1).holder()).get().extracting(LockInfo.Entry::ownerId).isEqualTo("a");
+        assertThat(orders.get(0).holder())
+                .get()
+                .extracting(LockInfo.Entry::token)
+                .isEqualTo(first.token());
+        assertThat(orders.get(1).holder())
+                .get()
+                .extracting(LockInfo.Entry::ownerId)
+                .isEqualTo("a");
         assertThat(orders.get(1).waiters()).extracting(LockInfo.Entry::ownerId).containsExactly("b");
         assertThat(a.admin().list().map(LockInfo::name)).contains("invoices:9", "orders:1", "orders:2");
 
@@ -46,7 +53,9 @@ class LockAdminTest extends EnsembleTestBase {
         LockClient observer = newClient("observer");
         for (int i = 0; i < 20; i++) {
             Lease lease = a.lock("linearizable").acquire();
-            assertThat(observer.admin().inspect("linearizable").holder()).get().extracting(LockInfo.Entry::token)
+            assertThat(observer.admin().inspect("linearizable").holder())
+                    .get()
+                    .extracting(LockInfo.Entry::token)
                     .isEqualTo(lease.token());
             lease.release();
             assertThat(observer.admin().inspect("linearizable").holder()).isEmpty();
@@ -60,7 +69,8 @@ class LockAdminTest extends EnsembleTestBase {
         ds.setURL("jdbc:h2:mem:forced-" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
         JdbcFence fence = JdbcFence.create(ds, FenceConfig.defaults(FenceDialect.H2));
         fence.createIfMissing();
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("create table stock (sku varchar(20) primary key, qty int)");
             s.execute("insert into stock values ('sku-1', 10)");
         }
@@ -69,7 +79,8 @@ class LockAdminTest extends EnsembleTestBase {
         LockClient operator = newClient("operator");
         Lease evicted = stuck.lock("sku-1").acquire();
         write(fence, ds, evicted.token(), 9);
-        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> next.lock("sku-1").acquire());
+        CompletableFuture<Lease> waiting =
+                CompletableFuture.supplyAsync(() -> next.lock("sku-1").acquire());
         eventually().until(() -> queueOf(stuck.lock("sku-1")).size() == 2);
 
         ForcedRelease done = operator.admin().forceRelease("sku-1", "holder hung in a GC loop, ticket OPS-42");
@@ -82,7 +93,8 @@ class LockAdminTest extends EnsembleTestBase {
             assertThat(successor.token()).isGreaterThan(evicted.token());
             write(fence, ds, successor.token(), 8);
             eventually().until(() -> evicted.state() == LeaseState.LOST);
-            StaleTokenException stale = assertThrows(StaleTokenException.class, () -> write(fence, ds, evicted.token(), 7));
+            StaleTokenException stale =
+                    assertThrows(StaleTokenException.class, () -> write(fence, ds, evicted.token(), 7));
             assertThat(stale.storedToken()).isEqualTo(successor.token());
         }
         assertThat(operator.admin().auditLog()).last().satisfies(entry -> {
@@ -124,7 +136,8 @@ class LockAdminTest extends EnsembleTestBase {
     @Test
     void badInputIsRefusedNamingIt() {
         LockClient operator = newClient("operator");
-        assertThat(assertThrows(IllegalArgumentException.class, () -> operator.admin().forceRelease("x", " ")))
+        assertThat(assertThrows(
+                        IllegalArgumentException.class, () -> operator.admin().forceRelease("x", " ")))
                 .hasMessageContaining("reason");
         assertThat(assertThrows(IllegalArgumentException.class, () -> operator.admin(root + "/audit", 10)))
                 .hasMessageContaining("lock root");
@@ -140,5 +153,4 @@ class LockAdminTest extends EnsembleTestBase {
         assertThrows(LockClientClosedException.class, () -> admin.inspect("x"));
         assertThrows(LockClientClosedException.class, () -> admin.forceRelease("x", "why"));
     }
-
 }

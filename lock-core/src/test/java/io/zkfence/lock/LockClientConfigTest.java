@@ -20,51 +20,61 @@ class LockClientConfigTest {
 
     @Test
     void invalidRootPathIsRejectedNamingTheSetting() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> LockClientConfig.builder().rootPath("relative/path").build());
         assertThat(e).hasMessageContaining("rootPath").hasMessageContaining("relative/path");
     }
 
     @Test
     void rootPathInsideZookeeperReservedTreeIsRejected() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> LockClientConfig.builder().rootPath("/zookeeper/locks").build());
         assertThat(e).hasMessageContaining("reserves");
     }
 
     @Test
     void blankOwnerIdIsRejected() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> LockClientConfig.builder().ownerId(" ").build());
         assertThat(e).hasMessageContaining("ownerId");
     }
 
     @Test
     void ownerIdWithControlCharactersIsRejected() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> LockClientConfig.builder().ownerId("pod\n7").build());
         assertThat(e).hasMessageContaining("ownerId").hasMessageContaining("control");
     }
 
     @Test
     void tooLongOwnerIdIsRejectedNamingTheBound() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> LockClientConfig.builder().ownerId("x".repeat(257)).build());
         assertThat(e).hasMessageContaining("at most 256");
     }
 
     @Test
     void outOfRangeTimeoutIsRejectedNamingTheSettingAndBound() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> LockClientConfig.builder().operationTimeout(Duration.ZERO).build());
         assertThat(e).hasMessageContaining("operationTimeout").hasMessageContaining("between 1 ms and 10 min");
-        assertThrows(IllegalArgumentException.class,
-                () -> LockClientConfig.builder().sessionTimeout(Duration.ofHours(1)).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> LockClientConfig.builder()
+                        .sessionTimeout(Duration.ofHours(1))
+                        .build());
     }
 
     @Test
     void emptyAclIsRejected() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> LockClientConfig.builder().acl(List.of()).build());
         assertThat(e).hasMessageContaining("acl");
     }

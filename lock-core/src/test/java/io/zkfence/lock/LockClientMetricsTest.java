@@ -13,8 +13,8 @@ import io.zkfence.testing.Ensemble;
 import io.zkfence.testkit.FreezableProxy;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
@@ -60,8 +60,10 @@ class LockClientMetricsTest extends EnsembleTestBase {
         assertThat(timerCount(registry, "zkfence.lock.hold", "end", "released")).isEqualTo(1);
         assertThat(timerCount(registry, "zkfence.lock.hold", "end", "lost")).isZero();
         assertThat(gauge(registry, "zkfence.lock.held")).isZero();
-        assertThat(registry.get("zkfence.lock.releases").functionCounter().count()).isEqualTo(1);
-        assertThat(registry.get("zkfence.zk.creates").functionCounter().count()).isEqualTo(a.stats().creates());
+        assertThat(registry.get("zkfence.lock.releases").functionCounter().count())
+                .isEqualTo(1);
+        assertThat(registry.get("zkfence.zk.creates").functionCounter().count())
+                .isEqualTo(a.stats().creates());
     }
 
     @Test
@@ -70,7 +72,8 @@ class LockClientMetricsTest extends EnsembleTestBase {
         LockClient b = newClient("b");
         MeterRegistry registry = bound(b);
         Lease held = a.lock("contended").acquire();
-        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> b.lock("contended").acquire());
+        CompletableFuture<Lease> waiting =
+                CompletableFuture.supplyAsync(() -> b.lock("contended").acquire());
 
         eventually().until(() -> gauge(registry, "zkfence.lock.waiters") == 1);
         assertThat(gauge(registry, "zkfence.lock.queue.depth")).isEqualTo(2);
@@ -114,13 +117,15 @@ class LockClientMetricsTest extends EnsembleTestBase {
 
     @Test
     void aSessionExpiryCountsASuspectMoveAndALeaseLostForSessionExpired() throws Exception {
-        FreezableProxy proxy = closeLater(new FreezableProxy(ensemble.cluster().getInstances().iterator().next().getPort()));
+        FreezableProxy proxy = closeLater(new FreezableProxy(
+                ensemble.cluster().getInstances().iterator().next().getPort()));
         CuratorFramework curator = closeLater(Ensemble.curator(proxy.connectString(), Duration.ofSeconds(4)));
         LockClient stalled = newClient(curator, "stalled", UnaryOperator.identity());
         LockClient next = newClient("next");
         MeterRegistry registry = bound(stalled);
         Lease old = stalled.lock("expiring").acquire();
-        CompletableFuture<Lease> successor = CompletableFuture.supplyAsync(() -> next.lock("expiring").acquire());
+        CompletableFuture<Lease> successor =
+                CompletableFuture.supplyAsync(() -> next.lock("expiring").acquire());
         eventually().until(() -> queueOf(stalled.lock("expiring")).size() == 2);
 
         proxy.freeze(); // no heartbeats: the servers expire the session, the successor is granted
@@ -128,10 +133,12 @@ class LockClientMetricsTest extends EnsembleTestBase {
             assertThat(fresh.token()).isGreaterThan(old.token());
             eventually().until(() -> old.state() == LeaseState.LOST);
             // The meters are told right after the state changes, on the thread that ended the lease.
-            eventually().untilAsserted(() -> assertThat(count(registry, "zkfence.lease.lost", "cause", "session_expired"))
-                    .isEqualTo(1));
+            eventually()
+                    .untilAsserted(() -> assertThat(count(registry, "zkfence.lease.lost", "cause", "session_expired"))
+                            .isEqualTo(1));
             assertThat(count(registry, "zkfence.lease.suspect")).isEqualTo(1);
-            assertThat(count(registry, "zkfence.lease.lost", "cause", "node_deleted")).isZero();
+            assertThat(count(registry, "zkfence.lease.lost", "cause", "node_deleted"))
+                    .isZero();
             assertThat(timerCount(registry, "zkfence.lock.hold", "end", "lost")).isEqualTo(1);
         } finally {
             proxy.thaw();
@@ -149,12 +156,15 @@ class LockClientMetricsTest extends EnsembleTestBase {
         ForcedRelease done = operator.admin("/zkfence-audit-metrics" + root, 10).forceRelease("stuck", "metrics test");
 
         assertThat(done.outcome()).isEqualTo(ForcedRelease.Outcome.RELEASED);
-        assertThat(count(operatorMeters, "zkfence.admin.force.releases", "outcome", "released")).isEqualTo(1);
+        assertThat(count(operatorMeters, "zkfence.admin.force.releases", "outcome", "released"))
+                .isEqualTo(1);
         eventually().until(() -> lease.state() == LeaseState.LOST);
         // The meters are told right after the state changes, on the thread that ended the lease.
-        eventually().untilAsserted(() -> assertThat(count(holderMeters, "zkfence.lease.lost", "cause", "node_deleted"))
-                .isEqualTo(1));
-        assertThat(count(operatorMeters, "zkfence.admin.force.releases", "outcome", "not_held")).isZero();
+        eventually()
+                .untilAsserted(() -> assertThat(count(holderMeters, "zkfence.lease.lost", "cause", "node_deleted"))
+                        .isEqualTo(1));
+        assertThat(count(operatorMeters, "zkfence.admin.force.releases", "outcome", "not_held"))
+                .isZero();
         lease.release();
     }
 
@@ -165,7 +175,9 @@ class LockClientMetricsTest extends EnsembleTestBase {
         Lease lease = a.lock("bounded").withMaxHold(Duration.ofMillis(300)).acquire();
         eventually().until(() -> lease.state() == LeaseState.LOST);
         // The meters are told right after the state changes, on the thread that ended the lease.
-        eventually().untilAsserted(() -> assertThat(count(registry, "zkfence.lease.lost", "cause", "max_hold")).isEqualTo(1));
+        eventually()
+                .untilAsserted(() -> assertThat(count(registry, "zkfence.lease.lost", "cause", "max_hold"))
+                        .isEqualTo(1));
         assertThat(timerCount(registry, "zkfence.lock.hold", "end", "lost")).isEqualTo(1);
         assertThat(timerCount(registry, "zkfence.lock.hold", "end", "released")).isZero();
     }
@@ -175,13 +187,17 @@ class LockClientMetricsTest extends EnsembleTestBase {
         LockClient a = newClient("a");
         MeterRegistry plain = bound(a);
         MeterRegistry grouped = new SimpleMeterRegistry();
-        LockClientMetrics.builder(a).lockTag(name -> name.substring(0, name.indexOf(':'))).build().bindTo(grouped);
+        LockClientMetrics.builder(a)
+                .lockTag(name -> name.substring(0, name.indexOf(':')))
+                .build()
+                .bindTo(grouped);
 
         a.lock("inventory:sku:1").acquire().release();
         a.lock("inventory:sku:2").acquire().release();
         a.lock("orders:7").acquire().release();
 
-        assertThat(plain.getMeters()).allSatisfy(m -> assertThat(m.getId().getTag("lock")).isNull());
+        assertThat(plain.getMeters())
+                .allSatisfy(m -> assertThat(m.getId().getTag("lock")).isNull());
         assertThat(count(plain, "zkfence.lock.grants")).isEqualTo(3);
         assertThat(count(grouped, "zkfence.lock.grants", "lock", "inventory")).isEqualTo(2);
         assertThat(count(grouped, "zkfence.lock.grants", "lock", "orders")).isEqualTo(1);
@@ -210,7 +226,9 @@ class LockClientMetricsTest extends EnsembleTestBase {
         Map<String, Boolean> offHistogram = histogramSettings(off);
         LockClientMetrics.of(a).bindTo(on);
         LockClientMetrics.builder(a).percentileHistogram(false).build().bindTo(off);
-        assertThat(onHistogram).containsEntry("zkfence.lock.acquire", true).containsEntry("zkfence.lock.wait", true)
+        assertThat(onHistogram)
+                .containsEntry("zkfence.lock.acquire", true)
+                .containsEntry("zkfence.lock.wait", true)
                 .containsEntry("zkfence.lock.hold", true);
         assertThat(offHistogram).containsEntry("zkfence.lock.acquire", false);
     }

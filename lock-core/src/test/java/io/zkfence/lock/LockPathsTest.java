@@ -4,15 +4,29 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.apache.zookeeper.common.PathUtils;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.junit.jupiter.api.Test;
 
 class LockPathsTest {
 
     @ParameterizedTest
-    @ValueSource(strings = {"inventory:sku:123", "db-migration:user-service", "a/b/c", ".", "..", ".hidden",
-            "with space", "percent%sign", "ünïcødé ✓", "emoji \uD83D\uDD12", "zookeeper", "q-not-a-queue-node", "%2F"})
+    @ValueSource(
+            strings = {
+                "inventory:sku:123",
+                "db-migration:user-service",
+                "a/b/c",
+                ".",
+                "..",
+                ".hidden",
+                "with space",
+                "percent%sign",
+                "ünïcødé ✓",
+                "emoji \uD83D\uDD12",
+                "zookeeper",
+                "q-not-a-queue-node",
+                "%2F"
+            })
     void namesMapReversiblyToValidPathElements(String name) {
         String element = LockPaths.encode(name);
         assertThat(LockPaths.decode(element)).isEqualTo(name);
@@ -79,14 +93,16 @@ class LockPathsTest {
     void nameLongerThanTheLimitIsRejectedNamingTheLimit() {
         String atLimit = "x".repeat(LockPaths.MAX_NAME_BYTES);
         assertThat(LockPaths.decode(LockPaths.encode(atLimit))).isEqualTo(atLimit);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LockPaths.encode(atLimit + "x"));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> LockPaths.encode(atLimit + "x"));
         assertThat(e).hasMessageContaining("at most 256 bytes");
     }
 
     @Test
     void limitCountsUtf8Bytes() {
         String threeBytesEach = "€".repeat(86); // 258 bytes
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LockPaths.encode(threeBytesEach));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> LockPaths.encode(threeBytesEach));
         assertThat(e).hasMessageContaining("was 258");
     }
 }

@@ -1,8 +1,8 @@
 package io.zkfence.lock;
 
-import io.zkfence.testing.Ensemble;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zkfence.testing.Ensemble;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -59,7 +59,9 @@ class MutualExclusionTest extends EnsembleTestBase {
         }
         assertThat(maxInside.get()).isEqualTo(1);
         assertThat(counter).isEqualTo((long) CLIENTS * THREADS_PER_CLIENT * ROUNDS);
-        assertThat(tokensInGrantOrder).hasSize(CLIENTS * THREADS_PER_CLIENT * ROUNDS).isSorted();
+        assertThat(tokensInGrantOrder)
+                .hasSize(CLIENTS * THREADS_PER_CLIENT * ROUNDS)
+                .isSorted();
         if (!cohortMode()) {
             assertThat(tokensInGrantOrder).doesNotHaveDuplicates();
         }

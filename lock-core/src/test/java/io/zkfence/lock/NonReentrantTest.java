@@ -50,9 +50,13 @@ class NonReentrantTest extends EnsembleTestBase {
     @Test
     void nonReentrantAndCohortModeCannotBeCombined() {
         LockClient a = newClient("a");
-        assertThat(assertThrows(IllegalArgumentException.class, () -> a.lock("x").withCohort().nonReentrant()))
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> a.lock("x").withCohort().nonReentrant()))
                 .hasMessageContaining("nonReentrant");
-        assertThat(assertThrows(IllegalArgumentException.class, () -> a.lock("x").nonReentrant().withCohort()))
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> a.lock("x").nonReentrant().withCohort()))
                 .hasMessageContaining("cohort");
     }
 }

@@ -9,11 +9,26 @@ import org.junit.jupiter.api.Test;
 
 class PublicApiTest {
 
-    private static final List<Class<?>> PUBLIC_TYPES = List.of(LockClient.class, LockClientConfig.class,
-            LockClientConfig.Builder.class, FencedLock.class, Lease.class, LeaseState.class, LeaseListener.class,
-            LockInfo.class, LockInfo.Entry.class, LockStats.class, LockException.class, AcquireTimeoutException.class,
-            AcquireInterruptedException.class, LeaseLostException.class, LeaseSuspendedException.class,
-            CoordinationException.class, LockClientClosedException.class, Backoff.class, LockClientMetrics.class,
+    private static final List<Class<?>> PUBLIC_TYPES = List.of(
+            LockClient.class,
+            LockClientConfig.class,
+            LockClientConfig.Builder.class,
+            FencedLock.class,
+            Lease.class,
+            LeaseState.class,
+            LeaseListener.class,
+            LockInfo.class,
+            LockInfo.Entry.class,
+            LockStats.class,
+            LockException.class,
+            AcquireTimeoutException.class,
+            AcquireInterruptedException.class,
+            LeaseLostException.class,
+            LeaseSuspendedException.class,
+            CoordinationException.class,
+            LockClientClosedException.class,
+            Backoff.class,
+            LockClientMetrics.class,
             LockClientMetrics.Builder.class);
 
     @Test
@@ -32,9 +47,27 @@ class PublicApiTest {
     @Test
     void thePackageExposesOnlyTheListedTypes() throws Exception {
         // Internals stay package-private: a new public type must be a deliberate API decision.
-        List<String> internals = List.of("Acquisition", "CuratorZkGateway", "Failures", "Grant", "GrantRegistry", "GuidSource",
-                "LockPaths", "LockRuntime", "NodeData", "NodeReaper", "OwnNodeWatchSweeper", "QueueInspector", "QueueNode", "SessionMonitor",
-                "StatsRecorder", "ZkGateway", "QueuePosition", "HoldCount", "RetryLog", "CuratorClosedException",
+        List<String> internals = List.of(
+                "Acquisition",
+                "CuratorZkGateway",
+                "Failures",
+                "Grant",
+                "GrantRegistry",
+                "GuidSource",
+                "LockPaths",
+                "LockRuntime",
+                "NodeData",
+                "NodeReaper",
+                "OwnNodeWatchSweeper",
+                "QueueInspector",
+                "QueueNode",
+                "SessionMonitor",
+                "StatsRecorder",
+                "ZkGateway",
+                "QueuePosition",
+                "HoldCount",
+                "RetryLog",
+                "CuratorClosedException",
                 "LockObserver");
         for (String name : internals) {
             Class<?> c = Class.forName("io.zkfence.lock." + name);

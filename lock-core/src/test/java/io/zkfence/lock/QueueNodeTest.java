@@ -45,7 +45,8 @@ class QueueNodeTest {
     @Test
     void curatorMutexNodesAreForeignEntriesOrderedByTheirSequence() {
         QueueNode plain = QueueNode.parse("lock-0000000001").orElseThrow();
-        QueueNode protectedNode = QueueNode.parse("_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-0000000042").orElseThrow();
+        QueueNode protectedNode = QueueNode.parse("_c_0f8fad5b-d9cb-469f-a165-70867728950e-lock-0000000042")
+                .orElseThrow();
         QueueNode negative = QueueNode.parse("lock--2147483647").orElseThrow();
         assertThat(plain.foreign()).isTrue();
         assertThat(plain.sequence()).isEqualTo(1);
@@ -67,7 +68,8 @@ class QueueNodeTest {
 
     @Test
     void childrenOfNeitherKindAreIgnored() {
-        assertThat(QueueNode.parse("q-0f8fad5b-d9cb-469f-a165-70867728950e-0000000001")).isEmpty();
+        assertThat(QueueNode.parse("q-0f8fad5b-d9cb-469f-a165-70867728950e-0000000001"))
+                .isEmpty();
         assertThat(QueueNode.parse("lock-00000000x1")).isEmpty();
         assertThat(QueueNode.parse("lease-0000000001")).isEmpty();
         assertThat(QueueNode.parse("lock-")).isEmpty();
@@ -85,11 +87,15 @@ class QueueNodeTest {
     @Test
     void queueOrderStaysRightAcrossTheSignedWrapOfTheSequence() {
         // The holder was created at Integer.MAX_VALUE - 1; the counter then wrapped.
-        List<QueueNode> nodes = new ArrayList<>(List.of(node(Integer.MIN_VALUE + 1), node(Integer.MAX_VALUE),
-                node(Integer.MIN_VALUE), node(Integer.MAX_VALUE - 1)));
+        List<QueueNode> nodes = new ArrayList<>(List.of(
+                node(Integer.MIN_VALUE + 1),
+                node(Integer.MAX_VALUE),
+                node(Integer.MIN_VALUE),
+                node(Integer.MAX_VALUE - 1)));
         nodes.sort(QueueNode.ORDER);
-        assertThat(nodes).extracting(QueueNode::sequence).containsExactly(Integer.MAX_VALUE - 1, Integer.MAX_VALUE,
-                Integer.MIN_VALUE, Integer.MIN_VALUE + 1);
+        assertThat(nodes)
+                .extracting(QueueNode::sequence)
+                .containsExactly(Integer.MAX_VALUE - 1, Integer.MAX_VALUE, Integer.MIN_VALUE, Integer.MIN_VALUE + 1);
     }
 
     private static QueueNode node(int sequence) {

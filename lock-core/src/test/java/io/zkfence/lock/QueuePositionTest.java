@@ -43,7 +43,8 @@ class QueuePositionTest {
 
     @Test
     void childrenThatAreNotQueueEntriesAreIgnored() {
-        QueuePosition p = QueuePosition.of(List.of("leases", "q-short-0000000001", B + "0000000002"), node(B + "0000000002"));
+        QueuePosition p =
+                QueuePosition.of(List.of("leases", "q-short-0000000001", B + "0000000002"), node(B + "0000000002"));
         assertThat(p.kind()).isEqualTo(QueuePosition.Kind.HEAD);
     }
 
@@ -60,12 +61,14 @@ class QueuePositionTest {
         // 2147483647 then -2147483648: the negative one was created after.
         List<String> kids = List.of(B + "-2147483648", A + "2147483647");
         assertThat(QueuePosition.of(kids, node(A + "2147483647")).kind()).isEqualTo(QueuePosition.Kind.HEAD);
-        assertThat(QueuePosition.of(kids, node(B + "-2147483648")).predecessor().name()).isEqualTo(A + "2147483647");
+        assertThat(QueuePosition.of(kids, node(B + "-2147483648")).predecessor().name())
+                .isEqualTo(A + "2147483647");
     }
 
     @Test
     void theQueueListsEntriesInGrantOrder() {
-        List<QueueNode> queue = QueuePosition.queue(List.of(C + "0000000009", "other", A + "0000000001", B + "0000000004"));
+        List<QueueNode> queue =
+                QueuePosition.queue(List.of(C + "0000000009", "other", A + "0000000001", B + "0000000004"));
         assertThat(queue).extracting(QueueNode::sequence).containsExactly(1, 4, 9);
         assertThat(QueuePosition.anyEntry(List.of("other"))).isFalse();
         assertThat(QueuePosition.anyEntry(List.of("other", A + "0000000001"))).isTrue();

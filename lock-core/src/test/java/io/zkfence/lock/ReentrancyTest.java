@@ -61,7 +61,9 @@ class ReentrancyTest extends EnsembleTestBase {
         LockClient a = newClient("a");
         FencedLock lock = lock(a, "per-thread");
         try (Lease held = lock.acquire()) {
-            boolean otherGotIt = CompletableFuture.supplyAsync(() -> lock.tryAcquire().isPresent()).get();
+            boolean otherGotIt = CompletableFuture.supplyAsync(
+                            () -> lock.tryAcquire().isPresent())
+                    .get();
             assertThat(otherGotIt).isFalse();
         }
     }

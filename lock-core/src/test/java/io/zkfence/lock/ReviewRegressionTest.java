@@ -25,8 +25,8 @@ class ReviewRegressionTest extends EnsembleTestBase {
         LockClient b = newClient("b");
         FencedLock lock = a.lock("forever");
         Lease held = lock.acquire();
-        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(
-                () -> b.lock("forever").acquire(ChronoUnit.FOREVER.getDuration()));
+        CompletableFuture<Lease> waiting =
+                CompletableFuture.supplyAsync(() -> b.lock("forever").acquire(ChronoUnit.FOREVER.getDuration()));
         eventually().until(() -> queueOf(lock).size() == 2);
         held.release();
         try (Lease next = waiting.get(Ensemble.PATIENCE.toSeconds(), TimeUnit.SECONDS)) {
@@ -39,7 +39,8 @@ class ReviewRegressionTest extends EnsembleTestBase {
     @Test
     void renewsFromTwoThreadsAtOnceLeaveNoStrayMaxHoldTimer() throws Exception {
         LockClient a = newClient("a");
-        Lease lease = a.lock("renewed-twice").withMaxHold(Duration.ofMillis(1500)).acquire();
+        Lease lease =
+                a.lock("renewed-twice").withMaxHold(Duration.ofMillis(1500)).acquire();
         CountDownLatch go = new CountDownLatch(1);
         Runnable burst = () -> {
             try {
@@ -73,10 +74,11 @@ class ReviewRegressionTest extends EnsembleTestBase {
         FencedLock lock = client.lock("curator-closed");
         curator.close();
         long started = System.nanoTime();
-        LockClientClosedException e = assertThrows(LockClientClosedException.class,
-                () -> lock.acquire(Duration.ofMinutes(5)));
+        LockClientClosedException e =
+                assertThrows(LockClientClosedException.class, () -> lock.acquire(Duration.ofMinutes(5)));
         assertThat(e).hasMessageContaining("CuratorFramework was closed");
-        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started)).as("did not wait for the timeout")
+        assertThat(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started))
+                .as("did not wait for the timeout")
                 .isLessThan(60);
         assertThrows(LockClientClosedException.class, lock::tryAcquire);
     }
@@ -99,10 +101,13 @@ class ReviewRegressionTest extends EnsembleTestBase {
         LockClient b = newClient("b");
         FencedLock lock = a.lock("deleted-waiter");
         Lease held = lock.acquire();
-        CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> b.lock("deleted-waiter").acquire());
+        CompletableFuture<Lease> waiting =
+                CompletableFuture.supplyAsync(() -> b.lock("deleted-waiter").acquire());
         eventually().until(() -> queueOf(lock).size() == 2);
         String waiterNode = queueOf(lock).stream()
-                .filter(n -> !held.nodePath().endsWith("/" + n)).findFirst().orElseThrow();
+                .filter(n -> !held.nodePath().endsWith("/" + n))
+                .findFirst()
+                .orElseThrow();
         raw.delete().forPath(lock.path() + "/" + waiterNode);
         held.release();
         Lease granted = waiting.get(Ensemble.PATIENCE.toSeconds(), TimeUnit.SECONDS);
@@ -116,10 +121,15 @@ class ReviewRegressionTest extends EnsembleTestBase {
         // Guards the test seam: a fixed clock changes what inspect shows, nothing else.
         CuratorFramework curator = closeLater(ensemble.curator(Duration.ofSeconds(10)));
         Clock fixed = Clock.fixed(java.time.Instant.parse("2030-01-01T00:00:00Z"), java.time.ZoneOffset.UTC);
-        LockClient client = closeLater(new LockClient(curator, LockClientConfig.builder().rootPath(root).ownerId("t")
-                .build(), false, UnaryOperator.identity(), fixed));
+        LockClient client = closeLater(new LockClient(
+                curator,
+                LockClientConfig.builder().rootPath(root).ownerId("t").build(),
+                false,
+                UnaryOperator.identity(),
+                fixed));
         try (Lease lease = client.lock("clocked").acquire()) {
-            assertThat(client.inspect("clocked").holder().orElseThrow().requestedAt()).isEqualTo(fixed.instant());
+            assertThat(client.inspect("clocked").holder().orElseThrow().requestedAt())
+                    .isEqualTo(fixed.instant());
         }
     }
 }

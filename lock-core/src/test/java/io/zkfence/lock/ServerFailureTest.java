@@ -1,8 +1,8 @@
 package io.zkfence.lock;
 
-import io.zkfence.testing.Ensemble;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zkfence.testing.Ensemble;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -62,9 +62,12 @@ class ServerFailureTest extends EnsembleTestBase {
     @Test
     void killingTheConnectedServerDuringContendedAcquiresKeepsExclusionAndLeavesNoOrphans() throws Exception {
         // Lock clients on Curator clients of their own, so the server one of them uses can be killed.
-        org.apache.curator.framework.CuratorFramework curatorA = closeLater(ensemble.curator(java.time.Duration.ofSeconds(10)));
+        org.apache.curator.framework.CuratorFramework curatorA =
+                closeLater(ensemble.curator(java.time.Duration.ofSeconds(10)));
         LockClient a = newClient(curatorA, "a", java.util.function.UnaryOperator.identity());
-        LockClient b = newClient(closeLater(ensemble.curator(java.time.Duration.ofSeconds(10))), "b",
+        LockClient b = newClient(
+                closeLater(ensemble.curator(java.time.Duration.ofSeconds(10))),
+                "b",
                 java.util.function.UnaryOperator.identity());
         FencedLock lock = a.lock("under-fire");
         AtomicInteger inside = new AtomicInteger();
@@ -91,7 +94,8 @@ class ServerFailureTest extends EnsembleTestBase {
             }
         }
         eventually().until(() -> grants.get() >= 50);
-        InstanceSpec victim = ensemble.cluster().findConnectionInstance(curatorA.getZookeeperClient().getZooKeeper());
+        InstanceSpec victim = ensemble.cluster()
+                .findConnectionInstance(curatorA.getZookeeperClient().getZooKeeper());
         ensemble.cluster().killServer(victim);
         int atKill = grants.get();
         eventually().until(() -> grants.get() >= atKill + 50);

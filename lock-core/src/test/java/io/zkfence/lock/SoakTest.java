@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -104,7 +103,8 @@ class SoakTest extends EnsembleTestBase {
             long before = grants.get();
             eventually().until(() -> grants.get() >= before + 20);
             List<InstanceSpec> servers = new ArrayList<>(ensemble.cluster().getInstances());
-            InstanceSpec victim = kills % 3 == 0 ? ensemble.leader()
+            InstanceSpec victim = kills % 3 == 0
+                    ? ensemble.leader()
                     : servers.get(ThreadLocalRandom.current().nextInt(servers.size()));
             ensemble.cluster().killServer(victim);
             long atKill = grants.get();
@@ -124,8 +124,10 @@ class SoakTest extends EnsembleTestBase {
         for (Map.Entry<String, List<Section>> e : sections.entrySet()) {
             List<Section> s = e.getValue();
             assertThat(s).as("sections on %s", e.getKey()).isNotEmpty().noneMatch(Section::overlapped);
-            assertThat(s.stream().map(Section::token).toList()).as("tokens on %s in grant order", e.getKey())
-                    .isSorted().doesNotHaveDuplicates();
+            assertThat(s.stream().map(Section::token).toList())
+                    .as("tokens on %s in grant order", e.getKey())
+                    .isSorted()
+                    .doesNotHaveDuplicates();
         }
         for (int l = 0; l < LOCKS; l++) {
             FencedLock lock = clients.get(0).lock("soak:" + l);

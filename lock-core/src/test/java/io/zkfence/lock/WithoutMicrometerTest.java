@@ -24,13 +24,18 @@ class WithoutMicrometerTest {
         private Probe() {}
 
         public static String run(String connectString, String root) {
-            try (LockClient client = LockClient.connect(connectString, LockClientConfig.builder().rootPath(root)
-                    .ownerId("no-micrometer").build())) {
+            try (LockClient client = LockClient.connect(
+                    connectString,
+                    LockClientConfig.builder()
+                            .rootPath(root)
+                            .ownerId("no-micrometer")
+                            .build())) {
                 long token;
                 try (Lease lease = client.lock("plain").acquire()) {
                     token = lease.token();
                 }
-                return token + " " + client.stats().grants() + " " + client.stats().releases();
+                return token + " " + client.stats().grants() + " "
+                        + client.stats().releases();
             }
         }
     }
@@ -39,22 +44,24 @@ class WithoutMicrometerTest {
     void lockCoreAcquiresAndReleasesWithNoMicrometerOnTheClassPath() throws Exception {
         URL[] withoutMicrometer = Arrays.stream(testClassPath().split(File.pathSeparator))
                 .filter(entry -> !entry.contains("micrometer"))
-                .map(WithoutMicrometerTest::url).toArray(URL[]::new);
+                .map(WithoutMicrometerTest::url)
+                .toArray(URL[]::new);
         try (URLClassLoader loader = new URLClassLoader(withoutMicrometer, ClassLoader.getPlatformClassLoader())) {
-            assertThrows(ClassNotFoundException.class,
+            assertThrows(
+                    ClassNotFoundException.class,
                     () -> Class.forName("io.micrometer.core.instrument.MeterRegistry", false, loader));
             Class<?> probe = Class.forName(Probe.class.getName(), true, loader);
             assertThat(probe.getClassLoader()).isSameAs(loader);
             Method run = probe.getMethod("run", String.class, String.class);
-            String result = (String) run.invoke(null, Ensemble.shared().connectString(),
-                    Ensemble.freshRoot("WithoutMicrometer"));
+            String result = (String)
+                    run.invoke(null, Ensemble.shared().connectString(), Ensemble.freshRoot("WithoutMicrometer"));
             String[] parts = result.split(" ");
             assertThat(Long.parseLong(parts[0])).isPositive();
             assertThat(parts[1]).isEqualTo("1");
             assertThat(parts[2]).isEqualTo("1");
             // The binder is the one class that needs Micrometer: it fails to load, nothing else does.
-            assertThrows(NoClassDefFoundError.class,
-                    () -> Class.forName(LockClientMetrics.class.getName(), true, loader));
+            assertThrows(
+                    NoClassDefFoundError.class, () -> Class.forName(LockClientMetrics.class.getName(), true, loader));
         }
     }
 

@@ -3,14 +3,14 @@ package io.zkfence.recipes;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zkfence.recipes.cache.CacheRebuild;
-import io.zkfence.recipes.files.FilePass;
-import io.zkfence.recipes.files.FileProcessor;
-import io.zkfence.recipes.files.FileTask;
 import io.zkfence.recipes.cache.CacheRebuildException;
 import io.zkfence.recipes.cache.CacheRebuildTimeoutException;
 import io.zkfence.recipes.cache.CacheStore;
 import io.zkfence.recipes.cache.CachedValue;
 import io.zkfence.recipes.cache.JdbcCacheStore;
+import io.zkfence.recipes.files.FilePass;
+import io.zkfence.recipes.files.FileProcessor;
+import io.zkfence.recipes.files.FileTask;
 import io.zkfence.recipes.jobs.JobOutcome;
 import io.zkfence.recipes.jobs.JobRun;
 import io.zkfence.recipes.jobs.JobRunner;
@@ -41,14 +41,36 @@ import org.junit.jupiter.api.Test;
 class PublicApiTest {
 
     private static final List<Class<?>> PUBLIC_TYPES = List.of(
-            LeaderElection.class, LeaderElection.Builder.class, Leadership.class, LeadershipListener.class, Leader.class,
-            JobRunner.class, RunOnceJob.class, RunOnceJob.Builder.class, JobRun.class, JobTask.class, JobOutcome.class,
+            LeaderElection.class,
+            LeaderElection.Builder.class,
+            Leadership.class,
+            LeadershipListener.class,
+            Leader.class,
+            JobRunner.class,
+            RunOnceJob.class,
+            RunOnceJob.Builder.class,
+            JobRun.class,
+            JobTask.class,
+            JobOutcome.class,
             JobSchedule.class,
-            FencedFlyway.class, FencedFlyway.Builder.class, MigrationReport.class, MigrationException.class,
-            MigrationLockTimeoutException.class, MigrationFencedException.class, MigrationFailedException.class,
-            CacheRebuild.class, CacheRebuild.Builder.class, CacheStore.class, CachedValue.class, JdbcCacheStore.class,
-            CacheRebuildException.class, CacheRebuildTimeoutException.class,
-            FileProcessor.class, FileProcessor.Builder.class, FileTask.class, FilePass.class);
+            FencedFlyway.class,
+            FencedFlyway.Builder.class,
+            MigrationReport.class,
+            MigrationException.class,
+            MigrationLockTimeoutException.class,
+            MigrationFencedException.class,
+            MigrationFailedException.class,
+            CacheRebuild.class,
+            CacheRebuild.Builder.class,
+            CacheStore.class,
+            CachedValue.class,
+            JdbcCacheStore.class,
+            CacheRebuildException.class,
+            CacheRebuildTimeoutException.class,
+            FileProcessor.class,
+            FileProcessor.Builder.class,
+            FileTask.class,
+            FilePass.class);
 
     @Test
     void noPublicMethodOrConstructorDeclaresACheckedException() {
@@ -57,11 +79,13 @@ class PublicApiTest {
 
     @Test
     void theMigrationRunnersExceptionsAreUncheckedMigrationExceptions() {
-        PUBLIC_TYPES.stream().filter(Throwable.class::isAssignableFrom)
-                .filter(t -> t.getPackageName().endsWith(".migration")).forEach(t -> {
-            assertThat(RuntimeException.class).isAssignableFrom(t);
-            assertThat(MigrationException.class).isAssignableFrom(t);
-        });
+        PUBLIC_TYPES.stream()
+                .filter(Throwable.class::isAssignableFrom)
+                .filter(t -> t.getPackageName().endsWith(".migration"))
+                .forEach(t -> {
+                    assertThat(RuntimeException.class).isAssignableFrom(t);
+                    assertThat(MigrationException.class).isAssignableFrom(t);
+                });
     }
 
     @Test
@@ -70,14 +94,20 @@ class PublicApiTest {
         List<String> publicTypes = PUBLIC_TYPES.stream().map(Class::getName).toList();
         try (Stream<Path> files = Files.walk(classes)) {
             for (Path f : files.filter(p -> p.toString().endsWith(".class")).toList()) {
-                String name = classes.getParent().getParent().getParent().relativize(f).toString()
-                        .replace('/', '.').replaceAll("\\.class$", "");
+                String name = classes.getParent()
+                        .getParent()
+                        .getParent()
+                        .relativize(f)
+                        .toString()
+                        .replace('/', '.')
+                        .replaceAll("\\.class$", "");
                 Class<?> c = loadQuietly(name);
                 if (c.isAnonymousClass() || c.isSynthetic() || c.isLocalClass()) {
                     continue;
                 }
                 boolean exposed = Modifier.isPublic(c.getModifiers())
-                        && (c.getEnclosingClass() == null || Modifier.isPublic(c.getEnclosingClass().getModifiers()));
+                        && (c.getEnclosingClass() == null
+                                || Modifier.isPublic(c.getEnclosingClass().getModifiers()));
                 assertThat(exposed).as(name).isEqualTo(publicTypes.contains(name));
             }
         }
@@ -97,8 +127,12 @@ class PublicApiTest {
                     try (InputStream in = Files.newInputStream(f)) {
                         bytes = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
                     }
-                    assertThat(bytes).as(f.toString()).doesNotContain("org/flywaydb").doesNotContain("io/zkfence/jdbc")
-                            .doesNotContain("org/jooq").doesNotContain("java/sql");
+                    assertThat(bytes)
+                            .as(f.toString())
+                            .doesNotContain("org/flywaydb")
+                            .doesNotContain("io/zkfence/jdbc")
+                            .doesNotContain("org/jooq")
+                            .doesNotContain("java/sql");
                 }
             }
         }
@@ -106,8 +140,10 @@ class PublicApiTest {
 
     @Test
     void theCacheRebuildsExceptionsAreUncheckedCacheRebuildExceptions() {
-        PUBLIC_TYPES.stream().filter(Throwable.class::isAssignableFrom)
-                .filter(t -> t.getPackageName().endsWith(".cache")).forEach(t -> {
+        PUBLIC_TYPES.stream()
+                .filter(Throwable.class::isAssignableFrom)
+                .filter(t -> t.getPackageName().endsWith(".cache"))
+                .forEach(t -> {
                     assertThat(RuntimeException.class).isAssignableFrom(t);
                     assertThat(CacheRebuildException.class).isAssignableFrom(t);
                 });
@@ -118,12 +154,16 @@ class PublicApiTest {
     void onlyTheJdbcCacheStoreRefersToJdbcFencing() throws IOException {
         Path dir = Path.of("target/classes/io/zkfence/recipes/cache");
         try (Stream<Path> files = Files.list(dir)) {
-            for (Path f : files.filter(p -> !p.getFileName().toString().startsWith("JdbcCacheStore")).toList()) {
+            for (Path f : files.filter(p -> !p.getFileName().toString().startsWith("JdbcCacheStore"))
+                    .toList()) {
                 String bytes;
                 try (InputStream in = Files.newInputStream(f)) {
                     bytes = new String(in.readAllBytes(), StandardCharsets.ISO_8859_1);
                 }
-                assertThat(bytes).as(f.toString()).doesNotContain("io/zkfence/jdbc").doesNotContain("java/sql")
+                assertThat(bytes)
+                        .as(f.toString())
+                        .doesNotContain("io/zkfence/jdbc")
+                        .doesNotContain("java/sql")
                         .doesNotContain("org/jooq");
             }
         }

@@ -12,8 +12,8 @@ public final class Quickstart {
         try (LockClient client = LockClient.connect(zookeeper)) {
             FencedLock lock = client.lock("inventory:sku:123");
             try (Lease lease = lock.acquire(Duration.ofSeconds(10))) {
-                lease.checkValid();          // still ours? local check, no round trip
-                long token = lease.token();  // hand it to every write; the resource rejects lower ones
+                lease.checkValid(); // still ours? local check, no round trip
+                long token = lease.token(); // hand it to every write; the resource rejects lower ones
                 System.out.println("holding " + lock.name() + " with fencing token " + token);
             }
         }

@@ -12,8 +12,7 @@ import javax.sql.DataSource;
 /** Creates a sample's tables from its {@code schema.sql} (what a migration tool would do in an application). */
 public final class Schema {
 
-    private Schema() {
-    }
+    private Schema() {}
 
     /** Runs the statements of the classpath resource {@code schema.sql} next to {@code sample}. */
     public static void apply(DataSource dataSource, Class<?> sample) {
@@ -26,14 +25,16 @@ public final class Schema {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the schema of " + sample.getName(), e);
         }
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             for (String statement : script.split(";")) {
                 if (!statement.isBlank()) {
                     s.execute(statement);
                 }
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot create the tables of " + sample.getName() + ": " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot create the tables of " + sample.getName() + ": " + e.getMessage(), e);
         }
     }
 }

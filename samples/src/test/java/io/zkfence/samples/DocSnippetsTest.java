@@ -37,8 +37,11 @@ class DocSnippetsTest {
                 Path source = REPO.resolve(m.group(1));
                 assertThat(source).as("snippet source named in %s", doc).exists();
                 String expected = m.group(2) == null ? Files.readString(source) : region(source, m.group(2));
-                assertThat(m.group(3)).as("snippet %s in %s", m.group(1) + (m.group(2) == null ? "" : "#" + m.group(2)),
-                        REPO.relativize(doc)).isEqualTo(expected);
+                assertThat(m.group(3))
+                        .as(
+                                "snippet %s in %s",
+                                m.group(1) + (m.group(2) == null ? "" : "#" + m.group(2)), REPO.relativize(doc))
+                        .isEqualTo(expected);
                 checked++;
             }
         }
@@ -54,12 +57,16 @@ class DocSnippetsTest {
             while (m.find()) {
                 String before = text.substring(0, m.start()).stripTrailing();
                 String marker = before.substring(before.lastIndexOf('\n') + 1);
-                if (!marker.startsWith("<!-- snippet: ") && !NOT_COMPILED.matcher(marker).matches()) {
-                    unmarked.add(REPO.relativize(doc) + ":" + (text.substring(0, m.start()).lines().count() + 1));
+                if (!marker.startsWith("<!-- snippet: ")
+                        && !NOT_COMPILED.matcher(marker).matches()) {
+                    unmarked.add(REPO.relativize(doc) + ":"
+                            + (text.substring(0, m.start()).lines().count() + 1));
                 }
             }
         }
-        assertThat(unmarked).as("java blocks with neither a snippet nor a not-compiled marker").isEmpty();
+        assertThat(unmarked)
+                .as("java blocks with neither a snippet nor a not-compiled marker")
+                .isEmpty();
     }
 
     private static List<Path> docs() throws IOException {
@@ -68,7 +75,10 @@ class DocSnippetsTest {
             files.filter(p -> p.toString().endsWith(".md")).sorted().forEach(docs::add);
         }
         try (Stream<Path> modules = Files.list(REPO)) {
-            modules.map(m -> m.resolve("README.md")).filter(Files::isRegularFile).sorted().forEach(docs::add);
+            modules.map(m -> m.resolve("README.md"))
+                    .filter(Files::isRegularFile)
+                    .sorted()
+                    .forEach(docs::add);
         }
         return docs;
     }
@@ -88,8 +98,11 @@ class DocSnippetsTest {
         assertThat(start).as("region %s in %s", name, source).isPositive();
         assertThat(end).as("end of region %s in %s", name, source).isGreaterThan(start);
         List<String> body = lines.subList(start, end);
-        int indent = body.stream().filter(l -> !l.isBlank()).mapToInt(l -> l.length() - l.stripLeading().length())
-                .min().orElse(0);
+        int indent = body.stream()
+                .filter(l -> !l.isBlank())
+                .mapToInt(l -> l.length() - l.stripLeading().length())
+                .min()
+                .orElse(0);
         StringBuilder sb = new StringBuilder();
         for (String l : body) {
             sb.append(l.isBlank() ? "" : l.substring(indent)).append('\n');

@@ -58,11 +58,13 @@ final class ApiKeys {
         try {
             root = new ObjectMapper().readTree(Files.readAllBytes(file));
         } catch (IOException e) {
-            throw new IllegalArgumentException("API key file " + file + " cannot be read as JSON: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "API key file " + file + " cannot be read as JSON: " + e.getMessage(), e);
         }
         JsonNode array = root == null ? null : root.get("keys");
         if (array == null || !array.isArray() || array.isEmpty()) {
-            throw new IllegalArgumentException("API key file " + file + " must hold {\"keys\": [...]} with at least one key");
+            throw new IllegalArgumentException(
+                    "API key file " + file + " must hold {\"keys\": [...]} with at least one key");
         }
         List<ApiKey> keys = new ArrayList<>();
         Set<String> names = new HashSet<>();
@@ -129,16 +131,18 @@ final class ApiKeys {
     /** @throws LockServiceException 403 {@code NAMESPACE_FORBIDDEN} if the caller may not use {@code namespace} */
     static void requireNamespace(Caller caller, String namespace) {
         if (!caller.admin() && !caller.namespaces().contains(namespace)) {
-            throw new LockServiceException(403, "NAMESPACE_FORBIDDEN", "API key '" + caller.name()
-                    + "' is not allowed namespace '" + namespace + "'");
+            throw new LockServiceException(
+                    403,
+                    "NAMESPACE_FORBIDDEN",
+                    "API key '" + caller.name() + "' is not allowed namespace '" + namespace + "'");
         }
     }
 
     /** @throws LockServiceException 403 {@code ADMIN_REQUIRED} if the caller is not an admin */
     static void requireAdmin(Caller caller, String what) {
         if (!caller.admin()) {
-            throw new LockServiceException(403, "ADMIN_REQUIRED", what + " needs an admin API key; '" + caller.name()
-                    + "' is not one");
+            throw new LockServiceException(
+                    403, "ADMIN_REQUIRED", what + " needs an admin API key; '" + caller.name() + "' is not one");
         }
     }
 

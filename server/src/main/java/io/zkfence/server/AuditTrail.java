@@ -39,7 +39,9 @@ final class AuditTrail {
     /** Appends an entry, then trims the trail to its retention. */
     void append(ForcedRelease entry) {
         try {
-            zk.create().creatingParentContainersIfNeeded().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+            zk.create()
+                    .creatingParentContainersIfNeeded()
+                    .withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                     .forPath(path + "/a-", json.writeValueAsBytes(toJson(entry)));
             List<String> children = new ArrayList<>(zk.getChildren().forPath(path));
             children.sort(null);
@@ -51,8 +53,10 @@ final class AuditTrail {
                 }
             }
         } catch (Exception e) {
-            throw new LockServiceException(503, "UNAVAILABLE", "recording the forced release of '" + entry.lockName()
-                    + "' in the audit trail failed: " + e);
+            throw new LockServiceException(
+                    503,
+                    "UNAVAILABLE",
+                    "recording the forced release of '" + entry.lockName() + "' in the audit trail failed: " + e);
         }
     }
 
@@ -74,7 +78,8 @@ final class AuditTrail {
             } catch (KeeperException.NoNodeException trimmed) {
                 // trimmed by retention since the list was read
             } catch (Exception e) {
-                throw new LockServiceException(503, "UNAVAILABLE", "reading audit entry " + children.get(i) + " failed: " + e);
+                throw new LockServiceException(
+                        503, "UNAVAILABLE", "reading audit entry " + children.get(i) + " failed: " + e);
             }
         }
         return out;
@@ -95,9 +100,15 @@ final class AuditTrail {
 
     private static ForcedRelease fromJson(JsonNode o) throws IOException {
         try {
-            return new ForcedRelease(o.get("lockKey").asText(), ForcedRelease.Outcome.valueOf(o.get("outcome").asText()),
-                    o.get("node").asText(), o.get("holderOwnerId").asText(), o.get("fencingToken").asLong(),
-                    o.get("reason").asText(), o.get("by").asText(), Instant.parse(o.get("at").asText()));
+            return new ForcedRelease(
+                    o.get("lockKey").asText(),
+                    ForcedRelease.Outcome.valueOf(o.get("outcome").asText()),
+                    o.get("node").asText(),
+                    o.get("holderOwnerId").asText(),
+                    o.get("fencingToken").asLong(),
+                    o.get("reason").asText(),
+                    o.get("by").asText(),
+                    Instant.parse(o.get("at").asText()));
         } catch (RuntimeException malformed) {
             throw new IOException("malformed audit entry " + o, malformed);
         }

@@ -16,7 +16,7 @@ interface CallerPresence {
 
         @Override
         public Runnable onGone(Runnable wake) {
-            return () -> { };
+            return () -> {};
         }
     };
 

@@ -59,6 +59,7 @@ final class ConnectionWatch implements CallerPresence, AutoCloseable {
     private final ReentrantLock lock = new ReentrantLock();
     /** Guarded by lock: true once this watch has stopped reading (closed, or the caller left). */
     private boolean stopped;
+
     private volatile boolean pipelined;
     private volatile boolean gone;
 
@@ -72,16 +73,24 @@ final class ConnectionWatch implements CallerPresence, AutoCloseable {
      * reading) gives a watch that never reports the caller gone.
      */
     static ConnectionWatch start(HttpServletRequest request) {
-        ConnectionMetaData connection = ServletContextRequest.getServletContextRequest(request).getConnectionMetaData();
-        if (connection.getHttpVersion() != HttpVersion.HTTP_1_1 && connection.getHttpVersion() != HttpVersion.HTTP_1_0) {
+        ConnectionMetaData connection =
+                ServletContextRequest.getServletContextRequest(request).getConnectionMetaData();
+        if (connection.getHttpVersion() != HttpVersion.HTTP_1_1
+                && connection.getHttpVersion() != HttpVersion.HTTP_1_0) {
             // Only an HTTP/1 connection belongs to one request at a time; reading an HTTP/2
             // connection here would take frames of other streams (and HTTP/2 resets a stream itself).
-            log.debug("not watching {} for a disconnect: it came over {}", request.getRequestURI(), connection.getHttpVersion());
+            log.debug(
+                    "not watching {} for a disconnect: it came over {}",
+                    request.getRequestURI(),
+                    connection.getHttpVersion());
             return unwatched();
         }
         EndPoint endPoint = connection.getConnection().getEndPoint();
         if (!(endPoint instanceof AbstractEndPoint watchable)) {
-            log.debug("not watching {} for a disconnect: its endpoint is a {}", request.getRequestURI(), endPoint.getClass());
+            log.debug(
+                    "not watching {} for a disconnect: its endpoint is a {}",
+                    request.getRequestURI(),
+                    endPoint.getClass());
             return unwatched();
         }
         ConnectionWatch watch = new ConnectionWatch(watchable);

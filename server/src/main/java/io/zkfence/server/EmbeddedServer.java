@@ -26,8 +26,10 @@ public final class EmbeddedServer implements AutoCloseable {
     public static EmbeddedServer start(CuratorFramework zk, String root) {
         Objects.requireNonNull(zk, "zk");
         Objects.requireNonNull(root, "root");
-        LockHttpServer http = new LockHttpServer(new LeaseStore(zk, root, Clock.systemUTC(), AuditTrail.DEFAULT_RETENTION),
-                ServerSettings.local(ApiKeys.open()), () -> zk.getZookeeperClient().isConnected());
+        LockHttpServer http = new LockHttpServer(
+                new LeaseStore(zk, root, Clock.systemUTC(), AuditTrail.DEFAULT_RETENTION),
+                ServerSettings.local(ApiKeys.open()),
+                () -> zk.getZookeeperClient().isConnected());
         http.start();
         return new EmbeddedServer(http);
     }

@@ -15,7 +15,13 @@ import java.util.Optional;
  * @param fencingToken the node's creation zxid (lock-core's token contract)
  * @param version     the data version, for conditional writes
  */
-record Entry(String node, int sequence, String lockToken, String requestKey, EntryData data, long fencingToken,
+record Entry(
+        String node,
+        int sequence,
+        String lockToken,
+        String requestKey,
+        EntryData data,
+        long fencingToken,
         int version) {
 
     /** Parses a child name; anything else under a lock's znode gives empty. */

@@ -42,8 +42,10 @@ final class HttpTls {
         try {
             return new HttpTls(KeyStore.getInstance(file.toFile(), password.toCharArray()), password.toCharArray());
         } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("TLS key store " + file + " cannot be opened (wrong password or not a"
-                    + " PKCS#12/JKS file): " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "TLS key store " + file + " cannot be opened (wrong password or not a" + " PKCS#12/JKS file): "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -55,7 +57,8 @@ final class HttpTls {
                 chain = List.copyOf(CertificateFactory.getInstance("X.509").generateCertificates(in));
             }
             if (chain.isEmpty()) {
-                throw new IllegalArgumentException("TLS certificate file " + certificateChain + " holds no certificate");
+                throw new IllegalArgumentException(
+                        "TLS certificate file " + certificateChain + " holds no certificate");
             }
             PrivateKey key = privateKey(privateKey, chain.get(0).getPublicKey().getAlgorithm());
             KeyStore store = KeyStore.getInstance("PKCS12");
@@ -63,8 +66,10 @@ final class HttpTls {
             store.setKeyEntry("server", key, IN_MEMORY_PASSWORD, chain.toArray(Certificate[]::new));
             return new HttpTls(store, IN_MEMORY_PASSWORD);
         } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalArgumentException("TLS certificate " + certificateChain + " or key " + privateKey
-                    + " cannot be read: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "TLS certificate " + certificateChain + " or key " + privateKey + " cannot be read: "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -73,8 +78,9 @@ final class HttpTls {
         int begin = pem.indexOf("-----BEGIN PRIVATE KEY-----");
         int end = pem.indexOf("-----END PRIVATE KEY-----");
         if (begin < 0 || end < begin) {
-            throw new IllegalArgumentException("TLS key " + file + " must be a PEM PKCS#8 key (-----BEGIN PRIVATE KEY-----);"
-                    + " convert others with: openssl pkcs8 -topk8 -nocrypt");
+            throw new IllegalArgumentException(
+                    "TLS key " + file + " must be a PEM PKCS#8 key (-----BEGIN PRIVATE KEY-----);"
+                            + " convert others with: openssl pkcs8 -topk8 -nocrypt");
         }
         byte[] der = Base64.getMimeDecoder().decode(pem.substring(begin + 27, end));
         return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));

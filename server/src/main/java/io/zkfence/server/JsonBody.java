@@ -36,7 +36,8 @@ final class JsonBody {
         Set<String> known = Set.of(allowed);
         node.fieldNames().forEachRemaining(f -> {
             if (!known.contains(f)) {
-                throw LockServiceException.badRequest("unknown field '" + f + "'; allowed: " + String.join(", ", allowed));
+                throw LockServiceException.badRequest(
+                        "unknown field '" + f + "'; allowed: " + String.join(", ", allowed));
             }
         });
         return new JsonBody(node);
@@ -68,7 +69,8 @@ final class JsonBody {
             throw LockServiceException.badRequest(field + " is required");
         }
         if (!v.isIntegralNumber() || !v.canConvertToLong() || v.asLong() < min || v.asLong() > max) {
-            throw LockServiceException.badRequest(field + " must be a whole number from " + min + " to " + max + ", was " + v);
+            throw LockServiceException.badRequest(
+                    field + " must be a whole number from " + min + " to " + max + ", was " + v);
         }
         return v.asLong();
     }

@@ -74,7 +74,13 @@ final class LeaseStore {
      *                              {@code CALLER_GONE} if the caller left while waiting (either
      *                              way the entry is removed)
      */
-    Grant acquire(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId,
+    Grant acquire(
+            LockKey key,
+            String ownerId,
+            long ttlMillis,
+            boolean wait,
+            long waitMillis,
+            String requestId,
             CallerPresence caller) {
         if (stopping) {
             throw shuttingDown();
@@ -93,11 +99,19 @@ final class LeaseStore {
     }
 
     private static LockServiceException shuttingDown() {
-        return new LockServiceException(503, "SHUTTING_DOWN", "this replica is shutting down; retry the acquire with the"
-                + " same requestId on another replica");
+        return new LockServiceException(
+                503,
+                "SHUTTING_DOWN",
+                "this replica is shutting down; retry the acquire with the" + " same requestId on another replica");
     }
 
-    private Grant acquireOnce(LockKey key, String ownerId, long ttlMillis, boolean wait, long waitMillis, String requestId,
+    private Grant acquireOnce(
+            LockKey key,
+            String ownerId,
+            long ttlMillis,
+            boolean wait,
+            long waitMillis,
+            String requestId,
             CallerPresence caller) {
         String lockPath = lockPath(key);
         long deadline = clock.millis() + (wait ? waitMillis : 0);
@@ -105,14 +119,20 @@ final class LeaseStore {
         // The entry's data version as this call last wrote it. Another version means a retry of
         // the same request (on any replica) has taken the entry over: this call then leaves it be
         // when it gives up.
-        int written = enqueue(lockPath, requestKey, requestId != null,
+        int written = enqueue(
+                lockPath,
+                requestKey,
+                requestId != null,
                 new EntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0, 0));
         long waitingSince = 0;
         try {
             while (true) {
                 long now = clock.millis();
                 List<Entry> queue = live(lockPath, now);
-                Entry own = find(queue, e -> e.requestKey().equals(requestKey) && e.data().ownerId().equals(ownerId));
+                Entry own = find(
+                        queue,
+                        e -> e.requestKey().equals(requestKey)
+                                && e.data().ownerId().equals(ownerId));
                 if (own == null) {
                     // Reaped (our waiting time ran out on every replica's clock) or released by a retry.
                     throw alreadyHeld(key, queue, now);
@@ -180,16 +200,20 @@ final class LeaseStore {
         if (lookUp) {
             sync(lockPath);
             while (true) {
-                Entry mine = find(read(lockPath), e -> e.requestKey().equals(requestKey)
-                        && e.data().ownerId().equals(fresh.ownerId()));
+                Entry mine = find(
+                        read(lockPath),
+                        e -> e.requestKey().equals(requestKey)
+                                && e.data().ownerId().equals(fresh.ownerId()));
                 if (mine == null) {
                     break;
                 }
                 if (mine.granted()) {
                     return mine.version(); // a retry of an acquire that was granted: the loop answers it
                 }
-                int version = write(lockPath, mine, mine.data().waitingUntil(Math.max(mine.data().waitUntil(),
-                        fresh.waitUntil())));
+                int version = write(
+                        lockPath,
+                        mine,
+                        mine.data().waitingUntil(Math.max(mine.data().waitUntil(), fresh.waitUntil())));
                 if (version >= 0) {
                     return version;
                 }
@@ -211,8 +235,11 @@ final class LeaseStore {
     }
 
     private LockServiceException callerGone(LockKey key) {
-        return new LockServiceException(499, "CALLER_GONE", "the caller of this acquire of lock '" + key.key()
-                + "' closed its connection while waiting; its place in the queue is given up");
+        return new LockServiceException(
+                499,
+                "CALLER_GONE",
+                "the caller of this acquire of lock '" + key.key()
+                        + "' closed its connection while waiting; its place in the queue is given up");
     }
 
     /**
@@ -234,14 +261,19 @@ final class LeaseStore {
                 continue;
             }
             if (e == null || !e.granted()) {
-                throw new LockServiceException(409, "LOCK_EXPIRED", "no live lease with this lockToken on lock '" + key.key()
-                        + "': it expired or was released");
+                throw new LockServiceException(
+                        409,
+                        "LOCK_EXPIRED",
+                        "no live lease with this lockToken on lock '" + key.key() + "': it expired or was released");
             }
             checkOwner(key, e, ownerId);
             if (e.dead(now)) {
                 delete(lockPath, e);
-                throw new LockServiceException(409, "LOCK_EXPIRED", "the lease on lock '" + key.key() + "' expired "
-                        + (now - e.data().expiresAt()) + " ms ago; acquire again");
+                throw new LockServiceException(
+                        409,
+                        "LOCK_EXPIRED",
+                        "the lease on lock '" + key.key() + "' expired "
+                                + (now - e.data().expiresAt()) + " ms ago; acquire again");
             }
             long expiresAt = now + ttlMillis;
             if (setData(lockPath, e, e.data().renewed(expiresAt))) {
@@ -296,7 +328,11 @@ final class LeaseStore {
     }
 
     /** What a versioned delete did. */
-    private enum Removal { DELETED, GONE, CHANGED }
+    private enum Removal {
+        DELETED,
+        GONE,
+        CHANGED
+    }
 
     private Removal remove(String lockPath, Entry e) {
         try {
@@ -348,7 +384,8 @@ final class LeaseStore {
             if (after != null && lock.compareTo(after) <= 0) {
                 continue;
             }
-            List<Entry> queue = read(nsPath + "/" + lock).stream().filter(e -> !e.dead(now)).toList();
+            List<Entry> queue =
+                    read(nsPath + "/" + lock).stream().filter(e -> !e.dead(now)).toList();
             if (!queue.isEmpty() && queue.get(0).granted()) {
                 out.add(new Held(LockKey.fromZnode(namespace, lock), queue.get(0), queue.size() - 1));
             }
@@ -405,8 +442,14 @@ final class LeaseStore {
     }
 
     private ForcedRelease forced(LockKey key, ForcedRelease.Outcome outcome, Entry holder, String reason, String by) {
-        return new ForcedRelease(key.key(), outcome, holder == null ? "" : holder.node(),
-                holder == null ? "" : holder.data().ownerId(), holder == null ? 0 : holder.fencingToken(), reason, by,
+        return new ForcedRelease(
+                key.key(),
+                outcome,
+                holder == null ? "" : holder.node(),
+                holder == null ? "" : holder.data().ownerId(),
+                holder == null ? 0 : holder.fencingToken(),
+                reason,
+                by,
                 clock.instant());
     }
 
@@ -460,8 +503,14 @@ final class LeaseStore {
                 Stat stat = new Stat();
                 byte[] data = zk.getData().storingStatIn(stat).forPath(lockPath + "/" + child);
                 EntryData d = json.readValue(data, EntryData.class);
-                entries.add(new Entry(child, Integer.parseInt(parts.get()[3]), parts.get()[1], parts.get()[2], d,
-                        stat.getCzxid(), stat.getVersion()));
+                entries.add(new Entry(
+                        child,
+                        Integer.parseInt(parts.get()[3]),
+                        parts.get()[1],
+                        parts.get()[2],
+                        d,
+                        stat.getCzxid(),
+                        stat.getVersion()));
             } catch (KeeperException.NoNodeException gone) {
                 // released or reaped since the children read
             } catch (Exception e) {
@@ -475,7 +524,9 @@ final class LeaseStore {
     private void create(String lockPath, String requestKey, EntryData data) {
         String lockToken = UUID.randomUUID().toString().replace("-", "");
         try {
-            zk.create().creatingParentContainersIfNeeded().withMode(CreateMode.PERSISTENT_SEQUENTIAL)
+            zk.create()
+                    .creatingParentContainersIfNeeded()
+                    .withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                     .forPath(lockPath + "/e-" + lockToken + "-" + requestKey + "-", json.writeValueAsBytes(data));
         } catch (Exception e) {
             throw unavailable("queueing on " + lockPath, e);
@@ -490,7 +541,9 @@ final class LeaseStore {
     /** A conditional write on the version read: the entry's new version, or -1 if it changed or went meanwhile. */
     private int write(String lockPath, Entry e, EntryData data) {
         try {
-            return zk.setData().withVersion(e.version()).forPath(lockPath + "/" + e.node(), json.writeValueAsBytes(data))
+            return zk.setData()
+                    .withVersion(e.version())
+                    .forPath(lockPath + "/" + e.node(), json.writeValueAsBytes(data))
                     .getVersion();
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
             return -1;
@@ -513,7 +566,8 @@ final class LeaseStore {
         }
         Runnable stopWatching = caller.onGone(gone::countDown);
         try {
-            Stat stat = zk.checkExists().usingWatcher((org.apache.zookeeper.Watcher) event -> gone.countDown())
+            Stat stat = zk.checkExists()
+                    .usingWatcher((org.apache.zookeeper.Watcher) event -> gone.countDown())
                     .forPath(path);
             if (stat == null) {
                 return;
@@ -533,8 +587,9 @@ final class LeaseStore {
     private void sync(String path) {
         CountDownLatch synced = new CountDownLatch(1);
         try {
-            zk.getZookeeperClient().getZooKeeper().sync(ZKPaths.fixForNamespace(zk.getNamespace(), path),
-                    (rc, p, ctx) -> synced.countDown(), null);
+            zk.getZookeeperClient()
+                    .getZooKeeper()
+                    .sync(ZKPaths.fixForNamespace(zk.getNamespace(), path), (rc, p, ctx) -> synced.countDown(), null);
             if (!synced.await(10, TimeUnit.SECONDS)) {
                 throw new LockServiceException(503, "UNAVAILABLE", "ZooKeeper did not answer a sync of " + path);
             }
@@ -550,8 +605,10 @@ final class LeaseStore {
 
     private static void checkOwner(LockKey key, Entry e, String ownerId) {
         if (!e.data().ownerId().equals(ownerId)) {
-            throw new LockServiceException(403, "NOT_LOCK_OWNER", "lockToken of lock '" + key.key() + "' belongs to another"
-                    + " owner than '" + ownerId + "'");
+            throw new LockServiceException(
+                    403,
+                    "NOT_LOCK_OWNER",
+                    "lockToken of lock '" + key.key() + "' belongs to another" + " owner than '" + ownerId + "'");
         }
     }
 
@@ -563,9 +620,15 @@ final class LeaseStore {
         Map<String, Object> extra = new LinkedHashMap<>();
         Entry head = queue.isEmpty() ? null : queue.get(0);
         extra.put("currentOwner", head == null ? null : head.data().ownerId());
-        extra.put("retryAfterMillis", head != null && head.granted() ? Math.max(0, head.data().expiresAt() - now) : 0);
-        return new LockServiceException(409, "LOCK_ALREADY_HELD", "lock '" + key.key() + "' is held"
-                + (head == null ? "" : " by '" + head.data().ownerId() + "'"), extra);
+        extra.put(
+                "retryAfterMillis",
+                head != null && head.granted() ? Math.max(0, head.data().expiresAt() - now) : 0);
+        return new LockServiceException(
+                409,
+                "LOCK_ALREADY_HELD",
+                "lock '" + key.key() + "' is held"
+                        + (head == null ? "" : " by '" + head.data().ownerId() + "'"),
+                extra);
     }
 
     private static Entry find(List<Entry> entries, java.util.function.Predicate<Entry> which) {

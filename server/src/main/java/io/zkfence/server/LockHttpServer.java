@@ -46,8 +46,8 @@ final class LockHttpServer implements AutoCloseable {
     static final Route LIVE = new Route("GET", "/health/live");
     static final Route READY = new Route("GET", "/health/ready");
     static final Route METRICS = new Route("GET", "/metrics");
-    static final List<Route> ROUTES = List.of(ACQUIRE, RENEW, RELEASE, FORCE_RELEASE, STATUS, LIST, AUDIT, OPENAPI, LIVE,
-            READY, METRICS);
+    static final List<Route> ROUTES =
+            List.of(ACQUIRE, RENEW, RELEASE, FORCE_RELEASE, STATUS, LIST, AUDIT, OPENAPI, LIVE, READY, METRICS);
 
     static final int MAX_LIST_LIMIT = 1_000;
     private static final Logger log = LoggerFactory.getLogger(LockHttpServer.class);
@@ -59,7 +59,8 @@ final class LockHttpServer implements AutoCloseable {
     private final ObjectMapper json = new ObjectMapper();
     private final byte[] openApi;
     private final Javalin app;
-    private final java.util.concurrent.atomic.AtomicInteger acquiresInFlight = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger acquiresInFlight =
+            new java.util.concurrent.atomic.AtomicInteger();
 
     LockHttpServer(LeaseStore store, ServerSettings settings, BooleanSupplier zooKeeperConnected) {
         this.store = store;
@@ -68,7 +69,8 @@ final class LockHttpServer implements AutoCloseable {
         this.openApi = openApiDocument();
         Map<Route, Handler> handlers = handlers();
         if (!handlers.keySet().equals(java.util.Set.copyOf(ROUTES))) {
-            throw new IllegalStateException("every route needs one handler: routes " + ROUTES + ", handlers " + handlers.keySet());
+            throw new IllegalStateException(
+                    "every route needs one handler: routes " + ROUTES + ", handlers " + handlers.keySet());
         }
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
@@ -81,7 +83,8 @@ final class LockHttpServer implements AutoCloseable {
                 // HTTPS only: this connector takes the configured port, so Javalin adds no plain one.
                 config.jetty.addConnector((server, http) -> {
                     http.addCustomizer(new SecureRequestCustomizer());
-                    ServerConnector https = new ServerConnector(server,
+                    ServerConnector https = new ServerConnector(
+                            server,
                             new SslConnectionFactory(settings.tls().sslContextFactory(), "http/1.1"),
                             new HttpConnectionFactory(http));
                     https.setHost(settings.bind());
@@ -90,7 +93,8 @@ final class LockHttpServer implements AutoCloseable {
                 });
             }
             for (Route r : ROUTES) {
-                config.routes.addHttpHandler(r.method().equals("GET") ? HandlerType.GET : HandlerType.POST, r.path(), handlers.get(r));
+                config.routes.addHttpHandler(
+                        r.method().equals("GET") ? HandlerType.GET : HandlerType.POST, r.path(), handlers.get(r));
             }
             config.routes.exception(LockServiceException.class, (e, ctx) -> problem(ctx, e));
             config.routes.exception(Exception.class, (e, ctx) -> {
@@ -101,11 +105,18 @@ final class LockHttpServer implements AutoCloseable {
                 // A route's own 404 (NOT_LOCKED) is already a problem body; only a missing route gets this one.
                 String type = ctx.res().getContentType();
                 if (type == null || !type.startsWith(PROBLEM_JSON)) {
-                    problem(ctx, new LockServiceException(404, "NOT_FOUND", "no route " + ctx.method() + " " + ctx.path()));
+                    problem(
+                            ctx,
+                            new LockServiceException(404, "NOT_FOUND", "no route " + ctx.method() + " " + ctx.path()));
                 }
             });
-            config.routes.error(405, "*", ctx -> problem(ctx, new LockServiceException(405, "METHOD_NOT_ALLOWED",
-                    ctx.method() + " is not allowed on " + ctx.path())));
+            config.routes.error(
+                    405,
+                    "*",
+                    ctx -> problem(
+                            ctx,
+                            new LockServiceException(
+                                    405, "METHOD_NOT_ALLOWED", ctx.method() + " is not allowed on " + ctx.path())));
         });
     }
 
@@ -121,7 +132,10 @@ final class LockHttpServer implements AutoCloseable {
         h.put(OPENAPI, ctx -> ctx.contentType("application/json").result(openApi));
         h.put(LIVE, ctx -> ok(ctx, Map.of("status", "UP")));
         h.put(READY, this::ready);
-        h.put(METRICS, ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8").result(store.metrics().scrape()));
+        h.put(
+                METRICS,
+                ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
+                        .result(store.metrics().scrape()));
         return h;
     }
 
@@ -149,7 +163,8 @@ final class LockHttpServer implements AutoCloseable {
         store.shutdown();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (acquiresInFlight.get() > 0 && System.nanoTime() < deadline) {
-            java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+            java.util.concurrent.locks.LockSupport.parkNanos(
+                    Duration.ofMillis(10).toNanos());
         }
         app.stop();
     }
@@ -208,14 +223,17 @@ final class LockHttpServer implements AutoCloseable {
         // Only now, with the body read to its end, may the connection be read for a disconnect.
         ConnectionWatch caller = wait ? ConnectionWatch.start(ctx.req()) : null;
         try {
-            g = store.acquire(key, ownerId, ttl, wait, waitMillis, requestId,
-                    caller == null ? CallerPresence.UNWATCHED : caller);
+            g = store.acquire(
+                    key, ownerId, ttl, wait, waitMillis, requestId, caller == null ? CallerPresence.UNWATCHED : caller);
         } catch (LockServiceException e) {
-            store.metrics().acquired(Duration.ofNanos(System.nanoTime() - t0), switch (e.code()) {
-                case "LOCK_ALREADY_HELD" -> "conflict";
-                case "CALLER_GONE" -> "abandoned";
-                default -> "refused";
-            });
+            store.metrics()
+                    .acquired(
+                            Duration.ofNanos(System.nanoTime() - t0),
+                            switch (e.code()) {
+                                case "LOCK_ALREADY_HELD" -> "conflict";
+                                case "CALLER_GONE" -> "abandoned";
+                                default -> "refused";
+                            });
             throw e;
         } finally {
             if (caller != null) {
@@ -267,11 +285,13 @@ final class LockHttpServer implements AutoCloseable {
         Long expected = body.has("fencingToken") ? body.number("fencingToken", 1, Long.MAX_VALUE) : null;
         ForcedRelease r = store.forceRelease(key, reason, caller.name(), expected);
         Map<String, Object> out = new LinkedHashMap<>();
-        out.put("status", switch (r.outcome()) {
-            case RELEASED -> "FORCE_RELEASED";
-            case NOT_HELD -> "NOT_HELD";
-            case HOLDER_CHANGED -> "HOLDER_CHANGED";
-        });
+        out.put(
+                "status",
+                switch (r.outcome()) {
+                    case RELEASED -> "FORCE_RELEASED";
+                    case NOT_HELD -> "NOT_HELD";
+                    case HOLDER_CHANGED -> "HOLDER_CHANGED";
+                });
         out.put("audit", AuditTrail.toJson(r));
         return out;
     }
@@ -279,7 +299,10 @@ final class LockHttpServer implements AutoCloseable {
     private Map<String, Object> status(LockKey key) {
         List<Entry> queue = store.status(key);
         if (queue.isEmpty() || !queue.get(0).granted()) {
-            throw new LockServiceException(404, "NOT_LOCKED", "lock '" + key.key() + "' is not held",
+            throw new LockServiceException(
+                    404,
+                    "NOT_LOCKED",
+                    "lock '" + key.key() + "' is not held",
                     Map.of("locked", false, "waiters", waiters(queue, 0)));
         }
         Entry holder = queue.get(0);
@@ -298,8 +321,10 @@ final class LockHttpServer implements AutoCloseable {
         ApiKeys.requireNamespace(caller(ctx), namespace);
         int limit = limit(ctx, 100);
         String after = ctx.queryParam("after");
-        List<LeaseStore.Held> held = store.list(namespace, after == null ? null : LockKey.parse(
-                namespace + ":" + after).znode(), limit);
+        List<LeaseStore.Held> held = store.list(
+                namespace,
+                after == null ? null : LockKey.parse(namespace + ":" + after).znode(),
+                limit);
         List<Map<String, Object>> locks = new ArrayList<>();
         for (LeaseStore.Held h : held) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -314,7 +339,9 @@ final class LockHttpServer implements AutoCloseable {
         out.put("namespace", namespace);
         out.put("locks", locks);
         // The cursor is the last lock's name in its namespace: pass it back as ?after= for the next page.
-        out.put("next", held.size() < limit ? null : held.get(held.size() - 1).key().name());
+        out.put(
+                "next",
+                held.size() < limit ? null : held.get(held.size() - 1).key().name());
         return out;
     }
 
@@ -345,8 +372,8 @@ final class LockHttpServer implements AutoCloseable {
         } catch (NumberFormatException notANumber) {
             // answered below, with the rule
         }
-        throw LockServiceException.badRequest("query parameter limit must be a whole number from 1 to " + MAX_LIST_LIMIT
-                + ", was '" + raw + "'");
+        throw LockServiceException.badRequest(
+                "query parameter limit must be a whole number from 1 to " + MAX_LIST_LIMIT + ", was '" + raw + "'");
     }
 
     private static List<Map<String, Object>> waiters(List<Entry> queue, int from) {

@@ -40,20 +40,22 @@ record LockKey(String namespace, String name) {
                         + String.format("%04X", cp) + " at index " + i + ")");
             }
             if (cp >= Character.MIN_SURROGATE && cp <= Character.MAX_SURROGATE) {
-                throw LockServiceException.badRequest("lockKey is not well-formed text (unpaired surrogate at index "
-                        + i + ")");
+                throw LockServiceException.badRequest(
+                        "lockKey is not well-formed text (unpaired surrogate at index " + i + ")");
             }
             i += Character.charCount(cp);
         }
         int utf8 = key.getBytes(StandardCharsets.UTF_8).length;
         if (utf8 > MAX_BYTES) {
-            throw LockServiceException.badRequest("lockKey must be at most " + MAX_BYTES + " bytes in UTF-8, was " + utf8);
+            throw LockServiceException.badRequest(
+                    "lockKey must be at most " + MAX_BYTES + " bytes in UTF-8, was " + utf8);
         }
         int colon = key.indexOf(':');
         if (colon < 0) {
             return new LockKey(DEFAULT_NAMESPACE, key);
         }
-        String namespace = checkNamespace(key.substring(0, colon), "lockKey's namespace (the part before the first ':')");
+        String namespace =
+                checkNamespace(key.substring(0, colon), "lockKey's namespace (the part before the first ':')");
         if (colon == key.length() - 1) {
             throw LockServiceException.badRequest("lockKey '" + key + "' has a namespace but no name after the ':'");
         }
@@ -104,7 +106,9 @@ record LockKey(String namespace, String name) {
         StringBuilder out = new StringBuilder(utf8.length + 8);
         for (int i = 0; i < utf8.length; i++) {
             int b = utf8[i] & 0xFF;
-            boolean kept = (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9')
+            boolean kept = (b >= 'a' && b <= 'z')
+                    || (b >= 'A' && b <= 'Z')
+                    || (b >= '0' && b <= '9')
                     || "-_.:~@+=,".indexOf(b) >= 0;
             if (kept && !(i == 0 && b == '.')) {
                 out.append((char) b);

@@ -18,8 +18,8 @@ final class ProblemErrorHandler extends ErrorHandler {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @Override
-    protected void generateResponse(Request request, Response response, int code, String message, Throwable cause,
-            Callback callback) {
+    protected void generateResponse(
+            Request request, Response response, int code, String message, Throwable cause, Callback callback) {
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/problem+json");
         Content.Sink.write(response, true, body(code, message), callback);
     }

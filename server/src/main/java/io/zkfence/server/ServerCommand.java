@@ -22,68 +22,105 @@ import picocli.CommandLine.Option;
  * against one ensemble. Every flag can also come from the environment (the name in its help) or
  * from an argument file ({@code ./zkfence-server @server.args}, one flag per line).
  */
-@Command(name = "zkfence-server", mixinStandardHelpOptions = true,
-        description = {"The fenced lock service over HTTP: stateless replicas over one ZooKeeper ensemble.",
+@Command(
+        name = "zkfence-server",
+        mixinStandardHelpOptions = true,
+        description = {
+            "The fenced lock service over HTTP: stateless replicas over one ZooKeeper ensemble.",
             "Without --zookeeper it starts an embedded 3-server ensemble in this process (to try it out).",
-            "Flags also come from the environment (names below) or from an argument file: @FILE."},
+            "Flags also come from the environment (names below) or from an argument file: @FILE."
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:stopped", "1:could not start (ZooKeeper unreachable, port taken)", "2:bad arguments"})
 public final class ServerCommand implements Callable<Integer> {
 
-    @Option(names = "--zookeeper", defaultValue = "${env:ZKFENCE_ZOOKEEPER}",
-            description = "ZooKeeper connect string, e.g. zk1:2181,zk2:2181 (env ZKFENCE_ZOOKEEPER). Default: embedded.")
+    @Option(
+            names = "--zookeeper",
+            defaultValue = "${env:ZKFENCE_ZOOKEEPER}",
+            description =
+                    "ZooKeeper connect string, e.g. zk1:2181,zk2:2181 (env ZKFENCE_ZOOKEEPER). Default: embedded.")
     String zookeeper;
 
-    @Option(names = "--port", defaultValue = "${env:ZKFENCE_PORT:-8080}",
+    @Option(
+            names = "--port",
+            defaultValue = "${env:ZKFENCE_PORT:-8080}",
             description = "HTTP port, 0 for any free port (env ZKFENCE_PORT). Default: ${DEFAULT-VALUE}")
     int port;
 
-    @Option(names = "--bind", defaultValue = "${env:ZKFENCE_BIND:-0.0.0.0}",
+    @Option(
+            names = "--bind",
+            defaultValue = "${env:ZKFENCE_BIND:-0.0.0.0}",
             description = "Address to listen on (env ZKFENCE_BIND). Default: ${DEFAULT-VALUE}")
     String bind;
 
-    @Option(names = "--root", defaultValue = "${env:ZKFENCE_ROOT:-/zkfence/service}",
+    @Option(
+            names = "--root",
+            defaultValue = "${env:ZKFENCE_ROOT:-/zkfence/service}",
             description = "znode under which the service keeps its locks (env ZKFENCE_ROOT). Default: ${DEFAULT-VALUE}")
     String root;
 
-    @Option(names = "--api-keys", defaultValue = "${env:ZKFENCE_API_KEYS}",
-            description = "JSON file of bearer API keys and their namespaces (env ZKFENCE_API_KEYS); see docs/server.md")
+    @Option(
+            names = "--api-keys",
+            defaultValue = "${env:ZKFENCE_API_KEYS}",
+            description =
+                    "JSON file of bearer API keys and their namespaces (env ZKFENCE_API_KEYS); see docs/server.md")
     Path apiKeys;
 
-    @Option(names = "--no-auth", description = "Accept every caller as an admin in every namespace (no API keys). For"
-            + " trying it out; one of --api-keys or --no-auth is required.")
+    @Option(
+            names = "--no-auth",
+            description = "Accept every caller as an admin in every namespace (no API keys). For"
+                    + " trying it out; one of --api-keys or --no-auth is required.")
     boolean noAuth;
 
-    @Option(names = "--max-ttl-ms", defaultValue = "${env:ZKFENCE_MAX_TTL_MS:-3600000}",
+    @Option(
+            names = "--max-ttl-ms",
+            defaultValue = "${env:ZKFENCE_MAX_TTL_MS:-3600000}",
             description = "Longest lease TTL a request may ask for (env ZKFENCE_MAX_TTL_MS). Default: ${DEFAULT-VALUE}")
     long maxTtlMillis;
 
-    @Option(names = "--max-wait-ms", defaultValue = "${env:ZKFENCE_MAX_WAIT_MS:-300000}",
+    @Option(
+            names = "--max-wait-ms",
+            defaultValue = "${env:ZKFENCE_MAX_WAIT_MS:-300000}",
             description = "Longest wait an acquire may ask for (env ZKFENCE_MAX_WAIT_MS). Default: ${DEFAULT-VALUE}")
     long maxWaitMillis;
 
-    @Option(names = "--audit-retention", defaultValue = "${env:ZKFENCE_AUDIT_RETENTION:-1000}",
-            description = "Forced releases kept in the audit trail (env ZKFENCE_AUDIT_RETENTION). Default: ${DEFAULT-VALUE}")
+    @Option(
+            names = "--audit-retention",
+            defaultValue = "${env:ZKFENCE_AUDIT_RETENTION:-1000}",
+            description =
+                    "Forced releases kept in the audit trail (env ZKFENCE_AUDIT_RETENTION). Default: ${DEFAULT-VALUE}")
     int auditRetention;
 
-    @Option(names = "--digest", paramLabel = "<user:password>", defaultValue = "${env:ZKFENCE_ZK_DIGEST}",
+    @Option(
+            names = "--digest",
+            paramLabel = "<user:password>",
+            defaultValue = "${env:ZKFENCE_ZK_DIGEST}",
             description = "Authenticate with ZooKeeper's digest scheme and create every znode readable and writable by"
                     + " that identity only (env ZKFENCE_ZK_DIGEST; use ZooKeeper TLS with it)")
     String digest;
 
-    @Option(names = "--tls-keystore", defaultValue = "${env:ZKFENCE_TLS_KEYSTORE}",
+    @Option(
+            names = "--tls-keystore",
+            defaultValue = "${env:ZKFENCE_TLS_KEYSTORE}",
             description = "Serve HTTPS with this PKCS#12 or JKS key store (env ZKFENCE_TLS_KEYSTORE)")
     Path tlsKeyStore;
 
-    @Option(names = "--tls-keystore-password", defaultValue = "${env:ZKFENCE_TLS_KEYSTORE_PASSWORD}",
+    @Option(
+            names = "--tls-keystore-password",
+            defaultValue = "${env:ZKFENCE_TLS_KEYSTORE_PASSWORD}",
             description = "The key store's password (env ZKFENCE_TLS_KEYSTORE_PASSWORD; prefer the environment)")
     String tlsKeyStorePassword;
 
-    @Option(names = "--tls-cert", defaultValue = "${env:ZKFENCE_TLS_CERT}",
-            description = "Serve HTTPS with this PEM certificate chain, server certificate first (env ZKFENCE_TLS_CERT)")
+    @Option(
+            names = "--tls-cert",
+            defaultValue = "${env:ZKFENCE_TLS_CERT}",
+            description =
+                    "Serve HTTPS with this PEM certificate chain, server certificate first (env ZKFENCE_TLS_CERT)")
     Path tlsCert;
 
-    @Option(names = "--tls-key", defaultValue = "${env:ZKFENCE_TLS_KEY}",
+    @Option(
+            names = "--tls-key",
+            defaultValue = "${env:ZKFENCE_TLS_KEY}",
             description = "The PEM PKCS#8 private key of --tls-cert (env ZKFENCE_TLS_KEY)")
     Path tlsKey;
 
@@ -124,23 +161,27 @@ public final class ServerCommand implements Callable<Integer> {
      * properties, in {@code ZKFENCE_SERVER_JAVA_OPTS}).
      */
     static CuratorFramework zooKeeper(String connect, String digest) {
-        CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder().connectString(connect)
-                .sessionTimeoutMs(15_000).connectionTimeoutMs(5_000).retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000));
+        CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
+                .connectString(connect)
+                .sessionTimeoutMs(15_000)
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000));
         if (digest != null && !digest.isBlank()) {
             if (digest.indexOf(':') < 1) {
                 throw new IllegalArgumentException("--digest must be user:password");
             }
-            b.authorization("digest", digest.getBytes(java.nio.charset.StandardCharsets.UTF_8)).aclProvider(new ACLProvider() {
-                @Override
-                public List<ACL> getDefaultAcl() {
-                    return ZooDefs.Ids.CREATOR_ALL_ACL;
-                }
+            b.authorization("digest", digest.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                    .aclProvider(new ACLProvider() {
+                        @Override
+                        public List<ACL> getDefaultAcl() {
+                            return ZooDefs.Ids.CREATOR_ALL_ACL;
+                        }
 
-                @Override
-                public List<ACL> getAclForPath(String path) {
-                    return ZooDefs.Ids.CREATOR_ALL_ACL;
-                }
-            });
+                        @Override
+                        public List<ACL> getAclForPath(String path) {
+                            return ZooDefs.Ids.CREATOR_ALL_ACL;
+                        }
+                    });
         }
         return b.build();
     }
@@ -158,16 +199,17 @@ public final class ServerCommand implements Callable<Integer> {
             if (auditRetention < 1) {
                 throw new IllegalArgumentException("--audit-retention must be at least 1, was " + auditRetention);
             }
-            settings = new ServerSettings(bind, port, maxTtlMillis, maxWaitMillis,
-                    noAuth ? ApiKeys.open() : ApiKeys.load(apiKeys), tls());
+            settings = new ServerSettings(
+                    bind, port, maxTtlMillis, maxWaitMillis, noAuth ? ApiKeys.open() : ApiKeys.load(apiKeys), tls());
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "zkfence-server: " + e.getMessage(), e);
         }
         EmbeddedEnsemble embedded = null;
         String connect = zookeeper;
         if (connect == null || connect.isBlank()) {
-            System.out.println("zkfence-server: starting an embedded 3-server ZooKeeper ensemble (pass --zookeeper for a"
-                    + " real one)");
+            System.out.println(
+                    "zkfence-server: starting an embedded 3-server ZooKeeper ensemble (pass --zookeeper for a"
+                            + " real one)");
             embedded = EmbeddedEnsemble.start();
             connect = embedded.connectString();
         }
@@ -178,7 +220,9 @@ public final class ServerCommand implements Callable<Integer> {
             System.err.println("zkfence-server: no connection to ZooKeeper at " + connect + " within 15 s");
             return 1;
         }
-        LockHttpServer server = new LockHttpServer(new LeaseStore(zk, root, Clock.systemUTC(), auditRetention), settings,
+        LockHttpServer server = new LockHttpServer(
+                new LeaseStore(zk, root, Clock.systemUTC(), auditRetention),
+                settings,
                 () -> zk.getZookeeperClient().isConnected());
         try {
             server.start();
@@ -187,9 +231,10 @@ public final class ServerCommand implements Callable<Integer> {
             System.err.println("zkfence-server: cannot listen on " + bind + ":" + port + ": " + e.getMessage());
             return 1;
         }
-        System.out.println("zkfence-server: listening (" + (settings.tls() == null ? "HTTP" : "HTTPS") + ") on " + bind + ":"
-                + server.port() + ", locks under " + root
-                + " on " + connect + (noAuth ? " (no authentication: --no-auth)" : ""));
+        System.out.println(
+                "zkfence-server: listening (" + (settings.tls() == null ? "HTTP" : "HTTPS") + ") on " + bind + ":"
+                        + server.port() + ", locks under " + root
+                        + " on " + connect + (noAuth ? " (no authentication: --no-auth)" : ""));
         CountDownLatch stopped = new CountDownLatch(1);
         EmbeddedEnsemble ensemble = embedded;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -38,18 +38,26 @@ final class ServiceMetrics {
     private final AtomicInteger openWaits = new AtomicInteger();
 
     ServiceMetrics() {
-        grants = Counter.builder("zkfence.service.grants").description("acquires granted").register(registry);
-        conflicts = Counter.builder("zkfence.service.conflicts").description("acquires answered 409 LOCK_ALREADY_HELD")
+        grants = Counter.builder("zkfence.service.grants")
+                .description("acquires granted")
+                .register(registry);
+        conflicts = Counter.builder("zkfence.service.conflicts")
+                .description("acquires answered 409 LOCK_ALREADY_HELD")
                 .register(registry);
         abandoned = Counter.builder("zkfence.service.waits.abandoned")
                 .description("waiting acquires whose caller closed its connection: their entries were removed at once")
                 .register(registry);
-        expiries = Counter.builder("zkfence.service.expiries").description("expired leases this replica removed")
+        expiries = Counter.builder("zkfence.service.expiries")
+                .description("expired leases this replica removed")
                 .register(registry);
-        waits = Timer.builder("zkfence.service.wait").description("time queued, for granted acquires that waited")
-                .publishPercentileHistogram().register(registry);
-        holds = Timer.builder("zkfence.service.hold").description("grant to release, for releases through this replica")
-                .publishPercentileHistogram().register(registry);
+        waits = Timer.builder("zkfence.service.wait")
+                .description("time queued, for granted acquires that waited")
+                .publishPercentileHistogram()
+                .register(registry);
+        holds = Timer.builder("zkfence.service.hold")
+                .description("grant to release, for releases through this replica")
+                .publishPercentileHistogram()
+                .register(registry);
         registry.gauge("zkfence.service.waits.open", openWaits);
     }
 
@@ -63,13 +71,17 @@ final class ServiceMetrics {
     }
 
     void acquired(Duration took, String outcome) {
-        Timer.builder("zkfence.service.acquire").description("acquire calls, the wait included").tag("outcome", outcome)
-                .publishPercentileHistogram().register(registry).record(took);
+        Timer.builder("zkfence.service.acquire")
+                .description("acquire calls, the wait included")
+                .tag("outcome", outcome)
+                .publishPercentileHistogram()
+                .register(registry)
+                .record(took);
         switch (outcome) {
             case "granted" -> grants.increment();
             case "conflict" -> conflicts.increment();
             case "abandoned" -> abandoned.increment();
-            default -> { } // refused: bad input, auth, unavailable; counted by the timer's tag
+            default -> {} // refused: bad input, auth, unavailable; counted by the timer's tag
         }
     }
 

@@ -26,9 +26,13 @@ class AdminEndpointsTest extends TwoReplicasTestBase {
     @Test
     void listAnswersTheHeldLocksOfOneNamespaceInKeyOrderAPageAtATime() {
         for (String k : List.of("c", "a", "b", "d")) {
-            assertThat(a.post(ns + ":" + k, "acquire", acquire("pod-" + k)).status()).isEqualTo(200);
+            assertThat(a.post(ns + ":" + k, "acquire", acquire("pod-" + k)).status())
+                    .isEqualTo(200);
         }
-        String released = a.post(ns + ":e", "acquire", acquire("pod-e")).body().get("lockToken").asText();
+        String released = a.post(ns + ":e", "acquire", acquire("pod-e"))
+                .body()
+                .get("lockToken")
+                .asText();
         a.post(ns + ":e", "release", "{\"ownerId\":\"pod-e\",\"lockToken\":\"" + released + "\"}");
         a.post("other-ns:a", "acquire", acquire("elsewhere"));
 
@@ -39,10 +43,13 @@ class AdminEndpointsTest extends TwoReplicasTestBase {
             assertThat(page.status()).isEqualTo(200);
             page.body().get("locks").forEach(l -> {
                 seen.add(l.get("lockKey").asText());
-                assertThat(l.get("ownerId").asText()).isEqualTo("pod-" + l.get("lockKey").asText().substring(ns.length() + 1));
+                assertThat(l.get("ownerId").asText())
+                        .isEqualTo("pod-" + l.get("lockKey").asText().substring(ns.length() + 1));
                 assertThat(l.get("fencingToken").asLong()).isPositive();
             });
-            after = page.body().get("next").isNull() ? null : page.body().get("next").asText();
+            after = page.body().get("next").isNull()
+                    ? null
+                    : page.body().get("next").asText();
         } while (after != null);
         assertThat(seen).containsExactly(ns + ":a", ns + ":b", ns + ":c", ns + ":d");
     }
@@ -51,9 +58,10 @@ class AdminEndpointsTest extends TwoReplicasTestBase {
     void aForcedReleaseEvictsTheHolderGrantsTheNextWaiterAHigherTokenAndIsAudited() throws Exception {
         String key = ns + ":stuck";
         Reply holder = a.post(key, "acquire", acquire("stuck-pod"));
-        var waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> b.post(key, "acquire",
-                "{\"ownerId\":\"next-pod\",\"ttlMillis\":60000,\"wait\":true,\"waitMillis\":30000}"));
-        org.awaitility.Awaitility.await().until(() -> a.get(key).body().get("waiters").size() == 1);
+        var waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> b.post(
+                key, "acquire", "{\"ownerId\":\"next-pod\",\"ttlMillis\":60000,\"wait\":true,\"waitMillis\":30000}"));
+        org.awaitility.Awaitility.await()
+                .until(() -> a.get(key).body().get("waiters").size() == 1);
 
         Reply forced = b.post(key, "force-release", "{\"reason\":\"pod hung in GC, ticket OPS-1\"}");
         assertThat(forced.status()).isEqualTo(200);
@@ -62,9 +70,13 @@ class AdminEndpointsTest extends TwoReplicasTestBase {
 
         Reply next = waiting.get(30, java.util.concurrent.TimeUnit.SECONDS);
         assertThat(next.status()).isEqualTo(200);
-        assertThat(next.body().get("fencingToken").asLong()).isGreaterThan(holder.body().get("fencingToken").asLong());
-        Reply renew = a.post(key, "renew", "{\"ownerId\":\"stuck-pod\",\"lockToken\":\""
-                + holder.body().get("lockToken").asText() + "\",\"ttlMillis\":60000}");
+        assertThat(next.body().get("fencingToken").asLong())
+                .isGreaterThan(holder.body().get("fencingToken").asLong());
+        Reply renew = a.post(
+                key,
+                "renew",
+                "{\"ownerId\":\"stuck-pod\",\"lockToken\":\""
+                        + holder.body().get("lockToken").asText() + "\",\"ttlMillis\":60000}");
         assertThat(renew.status()).isEqualTo(409);
         assertThat(renew.body().get("error").asText()).isEqualTo("LOCK_EXPIRED");
 
@@ -73,7 +85,8 @@ class AdminEndpointsTest extends TwoReplicasTestBase {
         var entry = audit.body().get("entries").get(0);
         assertThat(entry.get("lockKey").asText()).isEqualTo(key);
         assertThat(entry.get("outcome").asText()).isEqualTo("RELEASED");
-        assertThat(entry.get("fencingToken").asLong()).isEqualTo(holder.body().get("fencingToken").asLong());
+        assertThat(entry.get("fencingToken").asLong())
+                .isEqualTo(holder.body().get("fencingToken").asLong());
         assertThat(entry.get("reason").asText()).isEqualTo("pod hung in GC, ticket OPS-1");
         assertThat(entry.get("by").asText()).isEqualTo("anonymous");
     }
@@ -83,14 +96,23 @@ class AdminEndpointsTest extends TwoReplicasTestBase {
         String key = ns + ":pinned";
         Reply first = a.post(key, "acquire", acquire("first"));
         long oldToken = first.body().get("fencingToken").asLong();
-        a.post(key, "release", "{\"ownerId\":\"first\",\"lockToken\":\"" + first.body().get("lockToken").asText() + "\"}");
+        a.post(
+                key,
+                "release",
+                "{\"ownerId\":\"first\",\"lockToken\":\""
+                        + first.body().get("lockToken").asText() + "\"}");
         Reply second = a.post(key, "acquire", acquire("second"));
 
-        Reply forced = b.post(key, "force-release", "{\"reason\":\"meant the old one\",\"fencingToken\":" + oldToken + "}");
+        Reply forced =
+                b.post(key, "force-release", "{\"reason\":\"meant the old one\",\"fencingToken\":" + oldToken + "}");
         assertThat(forced.body().get("status").asText()).isEqualTo("HOLDER_CHANGED");
-        assertThat(a.get(key).body().get("fencingToken").asLong()).isEqualTo(second.body().get("fencingToken").asLong());
+        assertThat(a.get(key).body().get("fencingToken").asLong())
+                .isEqualTo(second.body().get("fencingToken").asLong());
 
-        assertThat(b.post(ns + ":free", "force-release", "{\"reason\":\"check\"}").body().get("status").asText())
+        assertThat(b.post(ns + ":free", "force-release", "{\"reason\":\"check\"}")
+                        .body()
+                        .get("status")
+                        .asText())
                 .isEqualTo("NOT_HELD");
         assertThat(b.post(key, "force-release", "{}").status()).isEqualTo(400);
     }
@@ -101,7 +123,10 @@ class AdminEndpointsTest extends TwoReplicasTestBase {
             a.post(ns + ":k" + i, "force-release", "{\"reason\":\"r" + i + "\"}"); // retention is 3 in the fixture
         }
         List<String> reasons = new ArrayList<>();
-        b.path("/v1/audit").body().get("entries").forEach(e -> reasons.add(e.get("reason").asText()));
+        b.path("/v1/audit")
+                .body()
+                .get("entries")
+                .forEach(e -> reasons.add(e.get("reason").asText()));
         assertThat(reasons).containsExactly("r4", "r3", "r2");
         assertThat(b.path("/v1/audit?limit=0").status()).isEqualTo(400);
     }
@@ -121,9 +146,10 @@ class AdminEndpointsTest extends TwoReplicasTestBase {
     void aReplicaThatShutsDownAnswersItsWaitersAndRemovesTheirQueueEntries() throws Exception {
         String key = ns + ":busy";
         assertThat(b.post(key, "acquire", acquire("holder")).status()).isEqualTo(200);
-        var waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> a.post(key, "acquire",
-                "{\"ownerId\":\"waiter\",\"ttlMillis\":60000,\"wait\":true,\"waitMillis\":60000}"));
-        org.awaitility.Awaitility.await().until(() -> b.get(key).body().get("waiters").size() == 1);
+        var waiting = java.util.concurrent.CompletableFuture.supplyAsync(() -> a.post(
+                key, "acquire", "{\"ownerId\":\"waiter\",\"ttlMillis\":60000,\"wait\":true,\"waitMillis\":60000}"));
+        org.awaitility.Awaitility.await()
+                .until(() -> b.get(key).body().get("waiters").size() == 1);
 
         a.close();
 

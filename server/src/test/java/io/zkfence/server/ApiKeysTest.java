@@ -35,8 +35,10 @@ class ApiKeysTest {
         try (EmbeddedEnsemble ensemble = EmbeddedEnsemble.builder().servers(1).start();
                 ReplicaFixture server = new ReplicaFixture(ensemble.connectString(), "/keys", keys(), INVENTORY_KEY)) {
             String acquire = "{\"ownerId\":\"pod\",\"ttlMillis\":10000}";
-            assertThat(server.post("inventory:sku-1", "acquire", acquire).status()).isEqualTo(200);
-            assertThat(server.path("/v1/locks?namespace=inventory").body().get("locks")).hasSize(1);
+            assertThat(server.post("inventory:sku-1", "acquire", acquire).status())
+                    .isEqualTo(200);
+            assertThat(server.path("/v1/locks?namespace=inventory").body().get("locks"))
+                    .hasSize(1);
 
             Reply otherNamespace = server.post("payments:tx-1", "acquire", acquire);
             assertThat(otherNamespace.status()).isEqualTo(403);
@@ -50,14 +52,26 @@ class ApiKeysTest {
             assertThat(server.path("/v1/audit").status()).isEqualTo(403);
 
             ReplicaFixture admin = server.as(ADMIN_KEY);
-            assertThat(admin.post("inventory:sku-1", "force-release", "{\"reason\":\"x\"}").body().get("status").asText())
+            assertThat(admin.post("inventory:sku-1", "force-release", "{\"reason\":\"x\"}")
+                            .body()
+                            .get("status")
+                            .asText())
                     .isEqualTo("FORCE_RELEASED");
-            assertThat(admin.path("/v1/audit").body().get("entries").get(0).get("by").asText()).isEqualTo("ops");
+            assertThat(admin.path("/v1/audit")
+                            .body()
+                            .get("entries")
+                            .get(0)
+                            .get("by")
+                            .asText())
+                    .isEqualTo("ops");
 
             Reply none = server.as(null).post("inventory:sku-2", "acquire", acquire);
             assertThat(none.status()).isEqualTo(401);
             assertThat(none.body().get("error").asText()).isEqualTo("UNAUTHORIZED");
-            assertThat(server.as("not-a-configured-key-at-all").get("inventory:sku-2").status()).isEqualTo(401);
+            assertThat(server.as("not-a-configured-key-at-all")
+                            .get("inventory:sku-2")
+                            .status())
+                    .isEqualTo(401);
             assertThat(server.as(null).path("/health/ready").status()).isEqualTo(200); // probes need no key
             assertThat(server.as(null).get("inventory:sku-2").status()).isEqualTo(401);
         }
@@ -68,16 +82,21 @@ class ApiKeysTest {
         assertThat(refused("{\"keys\": []}")).contains("at least one key");
         assertThat(refused("{\"keys\": [{\"name\": \"a\", \"key\": \"short\", \"namespaces\": [\"x\"]}]}"))
                 .contains("keys[0]", "at least 16");
-        assertThat(refused("{\"keys\": [{\"name\": \"a\", \"key\": \"0123456789abcdef0\"}]}")).contains("keys[0]", "namespace");
-        assertThat(refused("{\"keys\": [{\"name\": \"a\", \"key\": \"0123456789abcdef0\", \"namespaces\": [\"bad ns\"]}]}"))
+        assertThat(refused("{\"keys\": [{\"name\": \"a\", \"key\": \"0123456789abcdef0\"}]}"))
+                .contains("keys[0]", "namespace");
+        assertThat(
+                        refused(
+                                "{\"keys\": [{\"name\": \"a\", \"key\": \"0123456789abcdef0\", \"namespaces\": [\"bad ns\"]}]}"))
                 .contains("keys[0]", "bad ns");
         assertThat(refused("{\"keys\": [{\"name\": \"a\", \"key\": \"0123456789abcdef0\", \"admin\": true},"
-                + " {\"name\": \"a\", \"key\": \"0123456789abcdef1\", \"admin\": true}]}")).contains("keys[1]", "twice");
+                        + " {\"name\": \"a\", \"key\": \"0123456789abcdef1\", \"admin\": true}]}"))
+                .contains("keys[1]", "twice");
         assertThat(refused("not json")).contains("JSON");
     }
 
     private String refused(String content) throws IOException {
         Path file = Files.writeString(dir.resolve("bad.json"), content);
-        return assertThrows(IllegalArgumentException.class, () -> ApiKeys.load(file)).getMessage();
+        return assertThrows(IllegalArgumentException.class, () -> ApiKeys.load(file))
+                .getMessage();
     }
 }

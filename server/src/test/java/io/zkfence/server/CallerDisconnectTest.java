@@ -25,6 +25,7 @@ class CallerDisconnectTest extends TwoReplicasTestBase {
 
     /** Longer than any bound the test waits with: the leaving caller's wait cannot run out meanwhile. */
     private static final long LONG_WAIT = 120_000;
+
     private static final Duration BOUND = Duration.ofSeconds(30);
 
     /** How the caller leaves. */
@@ -58,8 +59,13 @@ class CallerDisconnectTest extends TwoReplicasTestBase {
     }
 
     private void release(String owner, Reply grant) {
-        assertThat(a.post(key, "release", "{\"ownerId\":\"" + owner + "\",\"lockToken\":\""
-                + grant.body().get("lockToken").asText() + "\"}").status()).isEqualTo(200);
+        assertThat(a.post(
+                                key,
+                                "release",
+                                "{\"ownerId\":\"" + owner + "\",\"lockToken\":\""
+                                        + grant.body().get("lockToken").asText() + "\"}")
+                        .status())
+                .isEqualTo(200);
     }
 
     /** The waiters of the lock, in order, as the status call reports them on replica {@code a}. */
@@ -103,8 +109,11 @@ class CallerDisconnectTest extends TwoReplicasTestBase {
 
         awaitWaiters("next");
         Awaitility.await().atMost(BOUND).until(() -> b.meter("zkfence_service_waits_abandoned_total") == 1.0);
-        assertThat(b.meter("zkfence_service_acquire_seconds_count{outcome=\"abandoned\"}")).isEqualTo(1.0);
-        assertThat(b.meter("zkfence_service_waits_open")).as("the abandoned wait's thread has ended").isZero();
+        assertThat(b.meter("zkfence_service_acquire_seconds_count{outcome=\"abandoned\"}"))
+                .isEqualTo(1.0);
+        assertThat(b.meter("zkfence_service_waits_open"))
+                .as("the abandoned wait's thread has ended")
+                .isZero();
 
         release("holder", holder);
         assertThat(RawHttp.readResponse(next)).startsWith("HTTP/1.1 200").contains("\"ownerId\":\"next\"");
@@ -124,7 +133,9 @@ class CallerDisconnectTest extends TwoReplicasTestBase {
             halfClosed.shutdownOutput();
 
             String answer = RawHttp.readToEnd(halfClosed);
-            assertThat(answer).startsWith("HTTP/1.1 499").contains("application/problem+json", "\"error\":\"CALLER_GONE\"");
+            assertThat(answer)
+                    .startsWith("HTTP/1.1 499")
+                    .contains("application/problem+json", "\"error\":\"CALLER_GONE\"");
         }
         assertThat(waiters()).isEmpty();
         assertThat(a.get(key).body().get("ownerId").asText()).isEqualTo("holder");
@@ -145,7 +156,8 @@ class CallerDisconnectTest extends TwoReplicasTestBase {
             String answers = RawHttp.readToEnd(pipelining);
             assertThat(answers).startsWith("HTTP/1.1 200").contains("\"ownerId\":\"pipelining\"");
             String afterGrant = answers.substring(answers.indexOf("\"ownerId\":\"pipelining\""));
-            if (answers.substring(0, answers.indexOf("\r\n\r\n")).toLowerCase(java.util.Locale.ROOT)
+            if (answers.substring(0, answers.indexOf("\r\n\r\n"))
+                    .toLowerCase(java.util.Locale.ROOT)
                     .contains("connection: close")) {
                 assertThat(afterGrant).doesNotContain("HTTP/1.1");
             } else {
@@ -167,7 +179,9 @@ class CallerDisconnectTest extends TwoReplicasTestBase {
             first.close();
 
             Awaitility.await().atMost(BOUND).until(() -> b.meter("zkfence_service_waits_abandoned_total") == 1.0);
-            assertThat(waiters()).as("the retry waits on the entry now: it stays").containsExactly("retrying");
+            assertThat(waiters())
+                    .as("the retry waits on the entry now: it stays")
+                    .containsExactly("retrying");
             release("holder", holder);
             assertThat(RawHttp.readResponse(retry)).startsWith("HTTP/1.1 200").contains("\"ownerId\":\"retrying\"");
         }

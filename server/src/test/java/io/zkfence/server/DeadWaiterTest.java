@@ -24,6 +24,7 @@ class DeadWaiterTest extends TwoReplicasTestBase {
     private static final long LONG = 120_000;
     /** The crashed replica's wait: its entry dies this plus the 2 s of grace after it was queued. */
     private static final long SHORT_WAIT = 5_000;
+
     private static final Duration BOUND = Duration.ofSeconds(30);
 
     private String key;
@@ -39,7 +40,8 @@ class DeadWaiterTest extends TwoReplicasTestBase {
 
     private Socket waitOn(ReplicaFixture replica, String owner, long waitMillis) throws Exception {
         Socket socket = new Socket("127.0.0.1", replica.server.port());
-        socket.setSoTimeout((int) BOUND.toMillis()); // an answer that does not come fails the test instead of hanging it
+        socket.setSoTimeout(
+                (int) BOUND.toMillis()); // an answer that does not come fails the test instead of hanging it
         RawHttp.send(socket, RawHttp.post("/v1/locks/" + key + "/acquire", waitBody(owner, waitMillis)));
         return socket;
     }
@@ -59,12 +61,19 @@ class DeadWaiterTest extends TwoReplicasTestBase {
         try (Socket orphaned = waitOn(b, "orphaned", SHORT_WAIT)) {
             Awaitility.await().atMost(BOUND).until(() -> waiters().equals(List.of("orphaned")));
             b.crash();
-            assertThat(waiters()).as("the crashed replica's waiting entry stays behind").containsExactly("orphaned");
+            assertThat(waiters())
+                    .as("the crashed replica's waiting entry stays behind")
+                    .containsExactly("orphaned");
         }
         try (Socket behind = waitOn(a, "behind", LONG)) {
             Awaitility.await().atMost(BOUND).until(() -> waiters().equals(List.of("orphaned", "behind")));
-            assertThat(a.post(key, "release", "{\"ownerId\":\"holder\",\"lockToken\":\""
-                    + holder.body().get("lockToken").asText() + "\"}").status()).isEqualTo(200);
+            assertThat(a.post(
+                                    key,
+                                    "release",
+                                    "{\"ownerId\":\"holder\",\"lockToken\":\""
+                                            + holder.body().get("lockToken").asText() + "\"}")
+                            .status())
+                    .isEqualTo(200);
 
             // The dead entry's wait ended 2 s after SHORT_WAIT; "behind" waits LONG and the holder's
             // lease ran LONG too, so a grant within BOUND came from the dead entry's end.
@@ -72,6 +81,8 @@ class DeadWaiterTest extends TwoReplicasTestBase {
         }
         Reply status = a.get(key);
         assertThat(status.body().get("ownerId").asText()).isEqualTo("behind");
-        assertThat(status.body().get("waiters")).as("the dead entry was removed").isEmpty();
+        assertThat(status.body().get("waiters"))
+                .as("the dead entry was removed")
+                .isEmpty();
     }
 }

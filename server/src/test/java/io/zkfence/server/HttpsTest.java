@@ -50,12 +50,36 @@ class HttpsTest {
     @BeforeAll
     static void certificateAndEnsemble() throws Exception {
         keyStore = dir.resolve("server.p12");
-        Process keytool = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
-                "-genkeypair", "-alias", "server", "-keyalg", "EC", "-groupname", "secp256r1", "-dname", "CN=localhost",
-                "-ext", "SAN=ip:127.0.0.1,dns:localhost", "-validity", "2", "-storetype", "PKCS12", "-keystore",
-                keyStore.toString(), "-storepass", PASSWORD, "-keypass", PASSWORD).redirectErrorStream(true).start();
+        Process keytool = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "keytool")
+                                .toString(),
+                        "-genkeypair",
+                        "-alias",
+                        "server",
+                        "-keyalg",
+                        "EC",
+                        "-groupname",
+                        "secp256r1",
+                        "-dname",
+                        "CN=localhost",
+                        "-ext",
+                        "SAN=ip:127.0.0.1,dns:localhost",
+                        "-validity",
+                        "2",
+                        "-storetype",
+                        "PKCS12",
+                        "-keystore",
+                        keyStore.toString(),
+                        "-storepass",
+                        PASSWORD,
+                        "-keypass",
+                        PASSWORD)
+                .redirectErrorStream(true)
+                .start();
         assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(keytool.exitValue()).as(new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isZero();
+        assertThat(keytool.exitValue())
+                .as(new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .isZero();
         ensemble = EmbeddedEnsemble.builder().servers(1).start();
     }
 
@@ -72,22 +96,31 @@ class HttpsTest {
     @Test
     void pemFilesServeHttps() throws Exception {
         KeyStore store = KeyStore.getInstance(keyStore.toFile(), PASSWORD.toCharArray());
-        Path cert = Files.writeString(dir.resolve("server.crt"), pem("CERTIFICATE", store.getCertificate("server").getEncoded()));
-        Path key = Files.writeString(dir.resolve("server.key"),
-                pem("PRIVATE KEY", store.getKey("server", PASSWORD.toCharArray()).getEncoded()));
+        Path cert = Files.writeString(
+                dir.resolve("server.crt"),
+                pem("CERTIFICATE", store.getCertificate("server").getEncoded()));
+        Path key = Files.writeString(
+                dir.resolve("server.key"),
+                pem(
+                        "PRIVATE KEY",
+                        store.getKey("server", PASSWORD.toCharArray()).getEncoded()));
         assertServesHttpsOnly(HttpTls.fromPem(cert, key));
     }
 
     @Test
     void aWrongPasswordOrKeyFileStopsTheServerNamingTheFile() throws Exception {
         assertThat(assertThrows(IllegalArgumentException.class, () -> HttpTls.fromKeyStore(keyStore, "wrong"))
-                .getMessage()).contains(keyStore.toString(), "password");
+                        .getMessage())
+                .contains(keyStore.toString(), "password");
         assertThat(assertThrows(IllegalArgumentException.class, () -> HttpTls.fromKeyStore(keyStore, null))
-                .getMessage()).contains("needs its password");
-        Path notPkcs8 = Files.writeString(dir.resolve("rsa.key"), "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n");
+                        .getMessage())
+                .contains("needs its password");
+        Path notPkcs8 = Files.writeString(
+                dir.resolve("rsa.key"), "-----BEGIN RSA PRIVATE KEY-----\nAAAA\n-----END RSA PRIVATE KEY-----\n");
         KeyStore store = KeyStore.getInstance(keyStore.toFile(), PASSWORD.toCharArray());
         Path cert = Files.writeString(dir.resolve("only.crt"), pem("CERTIFICATE", storeCert(store)));
-        assertThat(assertThrows(IllegalArgumentException.class, () -> HttpTls.fromPem(cert, notPkcs8)).getMessage())
+        assertThat(assertThrows(IllegalArgumentException.class, () -> HttpTls.fromPem(cert, notPkcs8))
+                        .getMessage())
                 .contains("PKCS#8", notPkcs8.toString());
     }
 
@@ -102,9 +135,11 @@ class HttpsTest {
     @ParameterizedTest(name = "{0}")
     @EnumSource(TlsLeaving.class)
     void aWaiterWhoseTlsConnectionClosesLeavesTheQueueAtOnce(TlsLeaving how) throws Exception {
-        try (CuratorFramework zk = CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3))) {
+        try (CuratorFramework zk =
+                CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3))) {
             zk.start();
-            LockHttpServer server = new LockHttpServer(new LeaseStore(zk, "/https-" + java.util.UUID.randomUUID(), Clock.systemUTC(), 10),
+            LockHttpServer server = new LockHttpServer(
+                    new LeaseStore(zk, "/https-" + java.util.UUID.randomUUID(), Clock.systemUTC(), 10),
                     ServerSettings.local(ApiKeys.open()).withTls(HttpTls.fromKeyStore(keyStore, PASSWORD)),
                     () -> zk.getZookeeperClient().isConnected());
             server.start();
@@ -113,17 +148,23 @@ class HttpsTest {
                 HttpClient client = HttpClient.newBuilder().sslContext(tls).build();
                 String base = "https://127.0.0.1:" + server.port();
                 String lock = base + "/v1/locks/tls:waited";
-                HttpResponse<String> holder = send(client, lock + "/acquire", "{\"ownerId\":\"holder\",\"ttlMillis\":60000}");
+                HttpResponse<String> holder =
+                        send(client, lock + "/acquire", "{\"ownerId\":\"holder\",\"ttlMillis\":60000}");
                 assertThat(holder.statusCode()).isEqualTo(200);
 
                 Socket tcp = new Socket("127.0.0.1", server.port());
-                SSLSocket leaving = (SSLSocket) tls.getSocketFactory().createSocket(tcp, "127.0.0.1", server.port(), true);
+                SSLSocket leaving =
+                        (SSLSocket) tls.getSocketFactory().createSocket(tcp, "127.0.0.1", server.port(), true);
                 RawHttp.send(leaving, RawHttp.post("/v1/locks/tls:waited/acquire", waitBody("leaving")));
-                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> send(client, lock, null).body().contains("leaving"));
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(30))
+                        .until(() -> send(client, lock, null).body().contains("leaving"));
                 SSLSocket next = (SSLSocket) tls.getSocketFactory().createSocket("127.0.0.1", server.port());
                 next.setSoTimeout(30_000);
                 RawHttp.send(next, RawHttp.post("/v1/locks/tls:waited/acquire", waitBody("next")));
-                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> send(client, lock, null).body().contains("next"));
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(30))
+                        .until(() -> send(client, lock, null).body().contains("next"));
 
                 if (how == TlsLeaving.CLOSE_NOTIFY) {
                     leaving.close();
@@ -132,15 +173,27 @@ class HttpsTest {
                 }
 
                 // The wait asked for two minutes: an entry gone within this bound went because its caller left.
-                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> !send(client, lock, null).body().contains("leaving"));
-                assertThat(ReplicaFixture.meter(send(client, base + "/metrics", null).body(), "zkfence_service_waits_abandoned_total"))
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(30))
+                        .until(() -> !send(client, lock, null).body().contains("leaving"));
+                assertThat(ReplicaFixture.meter(
+                                send(client, base + "/metrics", null).body(), "zkfence_service_waits_abandoned_total"))
                         .isEqualTo(1.0);
                 leaving.close();
 
-                String lockToken = new ObjectMapper().readTree(holder.body()).get("lockToken").asText();
-                assertThat(send(client, lock + "/release", "{\"ownerId\":\"holder\",\"lockToken\":\"" + lockToken + "\"}")
-                        .statusCode()).isEqualTo(200);
-                assertThat(RawHttp.readResponse(next)).startsWith("HTTP/1.1 200").contains("\"ownerId\":\"next\"");
+                String lockToken = new ObjectMapper()
+                        .readTree(holder.body())
+                        .get("lockToken")
+                        .asText();
+                assertThat(send(
+                                        client,
+                                        lock + "/release",
+                                        "{\"ownerId\":\"holder\",\"lockToken\":\"" + lockToken + "\"}")
+                                .statusCode())
+                        .isEqualTo(200);
+                assertThat(RawHttp.readResponse(next))
+                        .startsWith("HTTP/1.1 200")
+                        .contains("\"ownerId\":\"next\"");
                 // The TLS connection that waited (and was watched) serves its next request as usual.
                 RawHttp.send(next, RawHttp.getThenClose("/health/live"));
                 assertThat(RawHttp.readToEnd(next)).startsWith("HTTP/1.1 200").contains("\"status\":\"UP\"");
@@ -169,23 +222,34 @@ class HttpsTest {
     }
 
     private static void assertServesHttpsOnly(HttpTls tls) throws Exception {
-        try (CuratorFramework zk = CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3))) {
+        try (CuratorFramework zk =
+                CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3))) {
             zk.start();
-            LockHttpServer server = new LockHttpServer(new LeaseStore(zk, "/https-" + java.util.UUID.randomUUID(), Clock.systemUTC(), 10),
-                    ServerSettings.local(ApiKeys.open()).withTls(tls), () -> zk.getZookeeperClient().isConnected());
+            LockHttpServer server = new LockHttpServer(
+                    new LeaseStore(zk, "/https-" + java.util.UUID.randomUUID(), Clock.systemUTC(), 10),
+                    ServerSettings.local(ApiKeys.open()).withTls(tls),
+                    () -> zk.getZookeeperClient().isConnected());
             server.start();
             try {
-                HttpClient client = HttpClient.newBuilder().sslContext(trusting(keyStore)).build();
-                HttpResponse<String> acquire = client.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + server.port()
-                                + "/v1/locks/tls:one/acquire")).POST(HttpRequest.BodyPublishers.ofString(
-                                "{\"ownerId\":\"p\",\"ttlMillis\":10000}")).build(), HttpResponse.BodyHandlers.ofString());
+                HttpClient client =
+                        HttpClient.newBuilder().sslContext(trusting(keyStore)).build();
+                HttpResponse<String> acquire = client.send(
+                        HttpRequest.newBuilder(
+                                        URI.create("https://127.0.0.1:" + server.port() + "/v1/locks/tls:one/acquire"))
+                                .POST(HttpRequest.BodyPublishers.ofString("{\"ownerId\":\"p\",\"ttlMillis\":10000}"))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 assertThat(acquire.statusCode()).as(acquire.body()).isEqualTo(200);
                 assertThat(acquire.body()).contains("\"fencingToken\"");
                 HttpClient plain = HttpClient.newHttpClient();
-                HttpRequest overHttp = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/health/live")).build();
+                HttpRequest overHttp = HttpRequest.newBuilder(
+                                URI.create("http://127.0.0.1:" + server.port() + "/health/live"))
+                        .build();
                 try {
                     HttpResponse<String> r = plain.send(overHttp, HttpResponse.BodyHandlers.ofString());
-                    assertThat(r.statusCode()).as("plain HTTP on the HTTPS port").isEqualTo(400); // Jetty: "not a TLS handshake"
+                    assertThat(r.statusCode())
+                            .as("plain HTTP on the HTTPS port")
+                            .isEqualTo(400); // Jetty: "not a TLS handshake"
                 } catch (IOException refused) {
                     assertThat(refused).isNotNull(); // the connection was closed: no plain HTTP either
                 }
@@ -205,7 +269,8 @@ class HttpsTest {
     }
 
     private static String pem(String type, byte[] der) {
-        return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-                .encodeToString(der) + "\n-----END " + type + "-----\n";
+        return "-----BEGIN " + type + "-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                        .encodeToString(der) + "\n-----END " + type + "-----\n";
     }
 }

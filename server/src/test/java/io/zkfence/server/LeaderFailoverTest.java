@@ -47,8 +47,12 @@ class LeaderFailoverTest {
                     int cycles = 0;
                     while (running.get()) {
                         String requestId = UUID.randomUUID().toString();
-                        Reply grant = retry(via, "acquire", "{\"ownerId\":\"" + owner + "\",\"ttlMillis\":30000,\"wait\":true,"
-                                + "\"waitMillis\":20000,\"requestId\":\"" + requestId + "\"}", unavailable);
+                        Reply grant = retry(
+                                via,
+                                "acquire",
+                                "{\"ownerId\":\"" + owner + "\",\"ttlMillis\":30000,\"wait\":true,"
+                                        + "\"waitMillis\":20000,\"requestId\":\"" + requestId + "\"}",
+                                unavailable);
                         if (grant.status() == 409) {
                             continue; // the wait ran out: try again
                         }
@@ -59,8 +63,12 @@ class LeaderFailoverTest {
                         grants.add(grant.body().get("fencingToken").asLong());
                         inside.decrementAndGet();
                         // Released through the other replica: any replica serves any call.
-                        Reply released = retry(other, "release", "{\"ownerId\":\"" + owner + "\",\"lockToken\":\""
-                                + grant.body().get("lockToken").asText() + "\"}", unavailable);
+                        Reply released = retry(
+                                other,
+                                "release",
+                                "{\"ownerId\":\"" + owner + "\",\"lockToken\":\""
+                                        + grant.body().get("lockToken").asText() + "\"}",
+                                unavailable);
                         assertThat(released.status()).isEqualTo(200);
                         cycles++;
                     }
@@ -82,10 +90,14 @@ class LeaderFailoverTest {
             }
             clients.shutdown();
 
-            assertThat(overlaps.get()).as("grants while another client held the lock").isZero();
+            assertThat(overlaps.get())
+                    .as("grants while another client held the lock")
+                    .isZero();
             List<Long> tokens = new ArrayList<>(grants);
             for (int i = 1; i < tokens.size(); i++) {
-                assertThat(tokens.get(i)).as("grant %d's token after grant %d's", i, i - 1).isGreaterThan(tokens.get(i - 1));
+                assertThat(tokens.get(i))
+                        .as("grant %d's token after grant %d's", i, i - 1)
+                        .isGreaterThan(tokens.get(i - 1));
             }
             assertThat(cycles).isEqualTo(tokens.size());
         }

@@ -36,11 +36,13 @@ class LockServiceTest extends TwoReplicasTestBase {
     }
 
     private static String waitBody(String owner, long ttl, long waitMillis) {
-        return "{\"ownerId\":\"" + owner + "\",\"ttlMillis\":" + ttl + ",\"wait\":true,\"waitMillis\":" + waitMillis + "}";
+        return "{\"ownerId\":\"" + owner + "\",\"ttlMillis\":" + ttl + ",\"wait\":true,\"waitMillis\":" + waitMillis
+                + "}";
     }
 
     private static String tokenBody(String owner, Reply grant) {
-        return "{\"ownerId\":\"" + owner + "\",\"lockToken\":\"" + grant.body().get("lockToken").asText() + "\"}";
+        return "{\"ownerId\":\"" + owner + "\",\"lockToken\":\""
+                + grant.body().get("lockToken").asText() + "\"}";
     }
 
     @Test
@@ -59,7 +61,8 @@ class LockServiceTest extends TwoReplicasTestBase {
         assertThat(b.post(key, "release", tokenBody("pod-1", first)).status()).isEqualTo(200);
         Reply second = a.post(key, "acquire", acquireBody("pod-2", 30_000, "r3"));
         assertThat(second.status()).isEqualTo(200);
-        assertThat(second.body().get("fencingToken").asLong()).isGreaterThan(first.body().get("fencingToken").asLong());
+        assertThat(second.body().get("fencingToken").asLong())
+                .isGreaterThan(first.body().get("fencingToken").asLong());
     }
 
     @Test
@@ -75,10 +78,14 @@ class LockServiceTest extends TwoReplicasTestBase {
     @Test
     void renewAndReleaseWorkOnAnyReplicaAndOnlyForTheOwner() {
         Reply grant = a.post(key, "acquire", acquireBody("pod-1", 2_000, "r1"));
-        Reply renewed = b.post(key, "renew", "{\"ownerId\":\"pod-1\",\"lockToken\":\""
-                + grant.body().get("lockToken").asText() + "\",\"ttlMillis\":60000}");
+        Reply renewed = b.post(
+                key,
+                "renew",
+                "{\"ownerId\":\"pod-1\",\"lockToken\":\""
+                        + grant.body().get("lockToken").asText() + "\",\"ttlMillis\":60000}");
         assertThat(renewed.status()).isEqualTo(200);
-        assertThat(renewed.body().get("expiresAt").asLong()).isGreaterThan(grant.body().get("expiresAt").asLong());
+        assertThat(renewed.body().get("expiresAt").asLong())
+                .isGreaterThan(grant.body().get("expiresAt").asLong());
 
         Reply stranger = b.post(key, "release", tokenBody("pod-2", grant));
         assertThat(stranger.status()).isEqualTo(403);
@@ -89,16 +96,25 @@ class LockServiceTest extends TwoReplicasTestBase {
         Reply status = a.get(key);
         assertThat(status.status()).isEqualTo(404);
         assertThat(status.body().get("locked").asBoolean()).isFalse();
-        assertThat(a.post(key, "release", tokenBody("pod-1", grant)).status()).as("released twice").isEqualTo(200);
+        assertThat(a.post(key, "release", tokenBody("pod-1", grant)).status())
+                .as("released twice")
+                .isEqualTo(200);
     }
 
     @Test
     void aLeaseThatIsNotRenewedExpiresOnEveryReplicaAndCannotBeRenewed() {
         Reply grant = a.post(key, "acquire", acquireBody("pod-1", 300, "r1"));
-        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50))
-                .until(() -> b.post(key, "acquire", acquireBody("pod-2", 30_000, "r2")).status() == 200);
-        Reply renew = a.post(key, "renew", "{\"ownerId\":\"pod-1\",\"lockToken\":\""
-                + grant.body().get("lockToken").asText() + "\",\"ttlMillis\":1000}");
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> b.post(key, "acquire", acquireBody("pod-2", 30_000, "r2"))
+                                .status()
+                        == 200);
+        Reply renew = a.post(
+                key,
+                "renew",
+                "{\"ownerId\":\"pod-1\",\"lockToken\":\""
+                        + grant.body().get("lockToken").asText() + "\",\"ttlMillis\":1000}");
         assertThat(renew.status()).isEqualTo(409);
         assertThat(renew.body().get("error").asText()).isEqualTo("LOCK_EXPIRED");
         assertThat(a.post(key, "release", tokenBody("pod-1", grant)).status()).isEqualTo(200);
@@ -114,7 +130,8 @@ class LockServiceTest extends TwoReplicasTestBase {
             String owner = "waiter-" + i;
             waiting.add(CompletableFuture.supplyAsync(() -> via.post(key, "acquire", waitBody(owner, 30_000, 60_000))));
             int queued = i + 1;
-            Awaitility.await().atMost(Duration.ofSeconds(30))
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
                     .until(() -> a.get(key).body().get("waiters").size() == queued);
         }
         a.post(key, "release", tokenBody("holder", holder));
@@ -143,8 +160,11 @@ class LockServiceTest extends TwoReplicasTestBase {
         Reply grant = a.post(key, "acquire", acquireBody("pod-1", 30_000, "r1"));
         a.close();
         assertThat(b.get(key).body().get("ownerId").asText()).isEqualTo("pod-1");
-        Reply renewed = b.post(key, "renew", "{\"ownerId\":\"pod-1\",\"lockToken\":\""
-                + grant.body().get("lockToken").asText() + "\",\"ttlMillis\":30000}");
+        Reply renewed = b.post(
+                key,
+                "renew",
+                "{\"ownerId\":\"pod-1\",\"lockToken\":\""
+                        + grant.body().get("lockToken").asText() + "\",\"ttlMillis\":30000}");
         assertThat(renewed.status()).isEqualTo(200);
         assertThat(b.post(key, "release", tokenBody("pod-1", grant)).status()).isEqualTo(200);
     }
@@ -166,7 +186,8 @@ class LockServiceTest extends TwoReplicasTestBase {
     @Test
     void keysMayHoldAnyWellFormedTextIncludingSlashesAndSpaces() {
         for (String k : java.util.List.of("inventory:a/b", "inventory:two words", "inventory:é✓")) {
-            String path = java.net.URLEncoder.encode(k, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
+            String path = java.net.URLEncoder.encode(k, java.nio.charset.StandardCharsets.UTF_8)
+                    .replace("+", "%20");
             Reply grant = a.post(path, "acquire", acquireBody("p", 10_000, "r-" + k.hashCode()));
             assertThat(grant.status()).as(k).isEqualTo(200);
             assertThat(grant.body().get("lockKey").asText()).isEqualTo(k);
@@ -178,10 +199,13 @@ class LockServiceTest extends TwoReplicasTestBase {
     void aRequestTheHttpServerItselfRefusesStillAnswersProblemDetails() throws Exception {
         // An encoded NUL is refused by Jetty before any route runs; the answer keeps the API's error shape.
         try (java.net.Socket s = new java.net.Socket("127.0.0.1", a.server.port())) {
-            s.getOutputStream().write(("GET /v1/locks/a%00b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            s.getOutputStream()
+                    .write(("GET /v1/locks/a%00b HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                            .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             String response = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            assertThat(response).startsWith("HTTP/1.1 400").contains("application/problem+json", "\"error\":\"BAD_REQUEST\"");
+            assertThat(response)
+                    .startsWith("HTTP/1.1 400")
+                    .contains("application/problem+json", "\"error\":\"BAD_REQUEST\"");
         }
     }
 
@@ -198,7 +222,8 @@ class LockServiceTest extends TwoReplicasTestBase {
         ds.setURL("jdbc:h2:mem:service-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
         JdbcFence fence = JdbcFence.create(ds, FenceConfig.defaults(FenceDialect.H2));
         fence.createIfMissing();
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("create table stock (sku varchar(20) primary key, qty int)");
             s.execute("insert into stock values ('sku', 10)");
         }
@@ -207,15 +232,18 @@ class LockServiceTest extends TwoReplicasTestBase {
         write(fence, pausedToken, 9);
         // The paused pod misses its renewals; another pod takes the lock once the lease expired.
         Reply[] next = new Reply[1];
-        Awaitility.await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            next[0] = b.post(key, "acquire", acquireBody("next-pod", 30_000, "n"));
-            return next[0].status() == 200;
-        });
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    next[0] = b.post(key, "acquire", acquireBody("next-pod", 30_000, "n"));
+                    return next[0].status() == 200;
+                });
         long nextToken = next[0].body().get("fencingToken").asLong();
         assertThat(nextToken).isGreaterThan(pausedToken);
         write(fence, nextToken, 8);
-        StaleTokenException stale = org.junit.jupiter.api.Assertions.assertThrows(StaleTokenException.class,
-                () -> write(fence, pausedToken, 7));
+        StaleTokenException stale = org.junit.jupiter.api.Assertions.assertThrows(
+                StaleTokenException.class, () -> write(fence, pausedToken, 7));
         assertThat(stale.storedToken()).isEqualTo(nextToken);
     }
 

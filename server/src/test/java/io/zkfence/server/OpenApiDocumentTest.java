@@ -25,8 +25,12 @@ class OpenApiDocumentTest {
     @Test
     void everyRouteIsInTheDocumentAndEveryDocumentedOperationIsARoute() throws Exception {
         Set<Route> documented = new HashSet<>();
-        document().get("paths").properties().forEach(p -> p.getValue().properties().forEach(
-                op -> documented.add(new Route(op.getKey().toUpperCase(Locale.ROOT), p.getKey()))));
+        document()
+                .get("paths")
+                .properties()
+                .forEach(p -> p.getValue()
+                        .properties()
+                        .forEach(op -> documented.add(new Route(op.getKey().toUpperCase(Locale.ROOT), p.getKey()))));
         assertThat(documented).containsExactlyInAnyOrderElementsOf(LockHttpServer.ROUTES);
     }
 
@@ -35,11 +39,15 @@ class OpenApiDocumentTest {
         try (EmbeddedEnsemble ensemble = EmbeddedEnsemble.builder().servers(1).start();
                 ReplicaFixture replica = new ReplicaFixture(ensemble.connectString(), "/openapi-check")) {
             for (Route r : LockHttpServer.ROUTES) {
-                String path = r.path().replace("{lockKey}", "docs:probe") + (r.path().equals("/v1/locks") ? "?namespace=docs" : "");
-                Reply reply = r.path().equals("/metrics") ? replica.text(path)
+                String path = r.path().replace("{lockKey}", "docs:probe")
+                        + (r.path().equals("/v1/locks") ? "?namespace=docs" : "");
+                Reply reply = r.path().equals("/metrics")
+                        ? replica.text(path)
                         : r.method().equals("GET") ? replica.path(path) : replica.call("POST", path);
                 // A route that exists answers with its own status; only a missing route says "no route".
-                assertThat(reply.body().path("detail").asText()).as(r.toString()).doesNotStartWith("no route");
+                assertThat(reply.body().path("detail").asText())
+                        .as(r.toString())
+                        .doesNotStartWith("no route");
                 assertThat(reply.status()).as(r.toString()).isNotIn(405, 500);
             }
             assertThat(replica.path("/v1/openapi.json").body()).isEqualTo(document());

@@ -33,7 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
 class PythonClientTest {
 
     private static final String KEY = "python-client-key-0123456789";
-    private static final Path SCRIPT = Path.of("..", "samples", "python", "zkfence_client.py").toAbsolutePath().normalize();
+    private static final Path SCRIPT = Path.of("..", "samples", "python", "zkfence_client.py")
+            .toAbsolutePath()
+            .normalize();
     private static final Pattern TOKEN = Pattern.compile("acquired \\S+ fencingToken=(\\d+)");
 
     @TempDir
@@ -44,7 +46,8 @@ class PythonClientTest {
 
     @BeforeEach
     void replicaWithKeys() throws IOException {
-        Path keys = Files.writeString(dir.resolve("keys.json"),
+        Path keys = Files.writeString(
+                dir.resolve("keys.json"),
                 "{\"keys\": [{\"name\": \"python\", \"key\": \"" + KEY + "\", \"namespaces\": [\"inventory\"]}]}");
         zk = EmbeddedEnsemble.builder().servers(1).start();
         replica = new ReplicaFixture(zk.connectString(), "/py-" + UUID.randomUUID(), ApiKeys.load(keys), KEY);
@@ -57,8 +60,17 @@ class PythonClientTest {
     }
 
     private Process python(String owner, String... more) {
-        List<String> command = new ArrayList<>(List.of("python3", SCRIPT.toString(), "--base",
-                "http://127.0.0.1:" + replica.server.port(), "--key", "inventory:sku-42", "--owner", owner, "--api-key", KEY));
+        List<String> command = new ArrayList<>(List.of(
+                "python3",
+                SCRIPT.toString(),
+                "--base",
+                "http://127.0.0.1:" + replica.server.port(),
+                "--key",
+                "inventory:sku-42",
+                "--owner",
+                owner,
+                "--api-key",
+                KEY));
         command.addAll(List.of(more));
         try {
             return new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -82,11 +94,16 @@ class PythonClientTest {
     void thePythonClientAcquiresRenewsPastItsTtlAndReleases() throws Exception {
         assertThat(SCRIPT).exists();
         Process python = python("py-pod", "--ttl-ms", "900", "--hold-ms", "2500");
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> replica.get("inventory:sku-42").status() == 200);
-        assertThat(replica.get("inventory:sku-42").body().get("ownerId").asText()).isEqualTo("py-pod");
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> replica.get("inventory:sku-42").status() == 200);
+        assertThat(replica.get("inventory:sku-42").body().get("ownerId").asText())
+                .isEqualTo("py-pod");
         String out = output(python);
         assertThat(python.exitValue()).as(out).isZero();
-        assertThat(out).contains("acquired inventory:sku-42 fencingToken=").contains("released inventory:sku-42 (RELEASED, wasHeld=True)");
+        assertThat(out)
+                .contains("acquired inventory:sku-42 fencingToken=")
+                .contains("released inventory:sku-42 (RELEASED, wasHeld=True)");
         assertThat(replica.get("inventory:sku-42").status()).isEqualTo(404);
     }
 
@@ -99,7 +116,9 @@ class PythonClientTest {
 
         // A: a client that pauses (never renews) while it still holds on to its work for 4 s.
         Process paused = python("py-paused", "--ttl-ms", "800", "--hold-ms", "4000", "--no-renew");
-        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> replica.get("inventory:sku-42").status() == 200);
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(30))
+                .until(() -> replica.get("inventory:sku-42").status() == 200);
         // B: waits, and is granted once A's lease has expired.
         Process next = python("py-next", "--ttl-ms", "5000", "--hold-ms", "200");
         String nextOut = output(next);
@@ -109,11 +128,12 @@ class PythonClientTest {
         String pausedOut = output(paused);
         long pausedToken = token(pausedOut);
         assertThat(nextToken).as(pausedOut + nextOut).isGreaterThan(pausedToken);
-        assertThat(pausedOut).contains("writing inventory:sku-42 with fencingToken=" + pausedToken)
+        assertThat(pausedOut)
+                .contains("writing inventory:sku-42 with fencingToken=" + pausedToken)
                 .contains("wasHeld=False"); // its lease was gone before it released
         // A wakes up and writes with the token it holds: the fence refuses it.
-        StaleTokenException stale = assertThrows(StaleTokenException.class,
-                () -> fence.inTransaction("inventory:sku-42", pausedToken, c -> 1));
+        StaleTokenException stale = assertThrows(
+                StaleTokenException.class, () -> fence.inTransaction("inventory:sku-42", pausedToken, c -> 1));
         assertThat(stale.storedToken()).isEqualTo(nextToken);
     }
 }

@@ -13,14 +13,14 @@ import java.nio.charset.StandardCharsets;
  */
 final class RawHttp {
 
-    private RawHttp() {
-    }
+    private RawHttp() {}
 
     /** The bytes of a {@code POST} with a JSON body. */
     static byte[] post(String path, String json) {
         byte[] body = json.getBytes(StandardCharsets.UTF_8);
-        String head = "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
-                + body.length + "\r\n\r\n";
+        String head =
+                "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
+                        + body.length + "\r\n\r\n";
         byte[] out = new byte[head.length() + body.length];
         System.arraycopy(head.getBytes(StandardCharsets.US_ASCII), 0, out, 0, head.length());
         System.arraycopy(body, 0, out, head.length(), body.length);
@@ -29,7 +29,8 @@ final class RawHttp {
 
     /** The bytes of a {@code GET} that asks the server to close the connection after answering it. */
     static byte[] getThenClose(String path) {
-        return ("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+        return ("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII);
     }
 
     /** Sends {@code request} on {@code socket}. */
@@ -49,12 +50,14 @@ final class RawHttp {
         while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
             int b = in.read();
             if (b < 0) {
-                throw new IOException("connection closed in the head of a response: " + head.toString(StandardCharsets.US_ASCII));
+                throw new IOException(
+                        "connection closed in the head of a response: " + head.toString(StandardCharsets.US_ASCII));
             }
             head.write(b);
         }
         String text = head.toString(StandardCharsets.US_ASCII);
-        java.util.regex.Matcher length = java.util.regex.Pattern.compile("(?im)^content-length: *(\\d+)").matcher(text);
+        java.util.regex.Matcher length =
+                java.util.regex.Pattern.compile("(?im)^content-length: *(\\d+)").matcher(text);
         if (!length.find()) {
             throw new IOException("a response without Content-Length: " + text);
         }

@@ -43,13 +43,16 @@ class ReapRaceTest {
                 renewer.renew(KEY, lease.lockToken(), "holder", 60_000);
                 renewed.set(true);
             });
-            LeaseStore reaper = new LeaseStore(reaperView, "/race",
-                    Clock.offset(Clock.systemUTC(), Duration.ofSeconds(10)), 3);
+            LeaseStore reaper =
+                    new LeaseStore(reaperView, "/race", Clock.offset(Clock.systemUTC(), Duration.ofSeconds(10)), 3);
 
-            LockServiceException refused = assertThrows(LockServiceException.class,
+            LockServiceException refused = assertThrows(
+                    LockServiceException.class,
                     () -> reaper.acquire(KEY, "other", 60_000, false, 0, null, CallerPresence.UNWATCHED));
 
-            assertThat(renewed).as("the renew ran between the reaper's read and its delete").isTrue();
+            assertThat(renewed)
+                    .as("the renew ran between the reaper's read and its delete")
+                    .isTrue();
             assertThat(refused.code()).isEqualTo("LOCK_ALREADY_HELD");
             List<Entry> queue = renewer.status(KEY);
             assertThat(queue).hasSize(1);
@@ -59,7 +62,8 @@ class ReapRaceTest {
     }
 
     private static CuratorFramework client(EmbeddedEnsemble ensemble) {
-        CuratorFramework zk = CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3));
+        CuratorFramework zk =
+                CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3));
         zk.start();
         return zk;
     }
@@ -67,8 +71,10 @@ class ReapRaceTest {
     /** {@code zk}, except that {@code hook} runs once, on the first {@code delete()} builder asked for. */
     private static CuratorFramework beforeFirstDelete(CuratorFramework zk, Runnable hook) {
         AtomicBoolean ran = new AtomicBoolean();
-        return (CuratorFramework) Proxy.newProxyInstance(CuratorFramework.class.getClassLoader(),
-                new Class<?>[] {CuratorFramework.class}, (proxy, method, args) -> {
+        return (CuratorFramework) Proxy.newProxyInstance(
+                CuratorFramework.class.getClassLoader(),
+                new Class<?>[] {CuratorFramework.class},
+                (proxy, method, args) -> {
                     if (method.getName().equals("delete") && ran.compareAndSet(false, true)) {
                         hook.run();
                     }

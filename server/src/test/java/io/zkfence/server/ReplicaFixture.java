@@ -37,7 +37,9 @@ final class ReplicaFixture implements AutoCloseable {
         this.apiKey = apiKey;
         zk = CuratorFrameworkFactory.newClient(connectString, 10_000, 5_000, new ExponentialBackoffRetry(100, 3));
         zk.start();
-        server = new LockHttpServer(new LeaseStore(zk, root, Clock.systemUTC(), 3), ServerSettings.local(keys),
+        server = new LockHttpServer(
+                new LeaseStore(zk, root, Clock.systemUTC(), 3),
+                ServerSettings.local(keys),
                 () -> zk.getZookeeperClient().isConnected());
         server.start();
     }
@@ -55,8 +57,10 @@ final class ReplicaFixture implements AutoCloseable {
     }
 
     Reply post(String key, String action, String body) {
-        return send(request(uri("/v1/locks/" + key + "/" + action)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build());
+        return send(request(uri("/v1/locks/" + key + "/" + action))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build());
     }
 
     Reply get(String key) {
@@ -71,8 +75,12 @@ final class ReplicaFixture implements AutoCloseable {
     /** GET of a path whose answer is text: the body is a JSON string node holding it. */
     Reply text(String pathAndQuery) {
         try {
-            HttpResponse<String> r = HTTP.send(request(uri(pathAndQuery)).GET().build(), HttpResponse.BodyHandlers.ofString());
-            return new Reply(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""), JSON.getNodeFactory().textNode(r.body()));
+            HttpResponse<String> r =
+                    HTTP.send(request(uri(pathAndQuery)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            return new Reply(
+                    r.statusCode(),
+                    r.headers().firstValue("Content-Type").orElse(""),
+                    JSON.getNodeFactory().textNode(r.body()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {
@@ -88,14 +96,17 @@ final class ReplicaFixture implements AutoCloseable {
 
     /** The value of one series in a scrape of {@code /metrics} (0 when absent). */
     static double meter(String scrape, String series) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^" + java.util.regex.Pattern.quote(series)
-                + " ([0-9.eE+-]+)$").matcher(scrape);
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
+                        "(?m)^" + java.util.regex.Pattern.quote(series) + " ([0-9.eE+-]+)$")
+                .matcher(scrape);
         return m.find() ? Double.parseDouble(m.group(1)) : 0;
     }
 
     /** Any method on any path, with an empty body. */
     Reply call(String method, String pathAndQuery) {
-        return send(request(uri(pathAndQuery)).method(method, HttpRequest.BodyPublishers.noBody()).build());
+        return send(request(uri(pathAndQuery))
+                .method(method, HttpRequest.BodyPublishers.noBody())
+                .build());
     }
 
     private HttpRequest.Builder request(URI uri) {
@@ -110,7 +121,9 @@ final class ReplicaFixture implements AutoCloseable {
     private static Reply send(HttpRequest request) {
         try {
             HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            return new Reply(r.statusCode(), r.headers().firstValue("Content-Type").orElse(""),
+            return new Reply(
+                    r.statusCode(),
+                    r.headers().firstValue("Content-Type").orElse(""),
                     r.body().isEmpty() ? JSON.nullNode() : JSON.readTree(r.body()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);

@@ -19,28 +19,38 @@ class ZooKeeperAclTest {
     void leasesCreatedWithADigestIdentityAreClosedToOtherClients() throws Exception {
         try (EmbeddedEnsemble ensemble = EmbeddedEnsemble.builder().servers(1).start();
                 CuratorFramework service = ServerCommand.zooKeeper(ensemble.connectString(), "zkfence-service:s3cret");
-                CuratorFramework stranger = CuratorFrameworkFactory.newClient(ensemble.connectString(),
-                        new ExponentialBackoffRetry(100, 3))) {
+                CuratorFramework stranger = CuratorFrameworkFactory.newClient(
+                        ensemble.connectString(), new ExponentialBackoffRetry(100, 3))) {
             service.start();
             stranger.start();
             LeaseStore store = new LeaseStore(service, "/acl-service", Clock.systemUTC(), 10);
-            Grant grant = store.acquire(LockKey.parse("payments:tx-1"), "pod-1", 60_000, false, 0, null,
-                    CallerPresence.UNWATCHED);
+            Grant grant = store.acquire(
+                    LockKey.parse("payments:tx-1"), "pod-1", 60_000, false, 0, null, CallerPresence.UNWATCHED);
 
             String lockPath = "/acl-service/payments/tx-1";
             List<String> entries = service.getChildren().forPath(lockPath);
             assertThat(entries).hasSize(1);
             String entry = lockPath + "/" + entries.get(0);
-            assertThrows(KeeperException.NoAuthException.class, () -> stranger.delete().forPath(entry));
-            assertThrows(KeeperException.NoAuthException.class, () -> stranger.setData().forPath(entry, new byte[0]));
-            assertThrows(KeeperException.NoAuthException.class, () -> stranger.getData().forPath(entry));
-            assertThat(store.status(LockKey.parse("payments:tx-1")).get(0).fencingToken()).isEqualTo(grant.fencingToken());
+            assertThrows(
+                    KeeperException.NoAuthException.class,
+                    () -> stranger.delete().forPath(entry));
+            assertThrows(
+                    KeeperException.NoAuthException.class,
+                    () -> stranger.setData().forPath(entry, new byte[0]));
+            assertThrows(
+                    KeeperException.NoAuthException.class,
+                    () -> stranger.getData().forPath(entry));
+            assertThat(store.status(LockKey.parse("payments:tx-1")).get(0).fencingToken())
+                    .isEqualTo(grant.fencingToken());
         }
     }
 
     @Test
     void aDigestWithoutAPasswordIsRefused() {
-        assertThat(assertThrows(IllegalArgumentException.class, () -> ServerCommand.zooKeeper("127.0.0.1:1", "nopassword"))
-                .getMessage()).contains("user:password");
+        assertThat(assertThrows(
+                                IllegalArgumentException.class,
+                                () -> ServerCommand.zooKeeper("127.0.0.1:1", "nopassword"))
+                        .getMessage())
+                .contains("user:password");
     }
 }

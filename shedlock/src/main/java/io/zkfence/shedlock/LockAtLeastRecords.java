@@ -38,7 +38,8 @@ final class LockAtLeastRecords {
         Stat stat = new Stat();
         try {
             byte[] data = curator.getData().storingStatIn(stat).forPath(path(name));
-            return new Entry(Instant.ofEpochMilli(parseUntil(new String(data, StandardCharsets.US_ASCII))), stat.getVersion());
+            return new Entry(
+                    Instant.ofEpochMilli(parseUntil(new String(data, StandardCharsets.US_ASCII))), stat.getVersion());
         } catch (KeeperException.NoNodeException e) {
             return Entry.NONE;
         }
@@ -56,7 +57,10 @@ final class LockAtLeastRecords {
                 curator.create().creatingParentsIfNeeded().withACL(acl).forPath(path(name), data);
                 return OptionalLong.of(0);
             }
-            return OptionalLong.of(curator.setData().withVersion(expected.version()).forPath(path(name), data).getVersion());
+            return OptionalLong.of(curator.setData()
+                    .withVersion(expected.version())
+                    .forPath(path(name), data)
+                    .getVersion());
         } catch (KeeperException.BadVersionException | KeeperException.NodeExistsException e) {
             return OptionalLong.empty();
         }
@@ -64,7 +68,10 @@ final class LockAtLeastRecords {
 
     String path(String name) {
         // Any job name becomes one valid znode name: percent-encoded, with '.' encoded too ("." and ".." are reserved).
-        return root + "/" + URLEncoder.encode(name, StandardCharsets.UTF_8).replace(".", "%2E").replace("*", "%2A");
+        return root + "/"
+                + URLEncoder.encode(name, StandardCharsets.UTF_8)
+                        .replace(".", "%2E")
+                        .replace("*", "%2A");
     }
 
     private static long parseUntil(String data) {

@@ -19,7 +19,11 @@ final class ShedLockRun {
 
     private static final Logger log = LoggerFactory.getLogger(ShedLockRun.class);
 
-    enum State { ACTIVE, EXPIRED, UNLOCKED }
+    enum State {
+        ACTIVE,
+        EXPIRED,
+        UNLOCKED
+    }
 
     private final String name;
     private final Lease lease;
@@ -66,17 +70,23 @@ final class ShedLockRun {
         CompletableFuture<Void> next = new CompletableFuture<>();
         expiry = next;
         previous.cancel(false);
-        CompletableFuture.runAsync(() -> {
-            if (expiry == next && !next.isDone()) {
-                expire(until);
-            }
-        }, CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS));
+        CompletableFuture.runAsync(
+                () -> {
+                    if (expiry == next && !next.isDone()) {
+                        expire(until);
+                    }
+                },
+                CompletableFuture.delayedExecutor(delayMs, TimeUnit.MILLISECONDS));
     }
 
     private void expire(Instant until) {
         if (state.compareAndSet(State.ACTIVE, State.EXPIRED)) {
-            log.warn("lockAtMostFor of job '{}' passed at {} with the task still running: releasing its lock (token {}); the"
-                    + " next run gets a higher token and writes with this one are fenced", name, until, lease.token());
+            log.warn(
+                    "lockAtMostFor of job '{}' passed at {} with the task still running: releasing its lock (token {}); the"
+                            + " next run gets a higher token and writes with this one are fenced",
+                    name,
+                    until,
+                    lease.token());
             lease.release();
             onEnd.run();
         }

@@ -60,10 +60,11 @@ public final class ZkfenceLockProvider implements ExtensibleLockProvider {
         try {
             PathUtils.validatePath(recordsPath);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException("recordsPath \"" + recordsPath + "\" is not a valid ZooKeeper path: "
-                    + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    "recordsPath \"" + recordsPath + "\" is not a valid ZooKeeper path: " + e.getMessage(), e);
         }
-        this.records = new LockAtLeastRecords(curator, recordsPath, client.config().acl());
+        this.records =
+                new LockAtLeastRecords(curator, recordsPath, client.config().acl());
     }
 
     /**
@@ -126,8 +127,10 @@ public final class ZkfenceLockProvider implements ExtensibleLockProvider {
                 return Optional.of(new RunLock(config, run));
             } catch (Exception e) {
                 lease.release();
-                throw new LockException("zkfence: cannot read or write the lockAtLeastFor"
-                        + " record of job '" + name + "' at " + records.path(name) + ": " + e, e);
+                throw new LockException(
+                        "zkfence: cannot read or write the lockAtLeastFor" + " record of job '" + name + "' at "
+                                + records.path(name) + ": " + e,
+                        e);
             }
         } catch (io.zkfence.lock.LockException e) {
             throw new LockException("zkfence: cannot take the lock of job '" + name + "': " + e.getMessage(), e);
@@ -143,7 +146,8 @@ public final class ZkfenceLockProvider implements ExtensibleLockProvider {
         if (!run.lease().isValid()) {
             return false;
         }
-        OptionalLong version = records.write(run.name(), run.record(), lockedUntil, run.lease().token());
+        OptionalLong version =
+                records.write(run.name(), run.record(), lockedUntil, run.lease().token());
         if (version.isEmpty()) {
             return false;
         }
@@ -176,7 +180,8 @@ public final class ZkfenceLockProvider implements ExtensibleLockProvider {
                     return refused();
                 }
             } catch (Exception e) {
-                throw new LockException("zkfence: cannot extend the lockAtLeastFor record of job '" + run.name() + "': " + e, e);
+                throw new LockException(
+                        "zkfence: cannot extend the lockAtLeastFor record of job '" + run.name() + "': " + e, e);
             }
             run.expireAt(newConfig.getLockAtMostUntil());
             return Optional.of(new RunLock(newConfig, run));

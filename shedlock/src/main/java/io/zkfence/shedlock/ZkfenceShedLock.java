@@ -38,8 +38,10 @@ public final class ZkfenceShedLock {
      * @throws IllegalStateException if no zkfence ShedLock run is active on this thread
      */
     public static long currentToken() {
-        return currentLease().orElseThrow(() -> new IllegalStateException(
-                "no zkfence ShedLock run on this thread: call it from a task that ZkfenceLockProvider locked")).token();
+        return currentLease()
+                .orElseThrow(() -> new IllegalStateException(
+                        "no zkfence ShedLock run on this thread: call it from a task that ZkfenceLockProvider locked"))
+                .token();
     }
 
     /**
@@ -61,7 +63,7 @@ public final class ZkfenceShedLock {
     /** Drops ended runs from this thread's stack (a run unlocked on another thread is dropped here later). */
     private static ShedLockRun innermost() {
         Deque<ShedLockRun> runs = RUNS.get();
-        for (Iterator<ShedLockRun> it = runs.iterator(); it.hasNext();) {
+        for (Iterator<ShedLockRun> it = runs.iterator(); it.hasNext(); ) {
             ShedLockRun run = it.next();
             if (run.isUnlocked()) {
                 it.remove();

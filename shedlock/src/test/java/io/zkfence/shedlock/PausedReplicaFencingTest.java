@@ -40,7 +40,8 @@ class PausedReplicaFencingTest {
         ds.setURL("jdbc:h2:mem:settlement;DB_CLOSE_DELAY=-1");
         JdbcFence fence = JdbcFence.create(ds, FenceConfig.defaults(FenceDialect.H2));
         fence.createIfMissing();
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("create table settlement (id int primary key, written_by varchar(40))");
             s.execute("insert into settlement values (1, 'nobody')");
         }
@@ -53,26 +54,35 @@ class PausedReplicaFencingTest {
 
             // The paused replica's scheduler thread: its run, and its late write, happen there.
             ExecutorService pausedScheduler = Executors.newSingleThreadExecutor();
-            SimpleLock pausedRun = pausedScheduler.submit(() -> {
-                SimpleLock run = paused.provider.lock(config()).orElseThrow();
-                settle(fence, "paused");
-                return run;
-            }).get(60, TimeUnit.SECONDS);
-            Lease pausedLease = pausedScheduler.submit(() -> ZkfenceShedLock.currentLease().orElseThrow()).get();
+            SimpleLock pausedRun = pausedScheduler
+                    .submit(() -> {
+                        SimpleLock run = paused.provider.lock(config()).orElseThrow();
+                        settle(fence, "paused");
+                        return run;
+                    })
+                    .get(60, TimeUnit.SECONDS);
+            Lease pausedLease = pausedScheduler
+                    .submit(() -> ZkfenceShedLock.currentLease().orElseThrow())
+                    .get();
 
             proxy.freeze(); // GC pause / VM freeze / partition: no heartbeat reaches ZooKeeper
 
             SimpleLock[] nextRun = new SimpleLock[1];
-            Awaitility.await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100)).pollInSameThread().until(() -> {
-                Optional<SimpleLock> l = next.provider.lock(config());
-                l.ifPresent(x -> nextRun[0] = x);
-                return l.isPresent();
-            });
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(100))
+                    .pollInSameThread()
+                    .until(() -> {
+                        Optional<SimpleLock> l = next.provider.lock(config());
+                        l.ifPresent(x -> nextRun[0] = x);
+                        return l.isPresent();
+                    });
             assertThat(ZkfenceShedLock.currentToken()).isGreaterThan(pausedLease.token());
             settle(fence, "next");
 
             proxy.thaw(); // the paused replica wakes up and carries on where it was
-            ExecutionException late = assertThrows(ExecutionException.class,
+            ExecutionException late = assertThrows(
+                    ExecutionException.class,
                     () -> pausedScheduler.submit(() -> settle(fence, "paused")).get(60, TimeUnit.SECONDS));
             assertThat(late.getCause()).isInstanceOf(StaleTokenException.class);
             assertThat(writtenBy(ds)).isEqualTo("next");
@@ -93,8 +103,8 @@ class PausedReplicaFencingTest {
     /** The job's body: its write carries the run's token, so a run that lost the lock is fenced off. */
     static int settle(JdbcFence fence, String replica) {
         return fence.inTransaction("settlement:1", ZkfenceShedLock.currentToken(), connection -> {
-            try (PreparedStatement update = connection.prepareStatement(
-                    "update settlement set written_by = ? where id = 1")) {
+            try (PreparedStatement update =
+                    connection.prepareStatement("update settlement set written_by = ? where id = 1")) {
                 update.setString(1, replica);
                 return update.executeUpdate();
             }
@@ -103,7 +113,8 @@ class PausedReplicaFencingTest {
     // end:task
 
     private static String writtenBy(JdbcDataSource ds) throws SQLException {
-        try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+        try (Connection c = ds.getConnection();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("select written_by from settlement where id = 1")) {
             rs.next();
             return rs.getString(1);

@@ -16,9 +16,12 @@ final class Replica implements AutoCloseable {
     final ZkfenceLockProvider provider;
 
     Replica(String connectString, String owner, Duration sessionTimeout) {
-        curator = CuratorFrameworkFactory.builder().connectString(connectString)
-                .sessionTimeoutMs((int) sessionTimeout.toMillis()).connectionTimeoutMs(10_000)
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 1_000)).build();
+        curator = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs((int) sessionTimeout.toMillis())
+                .connectionTimeoutMs(10_000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 10, 1_000))
+                .build();
         curator.start();
         try {
             if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
@@ -29,7 +32,8 @@ final class Replica implements AutoCloseable {
             throw new IllegalStateException(e);
         }
         // snippet:provider
-        client = LockClient.create(curator, LockClientConfig.builder().ownerId(owner).build());
+        client = LockClient.create(
+                curator, LockClientConfig.builder().ownerId(owner).build());
         provider = ZkfenceLockProvider.create(client, curator); // records under /zkfence/shedlock
         // end:provider
     }

@@ -42,6 +42,7 @@ class ZkfenceLockProviderTest {
 
     @RegisterExtension
     static final Teardown servers = Teardown.afterAll();
+
     @RegisterExtension
     final Teardown replicas = Teardown.afterEach();
 
@@ -76,7 +77,9 @@ class ZkfenceLockProviderTest {
 
     /** The other replica finds the job locked (and takes nothing). */
     private void assertLockedFor(Replica other, String name) {
-        assertThat(other.provider.lock(config(name, LONG, Duration.ZERO))).describedAs("job %s is locked", name).isEmpty();
+        assertThat(other.provider.lock(config(name, LONG, Duration.ZERO)))
+                .describedAs("job %s is locked", name)
+                .isEmpty();
     }
 
     /** The other replica can run the job now (and lets it go again). */
@@ -90,7 +93,9 @@ class ZkfenceLockProviderTest {
     void aRunLocksTheJobUntilItUnlocks() {
         SimpleLock lock = a.provider.lock(config(job, LONG, Duration.ZERO)).orElseThrow();
         assertLockedFor(b, job);
-        assertThat(a.client.inspect(job).holder()).get().satisfies(h -> assertThat(h.ownerId()).isEqualTo("replica-a"));
+        assertThat(a.client.inspect(job).holder())
+                .get()
+                .satisfies(h -> assertThat(h.ownerId()).isEqualTo("replica-a"));
         lock.unlock();
         assertUnlockedFor(b, job);
     }
@@ -106,7 +111,8 @@ class ZkfenceLockProviderTest {
     @Test
     void twoJobsLockIndependently() {
         SimpleLock first = a.provider.lock(config(job, LONG, Duration.ZERO)).orElseThrow();
-        SimpleLock second = a.provider.lock(config(job + "-other", LONG, Duration.ZERO)).orElseThrow();
+        SimpleLock second =
+                a.provider.lock(config(job + "-other", LONG, Duration.ZERO)).orElseThrow();
         first.unlock();
         second.unlock();
     }
@@ -126,15 +132,20 @@ class ZkfenceLockProviderTest {
 
     @Test
     void lockAtMostForReleasesAHungRunsLockAndTheNextRunGetsAHigherToken() {
-        SimpleLock hungLock = a.provider.lock(config(job, Duration.ofMillis(300), Duration.ZERO)).orElseThrow();
+        SimpleLock hungLock = a.provider
+                .lock(config(job, Duration.ofMillis(300), Duration.ZERO))
+                .orElseThrow();
         Lease hung = ZkfenceShedLock.currentLease().orElseThrow();
 
         eventually().until(() -> hung.state() == LeaseState.RELEASED);
         assertThrows(io.zkfence.lock.LeaseLostException.class, hung::checkValid);
-        assertThat(ZkfenceShedLock.currentToken()).describedAs("the hung task still sees its own (now stale) token")
+        assertThat(ZkfenceShedLock.currentToken())
+                .describedAs("the hung task still sees its own (now stale) token")
                 .isEqualTo(hung.token());
         SimpleLock next = b.provider.lock(config(job, LONG, Duration.ZERO)).orElseThrow();
-        assertThat(b.client.inspect(job).holder()).get().satisfies(h -> assertThat(h.token()).isGreaterThan(hung.token()));
+        assertThat(b.client.inspect(job).holder())
+                .get()
+                .satisfies(h -> assertThat(h.token()).isGreaterThan(hung.token()));
         hungLock.unlock(); // the hung task finally ends: ShedLock unlocks it
         assertLockedFor(a, job);
         next.unlock();
@@ -142,10 +153,13 @@ class ZkfenceLockProviderTest {
 
     @Test
     void aFormerHoldersUnlockOrExtendNeverTouchesTheNewHoldersLock() {
-        SimpleLock former = a.provider.lock(config(job, Duration.ofMillis(300), Duration.ZERO)).orElseThrow();
+        SimpleLock former = a.provider
+                .lock(config(job, Duration.ofMillis(300), Duration.ZERO))
+                .orElseThrow();
         Lease formerLease = ZkfenceShedLock.currentLease().orElseThrow();
         eventually().until(() -> formerLease.state() == LeaseState.RELEASED);
-        SimpleLock current = b.provider.lock(config(job, LONG, Duration.ofSeconds(30))).orElseThrow();
+        SimpleLock current =
+                b.provider.lock(config(job, LONG, Duration.ofSeconds(30))).orElseThrow();
 
         assertThat(former.extend(LONG, Duration.ZERO)).isEmpty();
         Replica c = replica("replica-c");
@@ -178,7 +192,8 @@ class ZkfenceLockProviderTest {
         Replica doomed = replica("replica-doomed");
         LockConfiguration cfg = config(job, Duration.ofSeconds(30), Duration.ofSeconds(5));
         // On a thread of its own, like the doomed process's scheduler thread: the run is never unlocked.
-        CompletableFuture.runAsync(() -> doomed.provider.lock(cfg).orElseThrow()).get(60, TimeUnit.SECONDS);
+        CompletableFuture.runAsync(() -> doomed.provider.lock(cfg).orElseThrow())
+                .get(60, TimeUnit.SECONDS);
         doomed.close(); // the process exits: its session ends, its queue node goes
 
         assertLockedFor(b, job);
@@ -212,7 +227,9 @@ class ZkfenceLockProviderTest {
 
     @Test
     void aRunCanBeExtendedManyTimes() {
-        SimpleLock lock = a.provider.lock(config(job, Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
+        SimpleLock lock = a.provider
+                .lock(config(job, Duration.ofSeconds(30), Duration.ZERO))
+                .orElseThrow();
         for (int i = 0; i < 3; i++) {
             lock = lock.extend(Duration.ofSeconds(30), Duration.ZERO).orElseThrow();
         }
@@ -223,14 +240,20 @@ class ZkfenceLockProviderTest {
 
     @Test
     void extendingLockAtLeastForKeepsTheJobLockedAfterUnlock() {
-        SimpleLock lock = a.provider.lock(config(job, Duration.ofSeconds(30), Duration.ZERO)).orElseThrow();
-        lock.extend(Duration.ofSeconds(30), Duration.ofSeconds(20)).orElseThrow().unlock();
+        SimpleLock lock = a.provider
+                .lock(config(job, Duration.ofSeconds(30), Duration.ZERO))
+                .orElseThrow();
+        lock.extend(Duration.ofSeconds(30), Duration.ofSeconds(20))
+                .orElseThrow()
+                .unlock();
         assertLockedFor(b, job);
     }
 
     @Test
     void anExpiredRunCannotBeExtended() {
-        SimpleLock lock = a.provider.lock(config(job, Duration.ofMillis(200), Duration.ZERO)).orElseThrow();
+        SimpleLock lock = a.provider
+                .lock(config(job, Duration.ofMillis(200), Duration.ZERO))
+                .orElseThrow();
         Lease lease = ZkfenceShedLock.currentLease().orElseThrow();
         eventually().until(() -> lease.state() == LeaseState.RELEASED);
         assertThat(lock.extend(Duration.ofSeconds(30), Duration.ZERO)).isEmpty();
@@ -263,10 +286,13 @@ class ZkfenceLockProviderTest {
         long[] holder = new long[2];
         for (int i = 0; i < 2; i++) {
             int run = i;
-            executor.executeWithLock((Runnable) () -> {
-                seen[run] = ZkfenceShedLock.currentToken();
-                holder[run] = a.client.inspect(job).holder().orElseThrow().token();
-            }, config(job, LONG, Duration.ZERO));
+            executor.executeWithLock(
+                    (Runnable) () -> {
+                        seen[run] = ZkfenceShedLock.currentToken();
+                        holder[run] =
+                                a.client.inspect(job).holder().orElseThrow().token();
+                    },
+                    config(job, LONG, Duration.ZERO));
         }
         assertThat(seen[0]).isEqualTo(holder[0]);
         assertThat(seen[1]).isEqualTo(holder[1]).isGreaterThan(seen[0]);
@@ -279,12 +305,15 @@ class ZkfenceLockProviderTest {
     void nestedRunsSeeTheInnermostToken() {
         LockingTaskExecutor executor = new DefaultLockingTaskExecutor(a.provider);
         long[] tokens = new long[3];
-        executor.executeWithLock((Runnable) () -> {
-            tokens[0] = ZkfenceShedLock.currentToken();
-            executor.executeWithLock((Runnable) () -> tokens[1] = ZkfenceShedLock.currentToken(),
-                    config(job + "-inner", LONG, Duration.ZERO));
-            tokens[2] = ZkfenceShedLock.currentToken();
-        }, config(job, LONG, Duration.ZERO));
+        executor.executeWithLock(
+                (Runnable) () -> {
+                    tokens[0] = ZkfenceShedLock.currentToken();
+                    executor.executeWithLock(
+                            (Runnable) () -> tokens[1] = ZkfenceShedLock.currentToken(),
+                            config(job + "-inner", LONG, Duration.ZERO));
+                    tokens[2] = ZkfenceShedLock.currentToken();
+                },
+                config(job, LONG, Duration.ZERO));
         assertThat(tokens[1]).isNotEqualTo(tokens[0]);
         assertThat(tokens[2]).isEqualTo(tokens[0]);
     }
@@ -302,13 +331,15 @@ class ZkfenceLockProviderTest {
             all.add(pool.submit(() -> {
                 go.await();
                 for (int i = 0; i < 25; i++) {
-                    executor.executeWithLock((Runnable) () -> {
-                        if (inside.incrementAndGet() != 1) {
-                            overlaps.incrementAndGet();
-                        }
-                        tokens.add(ZkfenceShedLock.currentToken());
-                        inside.decrementAndGet();
-                    }, config(job, LONG, Duration.ZERO));
+                    executor.executeWithLock(
+                            (Runnable) () -> {
+                                if (inside.incrementAndGet() != 1) {
+                                    overlaps.incrementAndGet();
+                                }
+                                tokens.add(ZkfenceShedLock.currentToken());
+                                inside.decrementAndGet();
+                            },
+                            config(job, LONG, Duration.ZERO));
                 }
                 return null;
             }));
@@ -324,8 +355,8 @@ class ZkfenceLockProviderTest {
 
     @Test
     void anInvalidRecordsPathIsRejectedNamingIt() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> ZkfenceLockProvider.create(a.client, a.curator, "shedlock"));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> ZkfenceLockProvider.create(a.client, a.curator, "shedlock"));
         assertThat(e).hasMessageContaining("recordsPath").hasMessageContaining("shedlock");
     }
 }

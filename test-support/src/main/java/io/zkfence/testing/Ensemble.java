@@ -44,7 +44,10 @@ public final class Ensemble implements AutoCloseable {
         // Containers are checked every second (a JVM-wide server setting, read when the servers
         // start) so tests about re-created lock znodes need not wait a minute.
         System.setProperty("znode.container.checkIntervalMs", "1000");
-        return new Ensemble(EmbeddedEnsemble.builder().servers(3).tickTime(Duration.ofSeconds(1)).start());
+        return new Ensemble(EmbeddedEnsemble.builder()
+                .servers(3)
+                .tickTime(Duration.ofSeconds(1))
+                .start());
     }
 
     /** The underlying cluster, for killing and restarting servers. */

@@ -45,7 +45,8 @@ public final class PostgresServer implements AutoCloseable {
     /** A server of the caller's own; close it when done. */
     public static PostgresServer start() {
         try {
-            return new PostgresServer(EmbeddedPostgres.builder().setPGStartupWait(STARTUP_WAIT).start());
+            return new PostgresServer(
+                    EmbeddedPostgres.builder().setPGStartupWait(STARTUP_WAIT).start());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start embedded PostgreSQL", e);
         }
@@ -74,7 +75,8 @@ public final class PostgresServer implements AutoCloseable {
     /** Creates a new, empty database that no other test uses. */
     public PostgresDatabase freshDatabase() {
         String name = "t_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-        try (Connection c = dataSource().getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource().getConnection();
+                Statement s = c.createStatement()) {
             s.execute("create database " + name);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create database " + name, e);

@@ -17,7 +17,8 @@ public final class PublicApi {
         for (Class<?> type : types) {
             Stream.<Executable>concat(Stream.of(type.getDeclaredMethods()), Stream.of(type.getDeclaredConstructors()))
                     .filter(m -> Modifier.isPublic(m.getModifiers()))
-                    .filter(m -> Stream.of(m.getExceptionTypes()).anyMatch(e -> !RuntimeException.class.isAssignableFrom(e)))
+                    .filter(m ->
+                            Stream.of(m.getExceptionTypes()).anyMatch(e -> !RuntimeException.class.isAssignableFrom(e)))
                     .forEach(m -> offenders.add(type.getSimpleName() + "." + m.getName()));
         }
         return offenders;

@@ -23,7 +23,8 @@ public final class S3MockServer implements BeforeAllCallback {
 
     @Override
     public void beforeAll(ExtensionContext context) {
-        context.getRoot().getStore(ExtensionContext.Namespace.GLOBAL)
+        context.getRoot()
+                .getStore(ExtensionContext.Namespace.GLOBAL)
                 .getOrComputeIfAbsent(S3MockServer.class, k -> start(), Running.class);
     }
 
@@ -31,7 +32,8 @@ public final class S3MockServer implements BeforeAllCallback {
     public static URI endpoint() {
         Running r = running;
         if (r == null) {
-            throw new IllegalStateException("S3Mock is not running: annotate the test class with @ExtendWith(S3MockServer.class)");
+            throw new IllegalStateException(
+                    "S3Mock is not running: annotate the test class with @ExtendWith(S3MockServer.class)");
         }
         return r.endpoint;
     }

@@ -28,7 +28,10 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class Teardown implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
 
-    private enum Scope { EACH_TEST, CLASS }
+    private enum Scope {
+        EACH_TEST,
+        CLASS
+    }
 
     private final Scope scope;
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
@@ -71,8 +74,9 @@ public final class Teardown implements BeforeAllCallback, AfterEachCallback, Aft
         } else if (!registeredForClass) {
             // JUnit calls no class-level callback on an extension in an instance field, so these
             // resources would never be closed: say so at the first test rather than leak them.
-            throw new IllegalStateException("Teardown.afterAll() in " + context.getRequiredTestClass().getName()
-                    + " is on an instance field and would never close: make the field static");
+            throw new IllegalStateException(
+                    "Teardown.afterAll() in " + context.getRequiredTestClass().getName()
+                            + " is on an instance field and would never close: make the field static");
         }
     }
 

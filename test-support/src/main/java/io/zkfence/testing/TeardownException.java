@@ -16,10 +16,11 @@ public final class TeardownException extends RuntimeException {
     }
 
     static TeardownException of(String after, int closed, List<Teardown.Failure> failures) {
-        String each = failures.stream().map(f -> f.resource() + ": " + f.error())
+        String each = failures.stream()
+                .map(f -> f.resource() + ": " + f.error())
                 .collect(Collectors.joining("\n  ", "\n  ", ""));
-        TeardownException e = new TeardownException(failures.size() + " of " + closed
-                + " resources failed to close after " + after + ":" + each);
+        TeardownException e = new TeardownException(
+                failures.size() + " of " + closed + " resources failed to close after " + after + ":" + each);
         failures.forEach(f -> e.addSuppressed(f.error()));
         return e;
     }

@@ -50,7 +50,8 @@ class TeardownTest {
 
         assertThat(events).containsExactly("close c", "close b", "close a");
         Throwable failure = results.get("test()").getThrowable().orElseThrow();
-        assertThat(failure).isInstanceOf(TeardownException.class)
+        assertThat(failure)
+                .isInstanceOf(TeardownException.class)
                 .hasMessageContaining("2 of 3 resources failed to close after test()")
                 .hasMessageContaining("c: java.io.IOException: c broke")
                 .hasMessageContaining("a: java.lang.IllegalStateException: a broke");
@@ -71,27 +72,34 @@ class TeardownTest {
     void anInterruptedCloseStillClosesTheRestAndLeavesTheThreadInterrupted() {
         Map<String, TestExecutionResult> results = run(InterruptedWhileClosing.class);
 
-        assertThat(events).containsExactly("close b", "close a", "interrupted while closing a: false",
-                "interrupted after the teardown: true");
+        assertThat(events)
+                .containsExactly(
+                        "close b",
+                        "close a",
+                        "interrupted while closing a: false",
+                        "interrupted after the teardown: true");
         assertThat(results.get("test()").getThrowable().orElseThrow().getSuppressed())
-                .singleElement().isInstanceOf(InterruptedException.class);
+                .singleElement()
+                .isInstanceOf(InterruptedException.class);
     }
 
     @Test
     void afterAllOnAStaticFieldClosesOnceTheLastTestIsOver() {
         Map<String, TestExecutionResult> results = run(ClosesAfterAll.class);
 
-        assertThat(results.values()).extracting(TestExecutionResult::getStatus)
+        assertThat(results.values())
+                .extracting(TestExecutionResult::getStatus)
                 .containsOnly(TestExecutionResult.Status.SUCCESSFUL);
-        assertThat(events).containsExactly("test one", "close client of one", "test two", "close client of two",
-                "close server");
+        assertThat(events)
+                .containsExactly("test one", "close client of one", "test two", "close client of two", "close server");
     }
 
     @Test
     void afterAllOnAnInstanceFieldFailsTheTestInsteadOfNeverClosing() {
         Map<String, TestExecutionResult> results = run(AfterAllOnInstanceField.class);
 
-        assertThat(results.get("test()").getThrowable().orElseThrow()).isInstanceOf(IllegalStateException.class)
+        assertThat(results.get("test()").getThrowable().orElseThrow())
+                .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("make the field static");
     }
 
@@ -106,8 +114,12 @@ class TeardownTest {
                 }
             }
         };
-        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(selectClass(fixture)).build(),
-                listener);
+        LauncherFactory.create()
+                .execute(
+                        LauncherDiscoveryRequestBuilder.request()
+                                .selectors(selectClass(fixture))
+                                .build(),
+                        listener);
         return results;
     }
 
@@ -183,8 +195,8 @@ class TeardownTest {
         /** Runs after the teardown (after-callbacks run in reverse order); clears the flag it reports. */
         @RegisterExtension
         @Order(1)
-        static final AfterEachCallback flag = context ->
-                events.add("interrupted after the teardown: " + Thread.interrupted());
+        static final AfterEachCallback flag =
+                context -> events.add("interrupted after the teardown: " + Thread.interrupted());
 
         @RegisterExtension
         @Order(2)
@@ -194,7 +206,8 @@ class TeardownTest {
         void test() {
             teardown.closeLater(named("a", () -> {
                 events.add("close a");
-                events.add("interrupted while closing a: " + Thread.currentThread().isInterrupted());
+                events.add(
+                        "interrupted while closing a: " + Thread.currentThread().isInterrupted());
             }));
             teardown.closeLater(named("b", () -> {
                 events.add("close b");

@@ -104,7 +104,8 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         try {
             cluster.killServer(server);
         } catch (Exception e) {
-            throw new IllegalStateException("could not kill ZooKeeper server " + server.getHostname() + ":" + server.getPort(), e);
+            throw new IllegalStateException(
+                    "could not kill ZooKeeper server " + server.getHostname() + ":" + server.getPort(), e);
         }
     }
 
@@ -117,7 +118,8 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         try {
             cluster.restartServer(server);
         } catch (Exception e) {
-            throw new IllegalStateException("could not restart ZooKeeper server " + server.getHostname() + ":" + server.getPort(), e);
+            throw new IllegalStateException(
+                    "could not restart ZooKeeper server " + server.getHostname() + ":" + server.getPort(), e);
         }
     }
 
@@ -158,7 +160,9 @@ public final class EmbeddedEnsemble implements AutoCloseable {
      * @throws IllegalStateException if no server says it leads
      */
     public InstanceSpec leader() {
-        return servers().stream().filter(s -> mode(s).equals("leader")).findFirst()
+        return servers().stream()
+                .filter(s -> mode(s).equals("leader"))
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no leader in the ensemble " + connectString()));
     }
 
@@ -167,7 +171,9 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         long deadline = System.nanoTime() + QUORUM_WAIT.toNanos();
         while (true) {
             List<String> modes = servers().stream().map(this::mode).toList();
-            long leaders = modes.stream().filter(m -> m.equals("leader") || m.equals("standalone")).count();
+            long leaders = modes.stream()
+                    .filter(m -> m.equals("leader") || m.equals("standalone"))
+                    .count();
             long followers = modes.stream().filter(m -> m.equals("follower")).count();
             if (leaders == 1 && leaders + followers == modes.size()) {
                 return;
@@ -237,8 +243,8 @@ public final class EmbeddedEnsemble implements AutoCloseable {
          */
         public Builder maxClientConnections(int maxClientConnections) {
             if (maxClientConnections < 0) {
-                throw new IllegalArgumentException("maxClientConnections must be 0 (no limit) or more, was "
-                        + maxClientConnections);
+                throw new IllegalArgumentException(
+                        "maxClientConnections must be 0 (no limit) or more, was " + maxClientConnections);
             }
             this.maxClientConnections = maxClientConnections;
             return this;
@@ -253,8 +259,8 @@ public final class EmbeddedEnsemble implements AutoCloseable {
          * @throws IllegalStateException if the servers do not start
          */
         public EmbeddedEnsemble start() {
-            IllegalStateException failure = new IllegalStateException("could not start " + servers
-                    + " ZooKeeper servers");
+            IllegalStateException failure =
+                    new IllegalStateException("could not start " + servers + " ZooKeeper servers");
             for (int attempt = 0; attempt < START_ATTEMPTS; attempt++) {
                 TestingCluster cluster = new TestingCluster(distinctSpecs());
                 try {
@@ -296,8 +302,15 @@ public final class EmbeddedEnsemble implements AutoCloseable {
                 int quorumPort = InstanceSpec.getRandomPort();
                 if (used.add(port) & used.add(electionPort) & used.add(quorumPort)) {
                     // A null directory: the spec makes a temporary one and deletes it on close.
-                    specs.add(new InstanceSpec(null, port, electionPort, quorumPort, true, serverId++,
-                            (int) tickTime.toMillis(), maxClientConnections));
+                    specs.add(new InstanceSpec(
+                            null,
+                            port,
+                            electionPort,
+                            quorumPort,
+                            true,
+                            serverId++,
+                            (int) tickTime.toMillis(),
+                            maxClientConnections));
                 }
             }
             return specs;

@@ -92,23 +92,26 @@ public final class FreezableProxy implements AutoCloseable {
     }
 
     private void pump(Socket from, Socket to) {
-        Thread t = new Thread(() -> {
-            byte[] buf = new byte[8192];
-            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
-                int n;
-                while ((n = in.read(buf)) >= 0) {
-                    if (!frozen) {
-                        out.write(buf, 0, n);
-                        out.flush();
+        Thread t = new Thread(
+                () -> {
+                    byte[] buf = new byte[8192];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        int n;
+                        while ((n = in.read(buf)) >= 0) {
+                            if (!frozen) {
+                                out.write(buf, 0, n);
+                                out.flush();
+                            }
+                        }
+                    } catch (IOException e) {
+                        // One side closed: close the other so the peer sees it.
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
                     }
-                }
-            } catch (IOException e) {
-                // One side closed: close the other so the peer sees it.
-            } finally {
-                closeQuietly(from);
-                closeQuietly(to);
-            }
-        }, "proxy-pump");
+                },
+                "proxy-pump");
         t.setDaemon(true);
         t.start();
     }

@@ -21,7 +21,10 @@ class EmbeddedEnsembleTest {
 
     @BeforeAll
     static void start() {
-        zk = EmbeddedEnsemble.builder().servers(3).tickTime(Duration.ofSeconds(1)).start();
+        zk = EmbeddedEnsemble.builder()
+                .servers(3)
+                .tickTime(Duration.ofSeconds(1))
+                .start();
     }
 
     @AfterAll
@@ -47,16 +50,19 @@ class EmbeddedEnsembleTest {
 
     @Test
     void theQuorumKeepsServingWithOneServerKilledAndTheServerComesBack() throws Exception {
-        try (CuratorFramework client = CuratorFrameworkFactory.newClient(zk.connectString(), 10_000, 10_000,
-                new ExponentialBackoffRetry(50, 20, 500))) {
+        try (CuratorFramework client = CuratorFrameworkFactory.newClient(
+                zk.connectString(), 10_000, 10_000, new ExponentialBackoffRetry(50, 20, 500))) {
             client.start();
-            InstanceSpec follower = zk.servers().stream().filter(s -> zk.mode(s).equals("follower")).findFirst()
+            InstanceSpec follower = zk.servers().stream()
+                    .filter(s -> zk.mode(s).equals("follower"))
+                    .findFirst()
                     .orElseThrow();
             zk.kill(follower);
             assertThat(zk.mode(follower)).isEmpty();
             client.create().creatingParentsIfNeeded().forPath("/testkit/with-one-down", new byte[] {1});
             zk.restart(follower);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(60))
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
                     .until(() -> zk.mode(follower).equals("follower"));
             assertThat(client.getData().forPath("/testkit/with-one-down")).containsExactly(1);
         }
@@ -64,11 +70,17 @@ class EmbeddedEnsembleTest {
 
     @Test
     void badSettingsAreRejectedNamingTheSetting() {
-        assertThat(assertThrows(IllegalArgumentException.class, () -> EmbeddedEnsemble.builder().servers(0)))
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> EmbeddedEnsemble.builder().servers(0)))
                 .hasMessageContaining("servers");
-        assertThat(assertThrows(IllegalArgumentException.class,
-                () -> EmbeddedEnsemble.builder().tickTime(Duration.ZERO))).hasMessageContaining("tickTime");
-        assertThat(assertThrows(IllegalArgumentException.class,
-                () -> EmbeddedEnsemble.builder().maxClientConnections(-1))).hasMessageContaining("maxClientConnections");
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> EmbeddedEnsemble.builder().tickTime(Duration.ZERO)))
+                .hasMessageContaining("tickTime");
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> EmbeddedEnsemble.builder().maxClientConnections(-1)))
+                .hasMessageContaining("maxClientConnections");
     }
 }

@@ -21,17 +21,24 @@ class FreezableProxyTest {
                 FreezableProxy proxy = new FreezableProxy(zk.servers().get(0).getPort());
                 CuratorFramework cut = client(proxy.connectString(), 3_000);
                 CuratorFramework observer = client(zk.connectString(), 10_000)) {
-            String node = cut.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath("/proxy/e");
+            String node = cut.create()
+                    .creatingParentsIfNeeded()
+                    .withMode(CreateMode.EPHEMERAL)
+                    .forPath("/proxy/e");
             observer.sync().forPath(node);
             assertThat(observer.checkExists().forPath(node)).isNotNull();
 
             proxy.freeze();
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> observer.checkExists().forPath(node) == null);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> observer.checkExists().forPath(node) == null);
 
             proxy.thaw();
             // After the thaw the client reconnects through the proxy (with a new session).
-            Awaitility.await().atMost(Duration.ofSeconds(60))
-                    .until(() -> cut.getZookeeperClient().isConnected() && cut.checkExists().forPath("/proxy") != null);
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> cut.getZookeeperClient().isConnected()
+                            && cut.checkExists().forPath("/proxy") != null);
         }
     }
 
@@ -50,8 +57,12 @@ class FreezableProxyTest {
     }
 
     private static CuratorFramework client(String connectString, int sessionMs) {
-        CuratorFramework c = CuratorFrameworkFactory.builder().connectString(connectString).sessionTimeoutMs(sessionMs)
-                .ensembleTracker(false).retryPolicy(new ExponentialBackoffRetry(50, 20, 500)).build();
+        CuratorFramework c = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs(sessionMs)
+                .ensembleTracker(false)
+                .retryPolicy(new ExponentialBackoffRetry(50, 20, 500))
+                .build();
         c.start();
         return c;
     }

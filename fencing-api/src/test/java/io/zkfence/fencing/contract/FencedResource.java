@@ -29,7 +29,7 @@ public interface FencedResource extends AutoCloseable {
 
     /** {@link #write(String, long, String, Runnable)} without a pause. */
     default void write(String key, long token, String value) {
-        write(key, token, value, () -> { });
+        write(key, token, value, () -> {});
     }
 
     /**
@@ -60,6 +60,5 @@ public interface FencedResource extends AutoCloseable {
     }
 
     @Override
-    default void close() {
-    }
+    default void close() {}
 }

@@ -50,7 +50,9 @@ public abstract class FencingContract {
     void closeResource() throws InterruptedException {
         executor.shutdownNow();
         try {
-            assertThat(executor.awaitTermination(PATIENCE.toSeconds(), TimeUnit.SECONDS)).as("writers finished").isTrue();
+            assertThat(executor.awaitTermination(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+                    .as("writers finished")
+                    .isTrue();
         } finally {
             resource.close();
         }
@@ -172,15 +174,17 @@ public abstract class FencingContract {
         String key = newKey();
         CountDownLatch paused = new CountDownLatch(1);
         CountDownLatch resume = new CountDownLatch(1);
-        Future<Outcome> first = executor.submit(() -> outcome(() -> resource.write(key, pausedToken,
-                "by " + pausedToken, () -> {
+        Future<Outcome> first =
+                executor.submit(() -> outcome(() -> resource.write(key, pausedToken, "by " + pausedToken, () -> {
                     paused.countDown();
                     await(resume);
                 })));
         await(paused);
-        Future<Outcome> second = executor.submit(() -> outcome(() -> resource.write(key, otherToken, "by " + otherToken)));
+        Future<Outcome> second =
+                executor.submit(() -> outcome(() -> resource.write(key, otherToken, "by " + otherToken)));
         // Let the other writer go as far as it can: done, or blocked on the paused one.
-        Awaitility.await("the second writer done or waiting for the paused one").atMost(PATIENCE)
+        Awaitility.await("the second writer done or waiting for the paused one")
+                .atMost(PATIENCE)
                 .pollInterval(Duration.ofMillis(10))
                 .until(() -> second.isDone() || resource.aWriterIsWaiting());
         resume.countDown();
@@ -197,8 +201,7 @@ public abstract class FencingContract {
         assertThat(resource.storedToken(key)).hasValue(2);
     }
 
-    private record Outcome(Throwable failure) {
-    }
+    private record Outcome(Throwable failure) {}
 
     private static Outcome outcome(Runnable write) {
         try {

@@ -3,10 +3,10 @@ package io.zkfence.jdbc.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceException;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.StaleTokenException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -76,11 +76,13 @@ public abstract class AdvanceContract extends FenceTestBase {
         });
         AtomicBoolean ran = new AtomicBoolean();
 
-        StaleTokenException e = assertThrows(StaleTokenException.class, () -> fence.inTransaction(key, 19, c -> {
-            ran.set(true);
-            write(c, key, "stale");
-            return null;
-        }));
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class,
+                () -> fence.inTransaction(key, 19, c -> {
+                    ran.set(true);
+                    write(c, key, "stale");
+                    return null;
+                }));
 
         assertThat(e.resourceKey()).hasValue(key);
         assertThat(e.presentedToken()).isEqualTo(19);
@@ -97,14 +99,18 @@ public abstract class AdvanceContract extends FenceTestBase {
         String stock = newKey();
         fence.claim(stock, 50);
 
-        assertThrows(StaleTokenException.class, () -> fence.inTransaction(orders, 5, c -> {
-            write(c, orders, "order written before the second fence");
-            fence.advance(c, stock, 5);
-            return null;
-        }));
+        assertThrows(
+                StaleTokenException.class,
+                () -> fence.inTransaction(orders, 5, c -> {
+                    write(c, orders, "order written before the second fence");
+                    fence.advance(c, stock, 5);
+                    return null;
+                }));
 
         assertThat(writes(orders)).isEmpty();
-        assertThat(fence.currentToken(orders)).as("the first key's advance was rolled back too").isEmpty();
+        assertThat(fence.currentToken(orders))
+                .as("the first key's advance was rolled back too")
+                .isEmpty();
         assertThat(fence.currentToken(stock)).hasValue(50);
     }
 
@@ -114,10 +120,12 @@ public abstract class AdvanceContract extends FenceTestBase {
         fence.claim(key, 3);
         IllegalStateException boom = new IllegalStateException("business rule violated");
 
-        IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> fence.inTransaction(key, 4, c -> {
-            write(c, key, "doomed");
-            throw boom;
-        }));
+        IllegalStateException thrown = assertThrows(
+                IllegalStateException.class,
+                () -> fence.inTransaction(key, 4, c -> {
+                    write(c, key, "doomed");
+                    throw boom;
+                }));
 
         assertThat(thrown).isSameAs(boom);
         assertThat(fence.currentToken(key)).hasValue(3);
@@ -128,13 +136,15 @@ public abstract class AdvanceContract extends FenceTestBase {
     void sqlErrorInTheWorkIsTranslatedWithItsCauseAndRolledBack() throws SQLException {
         String key = newKey();
 
-        FenceException e = assertThrows(FenceException.class, () -> fence.inTransaction(key, 4, c -> {
-            write(c, key, "doomed");
-            try (Statement s = c.createStatement()) {
-                s.execute("insert into zk_ledger (resource_key) values ('missing writer column')");
-            }
-            return null;
-        }));
+        FenceException e = assertThrows(
+                FenceException.class,
+                () -> fence.inTransaction(key, 4, c -> {
+                    write(c, key, "doomed");
+                    try (Statement s = c.createStatement()) {
+                        s.execute("insert into zk_ledger (resource_key) values ('missing writer column')");
+                    }
+                    return null;
+                }));
 
         assertThat(e.getCause()).isInstanceOf(SQLException.class);
         assertThat(e.resourceKey()).hasValue(key);
@@ -146,16 +156,19 @@ public abstract class AdvanceContract extends FenceTestBase {
     @Test
     void firstUseOfAKeyCreatesItsRowWithHolderAndTime() throws SQLException {
         String key = newKey();
-        JdbcFence labelled = JdbcFence.create(engine().dataSource(),
-                FenceConfig.builder(engine().dialect()).holderLabel("orders-service@host-7").build());
+        JdbcFence labelled = JdbcFence.create(
+                engine().dataSource(),
+                FenceConfig.builder(engine().dialect())
+                        .holderLabel("orders-service@host-7")
+                        .build());
         assertThat(labelled.currentToken(key)).isEmpty();
 
         labelled.claim(key, 1);
 
         assertThat(labelled.currentToken(key)).hasValue(1);
         try (Connection c = engine().connection();
-             PreparedStatement ps = c.prepareStatement(
-                     "select holder, updated_at from zkfence_fence where resource_key = ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("select holder, updated_at from zkfence_fence where resource_key = ?")) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 assertThat(rs.next()).isTrue();
@@ -232,12 +245,20 @@ public abstract class AdvanceContract extends FenceTestBase {
 
         dsl.transaction(trx -> {
             JooqFence.advance(fence, trx.dsl(), key, 30);
-            trx.dsl().insertInto(ledger, resourceKey, writer).values(key, "jooq 30").execute();
+            trx.dsl()
+                    .insertInto(ledger, resourceKey, writer)
+                    .values(key, "jooq 30")
+                    .execute();
         });
-        assertThrows(StaleTokenException.class, () -> dsl.transaction(trx -> {
-            trx.dsl().insertInto(ledger, resourceKey, writer).values(key, "jooq 29").execute();
-            JooqFence.advance(fence, trx.dsl(), key, 29);
-        }));
+        assertThrows(
+                StaleTokenException.class,
+                () -> dsl.transaction(trx -> {
+                    trx.dsl()
+                            .insertInto(ledger, resourceKey, writer)
+                            .values(key, "jooq 29")
+                            .execute();
+                    JooqFence.advance(fence, trx.dsl(), key, 29);
+                }));
 
         assertThat(fence.currentToken(key)).hasValue(30);
         assertThat(writes(key)).containsExactly("jooq 30");

@@ -22,7 +22,9 @@ final class AfterStatements implements ExecuteListener {
 
     /** A context like {@code dsl} that runs {@code actions} in turn after its statements. */
     static DSLContext on(DSLContext dsl, Runnable... actions) {
-        return dsl.configuration().deriveAppending(new AfterStatements(List.of(actions))).dsl();
+        return dsl.configuration()
+                .deriveAppending(new AfterStatements(List.of(actions)))
+                .dsl();
     }
 
     @Override

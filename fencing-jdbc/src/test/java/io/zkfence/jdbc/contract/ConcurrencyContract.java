@@ -3,9 +3,9 @@ package io.zkfence.jdbc.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.SerializationConflictException;
 import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.jdbc.TokenColumn;
@@ -15,8 +15,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -163,11 +163,13 @@ public abstract class ConcurrencyContract extends FenceTestBase {
 
         fence.claim(key, 4); // the new holder, straight after acquiring the lock
         AtomicBoolean staleWorkRan = new AtomicBoolean();
-        StaleTokenException e = assertThrows(StaleTokenException.class, () -> fence.inTransaction(key, 3, c -> {
-            staleWorkRan.set(true);
-            write(c, key, "old holder, after its pause");
-            return null;
-        }));
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class,
+                () -> fence.inTransaction(key, 3, c -> {
+                    staleWorkRan.set(true);
+                    write(c, key, "old holder, after its pause");
+                    return null;
+                }));
 
         assertThat(e.storedToken()).isEqualTo(4);
         assertThat(staleWorkRan).isFalse();
@@ -197,10 +199,12 @@ public abstract class ConcurrencyContract extends FenceTestBase {
         resultOf(older);
         resultOf(claim);
 
-        assertThrows(StaleTokenException.class, () -> fence.inTransaction(key, 3, c -> {
-            write(c, key, "older, after the claim");
-            return null;
-        }));
+        assertThrows(
+                StaleTokenException.class,
+                () -> fence.inTransaction(key, 3, c -> {
+                    write(c, key, "older, after the claim");
+                    return null;
+                }));
         assertThat(writes(key)).containsExactly("older, in flight");
         assertThat(fence.currentToken(key)).hasValue(4);
     }
@@ -218,11 +222,12 @@ public abstract class ConcurrencyContract extends FenceTestBase {
             return null;
         }));
         await(olderAdvanced);
-        JdbcFence impatient = JdbcFence.create(engine().boundedLockWaitDataSource(),
-                FenceConfig.defaults(engine().dialect()));
+        JdbcFence impatient =
+                JdbcFence.create(engine().boundedLockWaitDataSource(), FenceConfig.defaults(engine().dialect()));
         AtomicBoolean workRan = new AtomicBoolean();
 
-        SerializationConflictException e = assertThrows(SerializationConflictException.class,
+        SerializationConflictException e = assertThrows(
+                SerializationConflictException.class,
                 () -> impatient.inTransaction(key, 5, c -> {
                     workRan.set(true);
                     write(c, key, "newer, first attempt");
@@ -234,10 +239,13 @@ public abstract class ConcurrencyContract extends FenceTestBase {
         assertThat(workRan).isFalse();
         commitOlder.countDown();
         resultOf(older);
-        impatient.inTransaction(key, 5, c -> { // the retry, once the older transaction is gone
-            write(c, key, "newer, retried");
-            return null;
-        });
+        impatient.inTransaction(
+                key,
+                5,
+                c -> { // the retry, once the older transaction is gone
+                    write(c, key, "newer, retried");
+                    return null;
+                });
         assertThat(writes(key)).containsExactly("newer, retried", "older");
         assertThat(fence.currentToken(key)).hasValue(5);
     }
@@ -258,15 +266,18 @@ public abstract class ConcurrencyContract extends FenceTestBase {
             return null;
         });
         await(locked);
-        DSLContext impatient = DSL.using(engine().boundedLockWaitDataSource(), JooqFence.sqlDialect(engine().dialect()));
+        DSLContext impatient =
+                DSL.using(engine().boundedLockWaitDataSource(), JooqFence.sqlDialect(engine().dialect()));
 
-        SerializationConflictException e = assertThrows(SerializationConflictException.class,
+        SerializationConflictException e = assertThrows(
+                SerializationConflictException.class,
                 () -> tokens.update(impatient, ACCOUNT, ID.eq(account), 5, Map.of(BALANCE, 50L)));
 
         assertThat(e.getMessage()).contains("zk_account", "timed out waiting for a lock");
         release.countDown();
         resultOf(holder);
-        assertThat(tokens.update(impatient, ACCOUNT, ID.eq(account), 5, Map.of(BALANCE, 50L))).isEqualTo(1);
+        assertThat(tokens.update(impatient, ACCOUNT, ID.eq(account), 5, Map.of(BALANCE, 50L)))
+                .isEqualTo(1);
     }
 
     @Test
@@ -280,8 +291,8 @@ public abstract class ConcurrencyContract extends FenceTestBase {
 
             fence.claim(key, 5); // another holder commits after our snapshot
 
-            SerializationConflictException e = assertThrows(SerializationConflictException.class,
-                    () -> fence.advance(c, key, 7));
+            SerializationConflictException e =
+                    assertThrows(SerializationConflictException.class, () -> fence.advance(c, key, 7));
             assertThat(e.resourceKey()).hasValue(key);
             assertThat(e.token()).hasValue(7);
             assertThat(e.getMessage()).contains("retry");
@@ -296,19 +307,30 @@ public abstract class ConcurrencyContract extends FenceTestBase {
 
     @Test
     void serializationFailureInsideTheWorkIsRetryableAndRollsBackTheAdvance() throws SQLException {
-        JdbcFence fence = JdbcFence.create(engine().snapshotIsolationDataSource(),
-                FenceConfig.builder(engine().dialect()).transactionIsolation(Connection.TRANSACTION_REPEATABLE_READ).build());
+        JdbcFence fence = JdbcFence.create(
+                engine().snapshotIsolationDataSource(),
+                FenceConfig.builder(engine().dialect())
+                        .transactionIsolation(Connection.TRANSACTION_REPEATABLE_READ)
+                        .build());
         String key = newKey();
         long account = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         engine().dsl().insertInto(ACCOUNT, ID, BALANCE).values(account, 100L).execute();
 
-        SerializationConflictException e = assertThrows(SerializationConflictException.class,
+        SerializationConflictException e = assertThrows(
+                SerializationConflictException.class,
                 () -> fence.inTransaction(key, 1, c -> {
                     DSLContext trx = DSL.using(c, JooqFence.sqlDialect(engine().dialect()));
-                    assertThat(trx.select(BALANCE).from(ACCOUNT).where(ID.eq(account)).fetchSingle(BALANCE))
-                            .as("read into the snapshot").isEqualTo(100L);
-                    resultOf(executor.submit(() -> engine().dsl().update(ACCOUNT).set(BALANCE, 50L)
-                            .where(ID.eq(account)).execute()));
+                    assertThat(trx.select(BALANCE)
+                                    .from(ACCOUNT)
+                                    .where(ID.eq(account))
+                                    .fetchSingle(BALANCE))
+                            .as("read into the snapshot")
+                            .isEqualTo(100L);
+                    resultOf(executor.submit(() -> engine().dsl()
+                            .update(ACCOUNT)
+                            .set(BALANCE, 50L)
+                            .where(ID.eq(account))
+                            .execute()));
                     trx.update(ACCOUNT).set(BALANCE, 150L).where(ID.eq(account)).execute();
                     return null;
                 }));
@@ -316,12 +338,17 @@ public abstract class ConcurrencyContract extends FenceTestBase {
         assertThat(e.getCause()).isInstanceOf(DataAccessException.class);
         assertThat(e.resourceKey()).hasValue(key);
         assertThat(fence.currentToken(key)).as("advance rolled back").isEmpty();
-        assertThat(engine().dsl().select(BALANCE).from(ACCOUNT).where(ID.eq(account)).fetchSingle(BALANCE))
+        assertThat(engine().dsl()
+                        .select(BALANCE)
+                        .from(ACCOUNT)
+                        .where(ID.eq(account))
+                        .fetchSingle(BALANCE))
                 .isEqualTo(50L);
     }
 
     private static long readToken(Connection c, String key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("select fence_token from zkfence_fence where resource_key = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("select fence_token from zkfence_fence where resource_key = ?")) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 assertThat(rs.next()).isTrue();
@@ -332,7 +359,8 @@ public abstract class ConcurrencyContract extends FenceTestBase {
 
     private int fenceRows(String key) throws SQLException {
         try (Connection c = engine().connection();
-             PreparedStatement ps = c.prepareStatement("select count(*) from zkfence_fence where resource_key = ?")) {
+                PreparedStatement ps =
+                        c.prepareStatement("select count(*) from zkfence_fence where resource_key = ?")) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 rs.next();

@@ -52,13 +52,17 @@ public abstract class FenceTestBase {
     void stopExecutor() throws InterruptedException {
         executor.shutdownNow();
         assertThat(executor.awaitTermination(PATIENCE.toSeconds(), TimeUnit.SECONDS))
-                .as("test threads finished").isTrue();
+                .as("test threads finished")
+                .isTrue();
     }
 
     /** A fence whose own transactions run at the given JDBC isolation level. */
     protected JdbcFence fence(int isolation) {
-        return JdbcFence.create(engine().dataSource(),
-                FenceConfig.builder(engine().dialect()).transactionIsolation(isolation).build());
+        return JdbcFence.create(
+                engine().dataSource(),
+                FenceConfig.builder(engine().dialect())
+                        .transactionIsolation(isolation)
+                        .build());
     }
 
     protected static String newKey() {
@@ -77,7 +81,8 @@ public abstract class FenceTestBase {
     /** The committed business writes for a key. */
     protected List<String> writes(String key) throws SQLException {
         try (Connection c = engine().connection();
-             PreparedStatement ps = c.prepareStatement("select writer from zk_ledger where resource_key = ? order by writer")) {
+                PreparedStatement ps =
+                        c.prepareStatement("select writer from zk_ledger where resource_key = ? order by writer")) {
             ps.setString(1, key);
             List<String> writers = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {

@@ -43,13 +43,14 @@ public abstract class JdbcFencingContract extends FencingContract {
         @Override
         public void write(String key, long token, String value, Runnable midway) {
             RETRY.run(() -> fence.inTransaction(key, token, c -> {
-                try (PreparedStatement update = c.prepareStatement("update " + VALUES + " set val = ? where resource_key = ?")) {
+                try (PreparedStatement update =
+                        c.prepareStatement("update " + VALUES + " set val = ? where resource_key = ?")) {
                     update.setString(1, value);
                     update.setString(2, key);
                     if (update.executeUpdate() == 0) {
                         // No race on the insert: the fence row's lock is held until commit.
-                        try (PreparedStatement insert = c.prepareStatement("insert into " + VALUES
-                                + " (resource_key, val) values (?, ?)")) {
+                        try (PreparedStatement insert =
+                                c.prepareStatement("insert into " + VALUES + " (resource_key, val) values (?, ?)")) {
                             insert.setString(1, key);
                             insert.setString(2, value);
                             insert.executeUpdate();
@@ -64,7 +65,8 @@ public abstract class JdbcFencingContract extends FencingContract {
         @Override
         public boolean delete(String key, long token) {
             return RETRY.run(() -> fence.inTransaction(key, token, c -> {
-                try (PreparedStatement delete = c.prepareStatement("delete from " + VALUES + " where resource_key = ?")) {
+                try (PreparedStatement delete =
+                        c.prepareStatement("delete from " + VALUES + " where resource_key = ?")) {
                     delete.setString(1, key);
                     return delete.executeUpdate() > 0;
                 }
@@ -74,7 +76,8 @@ public abstract class JdbcFencingContract extends FencingContract {
         @Override
         public Optional<String> read(String key) {
             try (Connection c = engine.connection();
-                 PreparedStatement ps = c.prepareStatement("select val from " + VALUES + " where resource_key = ?")) {
+                    PreparedStatement ps =
+                            c.prepareStatement("select val from " + VALUES + " where resource_key = ?")) {
                 ps.setString(1, key);
                 try (ResultSet rs = ps.executeQuery()) {
                     return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();

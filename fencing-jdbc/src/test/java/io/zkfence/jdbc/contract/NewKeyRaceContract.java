@@ -38,8 +38,12 @@ public abstract class NewKeyRaceContract extends FenceTestBase {
      * fence statement run.
      */
     @ParameterizedTest(name = "isolation {0}")
-    @ValueSource(ints = {Connection.TRANSACTION_READ_COMMITTED, Connection.TRANSACTION_REPEATABLE_READ,
-            Connection.TRANSACTION_SERIALIZABLE})
+    @ValueSource(
+            ints = {
+                Connection.TRANSACTION_READ_COMMITTED,
+                Connection.TRANSACTION_REPEATABLE_READ,
+                Connection.TRANSACTION_SERIALIZABLE
+            })
     void newerHolderPausedWhileTheKeysRowIsCreatedGetsSuccessOrARetryableConflict(int isolation) throws SQLException {
         String key = newKey();
         JdbcFence older = fence(isolation);
@@ -49,13 +53,16 @@ public abstract class NewKeyRaceContract extends FenceTestBase {
             c.setTransactionIsolation(isolation);
             c.setAutoCommit(false);
             try {
-                assertThat(storedToken(c, key)).as("no row yet in the newer holder's snapshot").isNull();
+                assertThat(storedToken(c, key))
+                        .as("no row yet in the newer holder's snapshot")
+                        .isNull();
 
                 // On MariaDB at SERIALIZABLE the snapshot read holds a shared gap lock, so the older
                 // holder's insert waits for the newer transaction: run it on its own thread and go
                 // on once it has committed or is blocked.
                 Future<Boolean> olderClaim = executor.submit(() -> advanceOrConflict(older, key, 1));
-                Awaitility.await("the older holder committed or blocked").atMost(PATIENCE)
+                Awaitility.await("the older holder committed or blocked")
+                        .atMost(PATIENCE)
                         .pollInterval(Duration.ofMillis(20))
                         .until(() -> olderClaim.isDone() || engine().lockWaiters() > 0);
 
@@ -72,7 +79,9 @@ public abstract class NewKeyRaceContract extends FenceTestBase {
             }
         }
         if (isolation == READ_COMMITTED) {
-            assertThat(advanced).as("at READ COMMITTED the fence sees the new row and decides").isTrue();
+            assertThat(advanced)
+                    .as("at READ COMMITTED the fence sees the new row and decides")
+                    .isTrue();
         }
         if (!advanced) {
             // The retry the conflict asks for: a new transaction sees the row and wins.
@@ -88,8 +97,12 @@ public abstract class NewKeyRaceContract extends FenceTestBase {
 
     /** The race by brute force: a few threads, each claiming a new key with its own token. */
     @ParameterizedTest(name = "isolation {0}")
-    @ValueSource(ints = {Connection.TRANSACTION_READ_COMMITTED, Connection.TRANSACTION_REPEATABLE_READ,
-            Connection.TRANSACTION_SERIALIZABLE})
+    @ValueSource(
+            ints = {
+                Connection.TRANSACTION_READ_COMMITTED,
+                Connection.TRANSACTION_REPEATABLE_READ,
+                Connection.TRANSACTION_SERIALIZABLE
+            })
     void racingHoldersOfANewKeyEndWithTheHighestTokenAndOnlyRetryableConflicts(int isolation) {
         int holders = 3;
         JdbcFence racing = fence(isolation);
@@ -108,7 +121,9 @@ public abstract class NewKeyRaceContract extends FenceTestBase {
             for (Future<Boolean> call : calls) {
                 accepted.add(resultOf(call));
             }
-            assertThat(accepted.get(holders - 1)).as("the highest token is never refused").isTrue();
+            assertThat(accepted.get(holders - 1))
+                    .as("the highest token is never refused")
+                    .isTrue();
             assertThat(fence.currentToken(key)).hasValue(holders);
         }
     }
@@ -147,7 +162,8 @@ public abstract class NewKeyRaceContract extends FenceTestBase {
     }
 
     private static Long storedToken(Connection c, String key) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("select fence_token from zkfence_fence where resource_key = ?")) {
+        try (PreparedStatement ps =
+                c.prepareStatement("select fence_token from zkfence_fence where resource_key = ?")) {
             ps.setString(1, key);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getLong(1) : null;

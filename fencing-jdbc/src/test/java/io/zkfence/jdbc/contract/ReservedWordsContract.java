@@ -26,16 +26,107 @@ public abstract class ReservedWordsContract extends FenceTestBase {
      * H2 does not list its keywords in a table: its documented reserved words (H2 2.x, "Keywords /
      * Reserved Words") are checked together with what {@code getSQLKeywords()} reports.
      */
-    private static final List<String> H2_DOCUMENTED = List.of("ALL", "AND", "ANY", "ARRAY", "AS", "ASYMMETRIC",
-            "AUTHORIZATION", "BETWEEN", "BOTH", "CASE", "CAST", "CHECK", "CONSTRAINT", "CROSS", "CURRENT_CATALOG",
-            "CURRENT_DATE", "CURRENT_PATH", "CURRENT_ROLE", "CURRENT_SCHEMA", "CURRENT_TIME", "CURRENT_TIMESTAMP",
-            "CURRENT_USER", "DAY", "DEFAULT", "DISTINCT", "ELSE", "END", "EXCEPT", "EXISTS", "FALSE", "FETCH", "FOR",
-            "FOREIGN", "FROM", "FULL", "GROUP", "GROUPS", "HAVING", "HOUR", "IF", "ILIKE", "IN", "INNER", "INTERSECT",
-            "INTERVAL", "IS", "JOIN", "KEY", "LEADING", "LEFT", "LIKE", "LIMIT", "LOCALTIME", "LOCALTIMESTAMP", "MINUS",
-            "MINUTE", "MONTH", "NATURAL", "NOT", "NULL", "OFFSET", "ON", "OR", "ORDER", "OVER", "PARTITION", "PRIMARY",
-            "QUALIFY", "RANGE", "REGEXP", "RIGHT", "ROW", "ROWNUM", "ROWS", "SECOND", "SELECT", "SESSION_USER", "SET",
-            "SOME", "SYMMETRIC", "SYSTEM_USER", "TABLE", "TO", "TOP", "TRAILING", "TRUE", "UESCAPE", "UNION", "UNIQUE",
-            "UNKNOWN", "USER", "USING", "VALUE", "VALUES", "WHEN", "WHERE", "WINDOW", "WITH", "YEAR", "_ROWID_");
+    private static final List<String> H2_DOCUMENTED = List.of(
+            "ALL",
+            "AND",
+            "ANY",
+            "ARRAY",
+            "AS",
+            "ASYMMETRIC",
+            "AUTHORIZATION",
+            "BETWEEN",
+            "BOTH",
+            "CASE",
+            "CAST",
+            "CHECK",
+            "CONSTRAINT",
+            "CROSS",
+            "CURRENT_CATALOG",
+            "CURRENT_DATE",
+            "CURRENT_PATH",
+            "CURRENT_ROLE",
+            "CURRENT_SCHEMA",
+            "CURRENT_TIME",
+            "CURRENT_TIMESTAMP",
+            "CURRENT_USER",
+            "DAY",
+            "DEFAULT",
+            "DISTINCT",
+            "ELSE",
+            "END",
+            "EXCEPT",
+            "EXISTS",
+            "FALSE",
+            "FETCH",
+            "FOR",
+            "FOREIGN",
+            "FROM",
+            "FULL",
+            "GROUP",
+            "GROUPS",
+            "HAVING",
+            "HOUR",
+            "IF",
+            "ILIKE",
+            "IN",
+            "INNER",
+            "INTERSECT",
+            "INTERVAL",
+            "IS",
+            "JOIN",
+            "KEY",
+            "LEADING",
+            "LEFT",
+            "LIKE",
+            "LIMIT",
+            "LOCALTIME",
+            "LOCALTIMESTAMP",
+            "MINUS",
+            "MINUTE",
+            "MONTH",
+            "NATURAL",
+            "NOT",
+            "NULL",
+            "OFFSET",
+            "ON",
+            "OR",
+            "ORDER",
+            "OVER",
+            "PARTITION",
+            "PRIMARY",
+            "QUALIFY",
+            "RANGE",
+            "REGEXP",
+            "RIGHT",
+            "ROW",
+            "ROWNUM",
+            "ROWS",
+            "SECOND",
+            "SELECT",
+            "SESSION_USER",
+            "SET",
+            "SOME",
+            "SYMMETRIC",
+            "SYSTEM_USER",
+            "TABLE",
+            "TO",
+            "TOP",
+            "TRAILING",
+            "TRUE",
+            "UESCAPE",
+            "UNION",
+            "UNIQUE",
+            "UNKNOWN",
+            "USER",
+            "USING",
+            "VALUE",
+            "VALUES",
+            "WHEN",
+            "WHERE",
+            "WINDOW",
+            "WITH",
+            "YEAR",
+            "_ROWID_");
 
     @Test
     void everyKeywordOfTheEngineIsRefusedByTheConfigOrWorksAsAName() throws SQLException {
@@ -58,17 +149,24 @@ public abstract class ReservedWordsContract extends FenceTestBase {
                 check(problems, word, "updatedAtColumn", columnOk, (b, w) -> b.updatedAtColumn(w));
             }
         }
-        assertThat(problems).as("keywords accepted by FenceConfig that are syntax errors on " + engine()).isEmpty();
+        assertThat(problems)
+                .as("keywords accepted by FenceConfig that are syntax errors on " + engine())
+                .isEmpty();
     }
 
-    private void check(List<String> problems, String word, String knob, boolean engineAccepts,
-                       BiFunction<FenceConfig.Builder, String, FenceConfig.Builder> set) {
+    private void check(
+            List<String> problems,
+            String word,
+            String knob,
+            boolean engineAccepts,
+            BiFunction<FenceConfig.Builder, String, FenceConfig.Builder> set) {
         FenceConfig.Builder builder = FenceConfig.builder(engine().dialect());
         try {
             set.apply(builder, word).build();
         } catch (IllegalArgumentException e) {
             if (!e.getMessage().contains(knob) || !e.getMessage().contains(word)) {
-                problems.add(word + " as " + knob + ": message does not name the setting and the word: " + e.getMessage());
+                problems.add(
+                        word + " as " + knob + ": message does not name the setting and the word: " + e.getMessage());
             }
             return;
         }
@@ -98,7 +196,8 @@ public abstract class ReservedWordsContract extends FenceTestBase {
 
     private Set<String> keywords() throws SQLException {
         Set<String> words = new TreeSet<>();
-        try (Connection c = engine().connection(); Statement s = c.createStatement()) {
+        try (Connection c = engine().connection();
+                Statement s = c.createStatement()) {
             switch (engine().dialect()) {
                 case POSTGRES -> collect(s, "select word from pg_get_keywords()", words);
                 case MARIADB -> collect(s, "select word from information_schema.keywords", words);

@@ -3,12 +3,12 @@ package io.zkfence.jdbc.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.FenceException;
 import io.zkfence.jdbc.FenceTableMissingException;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.StaleTokenException;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -47,7 +47,9 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
         // Several pods starting at once, each creating the fence table if it is missing.
         for (int round = 0; round < 3; round++) {
             String table = "zk_fences_" + UUID.randomUUID().toString().replace("-", "");
-            JdbcFence pods = JdbcFence.create(engine().dataSource(), FenceConfig.builder(engine().dialect()).table(table).build());
+            JdbcFence pods = JdbcFence.create(
+                    engine().dataSource(),
+                    FenceConfig.builder(engine().dialect()).table(table).build());
             CyclicBarrier start = new CyclicBarrier(3);
             List<Future<Object>> calls = new ArrayList<>();
             for (int pod = 0; pod < 3; pod++) {
@@ -69,9 +71,15 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
 
     @Test
     void customTableAndColumnNamesWorkEndToEnd() {
-        JdbcFence custom = JdbcFence.create(engine().dataSource(), FenceConfig.builder(engine().dialect())
-                .table("Lock_Fences").keyColumn("lock_name").tokenColumn("highest_token")
-                .holderColumn("owner").updatedAtColumn("touched_at").build());
+        JdbcFence custom = JdbcFence.create(
+                engine().dataSource(),
+                FenceConfig.builder(engine().dialect())
+                        .table("Lock_Fences")
+                        .keyColumn("lock_name")
+                        .tokenColumn("highest_token")
+                        .holderColumn("owner")
+                        .updatedAtColumn("touched_at")
+                        .build());
         custom.createIfMissing();
         String key = newKey();
 
@@ -85,7 +93,8 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
     @Test
     void schemaQualifiedTableWorks() {
         engine().execute("create schema if not exists zk_fencing");
-        JdbcFence qualified = JdbcFence.create(engine().dataSource(),
+        JdbcFence qualified = JdbcFence.create(
+                engine().dataSource(),
                 FenceConfig.builder(engine().dialect()).schema("zk_fencing").build());
         qualified.createIfMissing();
         String key = newKey();
@@ -110,16 +119,19 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
 
     @Test
     void missingFenceTableIsReportedByNameAndTheWorkNeverRuns() throws SQLException {
-        JdbcFence missing = JdbcFence.create(engine().dataSource(),
+        JdbcFence missing = JdbcFence.create(
+                engine().dataSource(),
                 FenceConfig.builder(engine().dialect()).table("no_such_fence").build());
         String key = newKey();
         AtomicBoolean ran = new AtomicBoolean();
 
-        FenceTableMissingException e = assertThrows(FenceTableMissingException.class, () -> missing.inTransaction(key, 1, c -> {
-            ran.set(true);
-            write(c, key, "unfenced");
-            return null;
-        }));
+        FenceTableMissingException e = assertThrows(
+                FenceTableMissingException.class,
+                () -> missing.inTransaction(key, 1, c -> {
+                    ran.set(true);
+                    write(c, key, "unfenced");
+                    return null;
+                }));
 
         assertThat(e.table()).isEqualTo("no_such_fence");
         assertThat(e.getMessage()).contains("no_such_fence", key, "createIfMissing");
@@ -138,15 +150,18 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
 
     @Test
     void fenceTableInASchemaThatDoesNotExistIsReportedAsMissingByEveryEntryPoint() throws SQLException {
-        JdbcFence missing = JdbcFence.create(engine().dataSource(),
+        JdbcFence missing = JdbcFence.create(
+                engine().dataSource(),
                 FenceConfig.builder(engine().dialect()).schema("no_such_schema").build());
         String key = newKey();
         AtomicBoolean ran = new AtomicBoolean();
 
-        FenceTableMissingException e = assertThrows(FenceTableMissingException.class, () -> missing.inTransaction(key, 1, c -> {
-            ran.set(true);
-            return null;
-        }));
+        FenceTableMissingException e = assertThrows(
+                FenceTableMissingException.class,
+                () -> missing.inTransaction(key, 1, c -> {
+                    ran.set(true);
+                    return null;
+                }));
 
         assertThat(e.getMessage()).contains("no_such_schema", key, "createIfMissing");
         assertThat(ran).isFalse();
@@ -158,13 +173,15 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
             c.rollback();
             c.setAutoCommit(true);
         }
-        assertThrows(FenceTableMissingException.class,
+        assertThrows(
+                FenceTableMissingException.class,
                 () -> engine().dsl().transaction(trx -> JooqFence.advance(missing, trx.dsl(), key, 1)));
     }
 
     @Test
     void tableWithoutTheFenceColumnsIsReportedWithTheColumnNames() {
-        JdbcFence wrong = JdbcFence.create(engine().dataSource(),
+        JdbcFence wrong = JdbcFence.create(
+                engine().dataSource(),
                 FenceConfig.builder(engine().dialect()).table("zk_ledger").build());
 
         FenceException e = assertThrows(FenceException.class, () -> wrong.claim(newKey(), 1));
@@ -221,19 +238,47 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
         String emoji = "\uD83D\uDE00";
         int room = JdbcFence.MAX_KEY_LENGTH - prefix.length();
         String longest = prefix + emoji.repeat(room / 2) + "z".repeat(room % 2);
-        return List.of(prefix + "sku-1", prefix + "Sku-1", prefix + "SKU-1", prefix + "sku-1 ", prefix + "sku-1  ",
-                prefix + " sku-1", prefix + "sku-1\t", prefix + "sku-1\n", prefix + "\u00e9", prefix + "e\u0301",
-                prefix + "E\u0301", prefix + "\u00df", prefix + "ss", prefix + "\u0131", prefix + "i", prefix + "\uFF53ku-1",
-                prefix + emoji, prefix + "x" + emoji, prefix + "\uD834\uDD1E", prefix + "x?", prefix + "x\uFFFD",
-                prefix + "?", prefix + "%", prefix + "_", prefix + "\\", prefix + "'", prefix + "\u200B",
-                prefix + "\uFEFF", prefix + "\uFFFF", prefix + "\uDBFF\uDFFF", longest);
+        return List.of(
+                prefix + "sku-1",
+                prefix + "Sku-1",
+                prefix + "SKU-1",
+                prefix + "sku-1 ",
+                prefix + "sku-1  ",
+                prefix + " sku-1",
+                prefix + "sku-1\t",
+                prefix + "sku-1\n",
+                prefix + "\u00e9",
+                prefix + "e\u0301",
+                prefix + "E\u0301",
+                prefix + "\u00df",
+                prefix + "ss",
+                prefix + "\u0131",
+                prefix + "i",
+                prefix + "\uFF53ku-1",
+                prefix + emoji,
+                prefix + "x" + emoji,
+                prefix + "\uD834\uDD1E",
+                prefix + "x?",
+                prefix + "x\uFFFD",
+                prefix + "?",
+                prefix + "%",
+                prefix + "_",
+                prefix + "\\",
+                prefix + "'",
+                prefix + "\u200B",
+                prefix + "\uFEFF",
+                prefix + "\uFFFF",
+                prefix + "\uDBFF\uDFFF",
+                longest);
     }
 
     @Test
     void everyAcceptedKeyRoundTripsExactlyAndHasItsOwnFence() throws SQLException {
         String prefix = newKey() + "/";
         List<String> keys = oddKeys(prefix);
-        assertThat(new java.util.HashSet<>(keys)).as("the odd keys are distinct in Java").hasSize(keys.size());
+        assertThat(new java.util.HashSet<>(keys))
+                .as("the odd keys are distinct in Java")
+                .hasSize(keys.size());
 
         for (int i = 0; i < keys.size(); i++) {
             fence.claim(keys.get(i), i + 1);
@@ -242,9 +287,13 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
         java.util.Map<String, Long> expected = new java.util.HashMap<>();
         for (int i = 0; i < keys.size(); i++) {
             expected.put(keys.get(i), (long) i + 1);
-            assertThat(fence.currentToken(keys.get(i))).as("token of key #%d", i).hasValue(i + 1);
+            assertThat(fence.currentToken(keys.get(i)))
+                    .as("token of key #%d", i)
+                    .hasValue(i + 1);
         }
-        assertThat(fenceRows(prefix)).as("one row per key, each key stored exactly").isEqualTo(expected);
+        assertThat(fenceRows(prefix))
+                .as("one row per key, each key stored exactly")
+                .isEqualTo(expected);
     }
 
     /**
@@ -255,11 +304,14 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
     private java.util.Map<String, Long> fenceRows(String prefix) throws SQLException {
         java.util.Map<String, Long> rows = new java.util.HashMap<>();
         try (Connection c = engine().connection();
-             java.sql.PreparedStatement ps = c.prepareStatement("select resource_key, fence_token from zkfence_fence");
-             java.sql.ResultSet rs = ps.executeQuery()) {
+                java.sql.PreparedStatement ps =
+                        c.prepareStatement("select resource_key, fence_token from zkfence_fence");
+                java.sql.ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 if (rs.getString(1).startsWith(prefix)) {
-                    assertThat(rows.put(rs.getString(1), rs.getLong(2))).as("duplicate key read back").isNull();
+                    assertThat(rows.put(rs.getString(1), rs.getLong(2)))
+                            .as("duplicate key read back")
+                            .isNull();
                 }
             }
         }
@@ -307,7 +359,8 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
     void jooqContextOutsideATransactionIsRefusedAndNothingIsWritten() {
         String key = newKey();
 
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> JooqFence.advance(fence, engine().dsl(), key, 1));
+        IllegalStateException e =
+                assertThrows(IllegalStateException.class, () -> JooqFence.advance(fence, engine().dsl(), key, 1));
 
         assertThat(e.getMessage()).contains("auto-commit", key);
         assertThat(fence.currentToken(key)).isEmpty();

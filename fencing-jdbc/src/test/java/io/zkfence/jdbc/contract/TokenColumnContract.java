@@ -35,7 +35,9 @@ public abstract class TokenColumnContract extends FenceTestBase {
     void newAccount() {
         dsl = engine().dsl();
         id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
-        dsl.insertInto(ACCOUNT, ID, BALANCE, tokens.field()).values(id, 100L, 10L).execute();
+        dsl.insertInto(ACCOUNT, ID, BALANCE, tokens.field())
+                .values(id, 100L, 10L)
+                .execute();
     }
 
     @Test
@@ -67,8 +69,8 @@ public abstract class TokenColumnContract extends FenceTestBase {
 
     @Test
     void lowerTokenIsStaleAndLeavesTheRowUnchanged() {
-        StaleTokenException e = assertThrows(StaleTokenException.class,
-                () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 9, Map.of(BALANCE, 0L)));
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class, () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 9, Map.of(BALANCE, 0L)));
 
         assertThat(e.presentedToken()).isEqualTo(9);
         assertThat(e.storedToken()).isEqualTo(10);
@@ -82,8 +84,8 @@ public abstract class TokenColumnContract extends FenceTestBase {
         long missing = id == Long.MAX_VALUE - 1 ? 1 : id + 1;
         dsl.deleteFrom(ACCOUNT).where(ID.eq(missing)).execute();
 
-        RowNotFoundException e = assertThrows(RowNotFoundException.class,
-                () -> tokens.update(dsl, ACCOUNT, ID.eq(missing), 50, Map.of(BALANCE, 1L)));
+        RowNotFoundException e = assertThrows(
+                RowNotFoundException.class, () -> tokens.update(dsl, ACCOUNT, ID.eq(missing), 50, Map.of(BALANCE, 1L)));
 
         assertThat(e.rowCondition()).contains(Long.toString(missing));
         assertThat(e.token()).hasValue(50);
@@ -108,7 +110,8 @@ public abstract class TokenColumnContract extends FenceTestBase {
                 .execute();
         assertThat(updated).isZero();
 
-        StaleTokenException e = assertThrows(StaleTokenException.class,
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class,
                 () -> dsl.transaction(trx -> tokens.explainNoMatch(trx.dsl(), ACCOUNT, ID.eq(id), 8)));
         assertThat(e.storedToken()).isEqualTo(10);
         assertThat(balance()).isEqualTo(100);
@@ -118,12 +121,16 @@ public abstract class TokenColumnContract extends FenceTestBase {
     void fencedUpdatesInsideOneTransactionRollBackTogether() {
         long other = id == 1 ? 2 : id - 1;
         dsl.deleteFrom(ACCOUNT).where(ID.eq(other)).execute();
-        dsl.insertInto(ACCOUNT, ID, BALANCE, tokens.field()).values(other, 100L, 30L).execute();
+        dsl.insertInto(ACCOUNT, ID, BALANCE, tokens.field())
+                .values(other, 100L, 30L)
+                .execute();
 
-        assertThrows(StaleTokenException.class, () -> dsl.transaction(trx -> {
-            tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 20, Map.of(BALANCE, 50L));
-            tokens.update(trx.dsl(), ACCOUNT, ID.eq(other), 20, Map.of(BALANCE, 150L));
-        }));
+        assertThrows(
+                StaleTokenException.class,
+                () -> dsl.transaction(trx -> {
+                    tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 20, Map.of(BALANCE, 50L));
+                    tokens.update(trx.dsl(), ACCOUNT, ID.eq(other), 20, Map.of(BALANCE, 150L));
+                }));
 
         assertThat(balance()).isEqualTo(100);
         assertThat(storedToken()).isEqualTo(10);
@@ -132,8 +139,8 @@ public abstract class TokenColumnContract extends FenceTestBase {
     @Test
     void rowCreatedAfterTheUpdateLookedIsUpdatedAndCounted() {
         long fresh = absentId();
-        DSLContext racing = AfterStatements.on(dsl,
-                () -> insertAccount(fresh, 100, 10)); // after the first UPDATE found nothing
+        DSLContext racing =
+                AfterStatements.on(dsl, () -> insertAccount(fresh, 100, 10)); // after the first UPDATE found nothing
 
         int updated = tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L));
 
@@ -145,13 +152,18 @@ public abstract class TokenColumnContract extends FenceTestBase {
     @Test
     void newerWriteSlippingInAfterTheExplanationIsStaleNotACountedUpdate() {
         long fresh = absentId();
-        DSLContext racing = AfterStatements.on(dsl,
+        DSLContext racing = AfterStatements.on(
+                dsl,
                 () -> insertAccount(fresh, 100, 10), // after the first UPDATE found nothing
                 // after the locking read found token 10: in auto-commit its lock is already gone
-                () -> dsl.update(ACCOUNT).set(BALANCE, BALANCE.plus(1000)).set(tokens.field(), 12L)
-                        .where(ID.eq(fresh).and(tokens.admits(12))).execute());
+                () -> dsl.update(ACCOUNT)
+                        .set(BALANCE, BALANCE.plus(1000))
+                        .set(tokens.field(), 12L)
+                        .where(ID.eq(fresh).and(tokens.admits(12)))
+                        .execute());
 
-        StaleTokenException e = assertThrows(StaleTokenException.class,
+        StaleTokenException e = assertThrows(
+                StaleTokenException.class,
                 () -> tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L)));
 
         assertThat(e.storedToken()).isEqualTo(12);
@@ -162,11 +174,13 @@ public abstract class TokenColumnContract extends FenceTestBase {
     @Test
     void rowDeletedAfterTheExplanationIsReportedMissingNotACountedUpdate() {
         long fresh = absentId();
-        DSLContext racing = AfterStatements.on(dsl,
+        DSLContext racing = AfterStatements.on(
+                dsl,
                 () -> insertAccount(fresh, 100, 10),
                 () -> dsl.deleteFrom(ACCOUNT).where(ID.eq(fresh)).execute());
 
-        assertThrows(RowNotFoundException.class,
+        assertThrows(
+                RowNotFoundException.class,
                 () -> tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L)));
 
         assertThat(dsl.fetchExists(ACCOUNT, ID.eq(fresh))).isFalse();
@@ -179,11 +193,11 @@ public abstract class TokenColumnContract extends FenceTestBase {
         // between a newer one, while our UPDATEs run, and an older one, while we look.
         Runnable newer = () -> setToken(fresh, 12);
         Runnable older = () -> setToken(fresh, 10);
-        DSLContext racing = AfterStatements.on(dsl, () -> insertAccount(fresh, 100, 10),
-                newer, older, newer, older, newer, older);
+        DSLContext racing =
+                AfterStatements.on(dsl, () -> insertAccount(fresh, 100, 10), newer, older, newer, older, newer, older);
 
-        FenceException e = assertThrows(FenceException.class,
-                () -> tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L)));
+        FenceException e = assertThrows(
+                FenceException.class, () -> tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L)));
 
         assertThat(e).isExactlyInstanceOf(FenceException.class);
         assertThat(e.getMessage()).containsIgnoringCase("zk_account").contains("kept changing", "nothing was written");
@@ -192,7 +206,8 @@ public abstract class TokenColumnContract extends FenceTestBase {
 
     @Test
     void settingTheTokenColumnYourselfIsRefused() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 11, Map.of(tokens.field(), 99L)));
 
         assertThat(e.getMessage()).contains("fence_token");
@@ -201,7 +216,8 @@ public abstract class TokenColumnContract extends FenceTestBase {
 
     @Test
     void nonPositiveTokensAreRefusedBeforeTheUpdate() {
-        assertThrows(IllegalArgumentException.class, () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 0, Map.of(BALANCE, 1L)));
+        assertThrows(
+                IllegalArgumentException.class, () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 0, Map.of(BALANCE, 1L)));
         assertThrows(IllegalArgumentException.class, () -> tokens.admits(-1));
 
         assertThat(balance()).isEqualTo(100);
@@ -235,6 +251,8 @@ public abstract class TokenColumnContract extends FenceTestBase {
     }
 
     private void insertAccount(long account, long balance, long token) {
-        dsl.insertInto(ACCOUNT, ID, BALANCE, tokens.field()).values(account, balance, token).execute();
+        dsl.insertInto(ACCOUNT, ID, BALANCE, tokens.field())
+                .values(account, balance, token)
+                .execute();
     }
 }

@@ -35,7 +35,8 @@ public final class AccountDao {
     /** The same by hand: compose the condition, explain a zero count. */
     public void setBalanceByHand(long accountId, long balance, long token) {
         dsl.transaction(trx -> {
-            int updated = trx.dsl().update(ACCOUNT)
+            int updated = trx.dsl()
+                    .update(ACCOUNT)
                     .set(BALANCE, balance)
                     .set(FENCE.field(), token)
                     .where(ID.eq(accountId).and(FENCE.admits(token)))

@@ -25,7 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ExamplesTest {
 
     static Stream<Supplier<Engine>> engines() {
-        return Stream.of(named(Engines::h2, "h2"), named(Engines::postgres, "postgres"), named(Engines::mariaDb, "mariadb"));
+        return Stream.of(
+                named(Engines::h2, "h2"), named(Engines::postgres, "postgres"), named(Engines::mariaDb, "mariadb"));
     }
 
     private static Supplier<Engine> named(Supplier<Engine> engine, String name) {
@@ -51,8 +52,12 @@ class ExamplesTest {
     }
 
     private static int quantity(Engine engine, String sku) {
-        return engine.dsl().select(DSL.field("quantity", Integer.class)).from("zk_stock")
-                .where(DSL.field("sku").eq(sku)).fetchSingle().value1();
+        return engine.dsl()
+                .select(DSL.field("quantity", Integer.class))
+                .from("zk_stock")
+                .where(DSL.field("sku").eq(sku))
+                .fetchSingle()
+                .value1();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -73,8 +78,8 @@ class ExamplesTest {
     void jooqDaoWritesWithTheCurrentTokenAndRefusesAStaleOne(Supplier<Engine> engines) {
         Engine engine = engines.get();
         String sku = newSku(engine);
-        JooqInventoryDao dao = new JooqInventoryDao(engine.dsl(),
-                JdbcFence.create(engine.dataSource(), FenceConfig.defaults(engine.dialect())));
+        JooqInventoryDao dao = new JooqInventoryDao(
+                engine.dsl(), JdbcFence.create(engine.dataSource(), FenceConfig.defaults(engine.dialect())));
 
         dao.setStock(sku, 7, 5);
         dao.setStock(sku, 8, 5);
@@ -99,7 +104,8 @@ class ExamplesTest {
         assertThrows(StaleTokenException.class, () -> dao.setBalanceByHand(id, 99, 2));
         assertThrows(RowNotFoundException.class, () -> dao.setBalance(id + 1, 99, 5));
         assertThrows(RowNotFoundException.class, () -> dao.setBalanceByHand(id + 1, 99, 5));
-        assertThat(engine.dsl().fetchValue("select balance from zk_account where id = " + id)).isEqualTo(20L);
+        assertThat(engine.dsl().fetchValue("select balance from zk_account where id = " + id))
+                .isEqualTo(20L);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -131,18 +137,21 @@ class ExamplesTest {
         SerializationConflictException conflict = TestFailures.conflict("k", 1);
 
         assertThat(LockHolder.withRetries(() -> {
-            if (calls.incrementAndGet() < 3) {
-                throw conflict;
-            }
-            return "written";
-        })).isEqualTo("written");
+                    if (calls.incrementAndGet() < 3) {
+                        throw conflict;
+                    }
+                    return "written";
+                }))
+                .isEqualTo("written");
         assertThat(calls).hasValue(3);
 
         calls.set(0);
-        assertThrows(StaleTokenException.class, () -> LockHolder.withRetries(() -> {
-            calls.incrementAndGet();
-            throw TestFailures.stale("k", 1, 2);
-        }));
+        assertThrows(
+                StaleTokenException.class,
+                () -> LockHolder.withRetries(() -> {
+                    calls.incrementAndGet();
+                    throw TestFailures.stale("k", 1, 2);
+                }));
         assertThat(calls).hasValue(1);
     }
 }

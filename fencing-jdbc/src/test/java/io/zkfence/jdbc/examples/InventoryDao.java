@@ -17,8 +17,7 @@ public final class InventoryDao {
     /** Sets a SKU's stock. The caller holds the lock "inventory:" + sku, granted with this token. */
     public int setStock(String sku, int quantity, long token) {
         return fence.inTransaction("inventory:" + sku, token, connection -> {
-            try (PreparedStatement ps = connection.prepareStatement(
-                    "update zk_stock set quantity = ? where sku = ?")) {
+            try (PreparedStatement ps = connection.prepareStatement("update zk_stock set quantity = ? where sku = ?")) {
                 ps.setInt(1, quantity);
                 ps.setString(2, sku);
                 return ps.executeUpdate();

@@ -4,8 +4,8 @@ import static org.jooq.impl.DSL.field;
 import static org.jooq.impl.DSL.table;
 import static org.jooq.impl.DSL.unquotedName;
 
-import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JooqFence;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;

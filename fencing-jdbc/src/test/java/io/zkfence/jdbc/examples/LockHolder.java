@@ -1,7 +1,7 @@
 package io.zkfence.jdbc.examples;
 
-import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.ConflictRetry;
+import io.zkfence.jdbc.JdbcFence;
 import java.time.Duration;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -9,8 +9,7 @@ import java.util.function.Supplier;
 /** Claiming after acquiring, and retrying conflicts: quoted in docs/fencing-jdbc.md. */
 public final class LockHolder {
 
-    private LockHolder() {
-    }
+    private LockHolder() {}
 
     // snippet:claim
     /** Right after the lock is granted: cut off any paused former holder before writing. */

@@ -35,6 +35,7 @@ class SharedStaleTokenTest {
     void theModuleBaseAndTheStaleExceptionShareTheFencingBaseButNotEachOther() {
         assertThat(FencingException.class).isAssignableFrom(FenceException.class);
         assertThat(FencingException.class).isAssignableFrom(io.zkfence.jdbc.StaleTokenException.class);
-        assertThat(FenceException.class.isAssignableFrom(io.zkfence.jdbc.StaleTokenException.class)).isFalse();
+        assertThat(FenceException.class.isAssignableFrom(io.zkfence.jdbc.StaleTokenException.class))
+                .isFalse();
     }
 }

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.jdbc.TokenColumn;
 import io.zkfence.jdbc.testing.Engine;
@@ -59,13 +59,19 @@ class MariaDbAffectedRowsTest {
         DSLContext dsl = DSL.using(affectedRows, JooqFence.sqlDialect(FenceDialect.MARIADB));
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         dsl.insertInto(ACCOUNT, ID, BALANCE, DSL.field(DSL.unquotedName("fence_token"), Long.class))
-                .values(id, 10L, 4L).execute();
+                .values(id, 10L, 4L)
+                .execute();
         TokenColumn tokens = TokenColumn.named("fence_token");
 
-        assertThat(dsl.update(ACCOUNT).set(BALANCE, 10L).set(tokens.field(), 4L)
-                .where(ID.eq(id).and(tokens.admits(4))).execute())
-                .as("the driver reports no changed row").isZero();
-        assertThat(tokens.update(dsl, ACCOUNT, ID.eq(id), 4, Map.of(BALANCE, 10L))).isEqualTo(1);
+        assertThat(dsl.update(ACCOUNT)
+                        .set(BALANCE, 10L)
+                        .set(tokens.field(), 4L)
+                        .where(ID.eq(id).and(tokens.admits(4)))
+                        .execute())
+                .as("the driver reports no changed row")
+                .isZero();
+        assertThat(tokens.update(dsl, ACCOUNT, ID.eq(id), 4, Map.of(BALANCE, 10L)))
+                .isEqualTo(1);
         assertThrows(StaleTokenException.class, () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 3, Map.of(BALANCE, 10L)));
     }
 
@@ -74,16 +80,21 @@ class MariaDbAffectedRowsTest {
         DSLContext dsl = DSL.using(affectedRows, JooqFence.sqlDialect(FenceDialect.MARIADB));
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         dsl.insertInto(ACCOUNT, ID, BALANCE, DSL.field(DSL.unquotedName("fence_token"), Long.class))
-                .values(id, 10L, 4L).execute();
+                .values(id, 10L, 4L)
+                .execute();
         TokenColumn tokens = TokenColumn.named("fence_token");
 
-        int updated = dsl.transactionResult(trx -> tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 4, Map.of(BALANCE, 10L)));
+        int updated =
+                dsl.transactionResult(trx -> tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 4, Map.of(BALANCE, 10L)));
 
         assertThat(updated).isEqualTo(1);
         int newer = dsl.transactionResult(trx -> tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 5, Map.of(BALANCE, 10L)));
-        assertThat(newer).as("a newer token changes the token column, so it counts").isEqualTo(1);
-        assertThrows(StaleTokenException.class, () -> dsl.transaction(
-                trx -> tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 4, Map.of(BALANCE, 10L))));
+        assertThat(newer)
+                .as("a newer token changes the token column, so it counts")
+                .isEqualTo(1);
+        assertThrows(
+                StaleTokenException.class,
+                () -> dsl.transaction(trx -> tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 4, Map.of(BALANCE, 10L))));
     }
 
     @Test

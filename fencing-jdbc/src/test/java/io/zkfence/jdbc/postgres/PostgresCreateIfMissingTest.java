@@ -39,15 +39,19 @@ class PostgresCreateIfMissingTest {
     @Test
     void createIfMissingSucceedsWhenAnotherProcessCreatesTheTableAtTheSameTime() throws Exception {
         String table = "fences_" + UUID.randomUUID().toString().replace("-", "");
-        JdbcFence fence = JdbcFence.create(engine.dataSource(), FenceConfig.builder(FenceDialect.POSTGRES).table(table).build());
+        JdbcFence fence = JdbcFence.create(
+                engine.dataSource(),
+                FenceConfig.builder(FenceDialect.POSTGRES).table(table).build());
         Future<?> second;
-        try (Connection otherPod = engine.connection(); Statement s = otherPod.createStatement()) {
+        try (Connection otherPod = engine.connection();
+                Statement s = otherPod.createStatement()) {
             otherPod.setAutoCommit(false);
             s.execute(FenceDialect.POSTGRES.ddl().replace("zkfence_fence", table)); // created, not yet committed
 
             second = executor.submit(fence::createIfMissing);
             Awaitility.await("createIfMissing waiting on the other creator's catalog rows")
-                    .atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                    .atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(20))
                     .until(() -> engine.lockWaiters() > 0);
             otherPod.commit();
             otherPod.setAutoCommit(true);
@@ -62,8 +66,11 @@ class PostgresCreateIfMissingTest {
     @Test
     void createIfMissingStillFailsWhenTheTableIsReallyNotThere() throws SQLException {
         // A name PostgreSQL cannot create (a missing schema): the error is not swallowed.
-        JdbcFence fence = JdbcFence.create(engine.dataSource(),
-                FenceConfig.builder(FenceDialect.POSTGRES).schema("no_such_schema").build());
+        JdbcFence fence = JdbcFence.create(
+                engine.dataSource(),
+                FenceConfig.builder(FenceDialect.POSTGRES)
+                        .schema("no_such_schema")
+                        .build());
 
         org.junit.jupiter.api.Assertions.assertThrows(io.zkfence.jdbc.FenceException.class, fence::createIfMissing);
     }

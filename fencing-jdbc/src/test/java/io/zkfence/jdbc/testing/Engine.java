@@ -2,8 +2,8 @@ package io.zkfence.jdbc.testing;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.FenceDialect;
+import io.zkfence.jdbc.JooqFence;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -34,8 +34,10 @@ public abstract class Engine implements AutoCloseable {
         // Races hold up to three transactions open at once, plus an observer.
         config.setMaximumPoolSize(8);
         this.pool = new HikariDataSource(config);
-        execute("create table if not exists zk_ledger (resource_key varchar(255) not null, writer varchar(64) not null)");
-        execute("create table if not exists zk_account (id bigint primary key, balance bigint not null, fence_token bigint)");
+        execute(
+                "create table if not exists zk_ledger (resource_key varchar(255) not null, writer varchar(64) not null)");
+        execute(
+                "create table if not exists zk_account (id bigint primary key, balance bigint not null, fence_token bigint)");
     }
 
     public abstract String name();
@@ -91,8 +93,9 @@ public abstract class Engine implements AutoCloseable {
     }
 
     public int lockWaiters() {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery(lockWaitersSql())) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(lockWaitersSql())) {
             rs.next();
             return rs.getInt(1);
         } catch (SQLException e) {
@@ -101,7 +104,8 @@ public abstract class Engine implements AutoCloseable {
     }
 
     public final void execute(String sql) {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException(getClass().getSimpleName() + ": " + sql, e);

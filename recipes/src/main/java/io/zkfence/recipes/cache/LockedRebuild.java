@@ -42,8 +42,8 @@ final class LockedRebuild<V> {
         try {
             lease = lock.acquire(lockWait);
         } catch (AcquireTimeoutException e) {
-            throw new CacheRebuildTimeoutException(key, lockWait,
-                    "another process held the rebuild lock '" + lock.name() + "' for the whole wait", e);
+            throw new CacheRebuildTimeoutException(
+                    key, lockWait, "another process held the rebuild lock '" + lock.name() + "' for the whole wait", e);
         } catch (LockException e) {
             throw new CacheRebuildException(key, "could not take the rebuild lock '" + lock.name() + "'", e);
         }
@@ -60,10 +60,14 @@ final class LockedRebuild<V> {
                 return value;
             }
             // Our lease ended while the loader ran and a newer rebuilder wrote first: its value wins.
-            log.warn("rebuild of cache key '{}' with token {} was fenced off: a newer rebuild had written; serving that", key,
+            log.warn(
+                    "rebuild of cache key '{}' with token {} was fenced off: a newer rebuild had written; serving that",
+                    key,
                     lease.token());
-            return read(key).map(CachedValue::value).orElseThrow(() -> new CacheRebuildException(key,
-                    "the store rejected token " + lease.token() + " as stale but holds no value", null));
+            return read(key)
+                    .map(CachedValue::value)
+                    .orElseThrow(() -> new CacheRebuildException(
+                            key, "the store rejected token " + lease.token() + " as stale but holds no value", null));
         }
     }
 
@@ -96,7 +100,8 @@ final class LockedRebuild<V> {
         } catch (CacheRebuildException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw new CacheRebuildException(key, "writing the rebuilt value with token " + value.token() + " failed", e);
+            throw new CacheRebuildException(
+                    key, "writing the rebuilt value with token " + value.token() + " failed", e);
         }
     }
 }

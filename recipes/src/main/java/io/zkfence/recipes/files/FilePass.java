@@ -13,8 +13,12 @@ import java.util.List;
  *                     this worker's writes
  * @param failed       files whose task threw; they are left for the next pass
  */
-public record FilePass(List<String> processed, List<String> alreadyDone, List<String> claimedElsewhere,
-        List<String> lostToNewer, List<String> failed) {
+public record FilePass(
+        List<String> processed,
+        List<String> alreadyDone,
+        List<String> claimedElsewhere,
+        List<String> lostToNewer,
+        List<String> failed) {
 
     public FilePass {
         processed = List.copyOf(processed);

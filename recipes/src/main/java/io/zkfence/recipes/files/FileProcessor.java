@@ -80,8 +80,8 @@ public final class FileProcessor {
      * A processor. {@code output} writes the outputs (fenced); {@code fence} and {@code database}
      * record completions (the same database; the completion table lives beside the fence table).
      */
-    public static Builder builder(LockClient locks, S3Client s3, FencedBucket output, JdbcFence fence,
-            DataSource database, FileTask task) {
+    public static Builder builder(
+            LockClient locks, S3Client s3, FencedBucket output, JdbcFence fence, DataSource database, FileTask task) {
         return new Builder(locks, s3, output, fence, database, task);
     }
 
@@ -90,8 +90,10 @@ public final class FileProcessor {
      * The fence table is the {@link JdbcFence}'s: create it with {@link JdbcFence#createIfMissing()}.
      */
     public void createCompletionTableIfMissing() {
-        try (Connection c = database.getConnection(); Statement s = c.createStatement()) {
-            s.execute("create table if not exists " + table + " (file_key varchar(1024) primary key, token bigint not null,"
+        try (Connection c = database.getConnection();
+                Statement s = c.createStatement()) {
+            s.execute("create table if not exists " + table
+                    + " (file_key varchar(1024) primary key, token bigint not null,"
                     + " output_key varchar(1100) not null, done_at timestamp default current_timestamp not null)");
         } catch (SQLException e) {
             throw new IllegalStateException("creating completion table " + table + " failed: " + e.getMessage(), e);
@@ -125,7 +127,10 @@ public final class FileProcessor {
                 }
                 byte[] result;
                 try {
-                    result = task.process(key, s3.getObjectAsBytes(b -> b.bucket(inputBucket).key(key)).asByteArray(),
+                    result = task.process(
+                            key,
+                            s3.getObjectAsBytes(b -> b.bucket(inputBucket).key(key))
+                                    .asByteArray(),
                             lease.token());
                 } catch (RuntimeException e) {
                     log.warn("processing {} failed; it stays for the next pass", key, e);
@@ -150,12 +155,13 @@ public final class FileProcessor {
             fence.inTransaction(fenceKey(key), token, connection -> {
                 // Replaces a record an older claim made in the window before this one's output (the
                 // fence admits this token, so it is the newest): the row names the output's token.
-                try (PreparedStatement del = connection.prepareStatement("delete from " + table + " where file_key = ?")) {
+                try (PreparedStatement del =
+                        connection.prepareStatement("delete from " + table + " where file_key = ?")) {
                     del.setString(1, key);
                     del.executeUpdate();
                 }
-                try (PreparedStatement ins = connection.prepareStatement("insert into " + table
-                        + " (file_key, token, output_key) values (?, ?, ?)")) {
+                try (PreparedStatement ins = connection.prepareStatement(
+                        "insert into " + table + " (file_key, token, output_key) values (?, ?, ?)")) {
                     ins.setString(1, key);
                     ins.setLong(2, token);
                     ins.setString(3, outputKey);
@@ -164,8 +170,12 @@ public final class FileProcessor {
             });
             return true;
         } catch (StaleTokenException newer) {
-            log.warn("file {}: a newer claim (token {}) got there first; this worker's late result (token {}) was"
-                    + " rejected by the fence", key, newer.storedToken(), token);
+            log.warn(
+                    "file {}: a newer claim (token {}) got there first; this worker's late result (token {}) was"
+                            + " rejected by the fence",
+                    key,
+                    newer.storedToken(),
+                    token);
             return false;
         }
     }
@@ -185,12 +195,15 @@ public final class FileProcessor {
     private List<String> inputKeys() {
         List<String> keys = new ArrayList<>();
         s3.listObjectsV2Paginator(b -> b.bucket(inputBucket).prefix(inputPrefix)).contents().stream()
-                .map(S3Object::key).filter(k -> !k.endsWith("/")).forEach(keys::add);
+                .map(S3Object::key)
+                .filter(k -> !k.endsWith("/"))
+                .forEach(keys::add);
         return keys;
     }
 
     private FencedLock lockFor(String key) {
-        FencedLock lock = locks.lock(shortened(LOCK_PREFIX, key, MAX_LOCK_NAME_BYTES)).nonReentrant();
+        FencedLock lock =
+                locks.lock(shortened(LOCK_PREFIX, key, MAX_LOCK_NAME_BYTES)).nonReentrant();
         return maxHold == null ? lock : lock.withMaxHold(maxHold);
     }
 
@@ -201,7 +214,8 @@ public final class FileProcessor {
     /** {@code prefix + key}, or {@code prefix + "sha256:" + digest} when that would be too long. */
     static String shortened(String prefix, String key, int maxBytes) {
         String plain = prefix + key;
-        if (plain.getBytes(StandardCharsets.UTF_8).length <= maxBytes && plain.chars().noneMatch(Character::isISOControl)) {
+        if (plain.getBytes(StandardCharsets.UTF_8).length <= maxBytes
+                && plain.chars().noneMatch(Character::isISOControl)) {
             return plain;
         }
         try {
@@ -226,7 +240,12 @@ public final class FileProcessor {
         private String table = "zkfence_file_done";
         private Duration maxHold;
 
-        private Builder(LockClient locks, S3Client s3, FencedBucket output, JdbcFence fence, DataSource database,
+        private Builder(
+                LockClient locks,
+                S3Client s3,
+                FencedBucket output,
+                JdbcFence fence,
+                DataSource database,
                 FileTask task) {
             this.locks = Objects.requireNonNull(locks, "locks");
             this.s3 = Objects.requireNonNull(s3, "s3");
@@ -272,12 +291,13 @@ public final class FileProcessor {
             }
             Objects.requireNonNull(inputPrefix, "input prefix");
             if (outputPrefix == null || outputPrefix.isEmpty()) {
-                throw new IllegalArgumentException("outputPrefix is required and must not be empty (outputs must not"
-                        + " land on the inputs)");
+                throw new IllegalArgumentException(
+                        "outputPrefix is required and must not be empty (outputs must not" + " land on the inputs)");
             }
             if (output.config().bucket().equals(inputBucket) && outputPrefix.startsWith(inputPrefix)) {
-                throw new IllegalArgumentException("outputPrefix \"" + outputPrefix + "\" lies under the input prefix \""
-                        + inputPrefix + "\" of the same bucket: outputs would be processed as inputs");
+                throw new IllegalArgumentException(
+                        "outputPrefix \"" + outputPrefix + "\" lies under the input prefix \"" + inputPrefix
+                                + "\" of the same bucket: outputs would be processed as inputs");
             }
             if (table == null || !TABLE.matcher(table).matches()) {
                 throw new IllegalArgumentException("completionTable must be a plain SQL identifier (letters, digits,"

@@ -60,6 +60,7 @@ public final class JobRun {
 
     @Override
     public String toString() {
-        return "JobRun{job=" + jobName + ", occurrence=" + occurrence + ", token=" + token() + ", state=" + lease.state() + "}";
+        return "JobRun{job=" + jobName + ", occurrence=" + occurrence + ", token=" + token() + ", state="
+                + lease.state() + "}";
     }
 }

@@ -51,6 +51,7 @@ public final class JobRunner implements AutoCloseable {
     private final Clock clock;
     /** Releases waiting for their hold-at-least to pass, so close() can do them at once. */
     private final Set<Lease> holding = ConcurrentHashMap.newKeySet();
+
     private final Set<JobSchedule> schedules = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
@@ -97,8 +98,8 @@ public final class JobRunner implements AutoCloseable {
      */
     public JobOutcome runOnce(RunOnceJob job, String occurrence, JobTask task) {
         if (occurrence == null || occurrence.isBlank()) {
-            throw new IllegalArgumentException("occurrence must not be null or blank (job '"
-                    + (job == null ? null : job.name()) + "')");
+            throw new IllegalArgumentException(
+                    "occurrence must not be null or blank (job '" + (job == null ? null : job.name()) + "')");
         }
         return run(job, occurrence, null, task);
     }
@@ -116,13 +117,15 @@ public final class JobRunner implements AutoCloseable {
      *
      * @throws IllegalArgumentException if {@code period} is shorter than 1 ms
      */
-    public JobSchedule scheduleAtFixedRate(ScheduledExecutorService executor, RunOnceJob job, Duration period, JobTask task) {
+    public JobSchedule scheduleAtFixedRate(
+            ScheduledExecutorService executor, RunOnceJob job, Duration period, JobTask task) {
         Objects.requireNonNull(executor, "executor");
         Objects.requireNonNull(job, "job");
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(period, "period");
         if (period.toMillis() < 1) {
-            throw new IllegalArgumentException("period must be at least 1 ms, was " + period + " (job '" + job.name() + "')");
+            throw new IllegalArgumentException(
+                    "period must be at least 1 ms, was " + period + " (job '" + job.name() + "')");
         }
         if (closed) {
             throw new IllegalStateException("JobRunner is closed (job '" + job.name() + "')");
@@ -169,7 +172,8 @@ public final class JobRunner implements AutoCloseable {
         Objects.requireNonNull(job, "job");
         Objects.requireNonNull(task, "task");
         if (closed) {
-            throw new IllegalStateException("JobRunner is closed (job '" + job.name() + "', occurrence " + occurrence + ")");
+            throw new IllegalStateException(
+                    "JobRunner is closed (job '" + job.name() + "', occurrence " + occurrence + ")");
         }
         // Never re-entrant: lock-core would hand a thread that still holds this occurrence (its
         // hold-at-least, a nested call, another runner on the same client) the same grant again,
@@ -186,7 +190,9 @@ public final class JobRunner implements AutoCloseable {
         long started = System.nanoTime();
         Optional<Lease> acquired = lock.tryAcquire();
         if (acquired.isEmpty()) {
-            log.debug("job '{}' occurrence {} is taken (by another replica, or still held by this one)", job.name(),
+            log.debug(
+                    "job '{}' occurrence {} is taken (by another replica, or still held by this one)",
+                    job.name(),
                     occurrence);
             return JobOutcome.TAKEN;
         }
@@ -202,8 +208,12 @@ public final class JobRunner implements AutoCloseable {
             task.run(new JobRun(job.name(), occurrence, lease));
         } finally {
             if (lease.state() == LeaseState.LOST) {
-                log.warn("job '{}' occurrence {} (token {}) lost its lease while running: {}", job.name(), occurrence,
-                        lease.token(), lease.endReason().orElse("lease lost"));
+                log.warn(
+                        "job '{}' occurrence {} (token {}) lost its lease while running: {}",
+                        job.name(),
+                        occurrence,
+                        lease.token(),
+                        lease.endReason().orElse("lease lost"));
             }
             finish(lease, job.holdAtLeast(), started);
         }
@@ -218,8 +228,12 @@ public final class JobRunner implements AutoCloseable {
     }
 
     private JobOutcome misfire(RunOnceJob job, String occurrence, Instant scheduledAt) {
-        log.info("job '{}' occurrence {} misfired: reached at {}, more than {} after its time; skipped", job.name(),
-                occurrence, clock.instant(), job.misfireThreshold().orElseThrow());
+        log.info(
+                "job '{}' occurrence {} misfired: reached at {}, more than {} after its time; skipped",
+                job.name(),
+                occurrence,
+                clock.instant(),
+                job.misfireThreshold().orElseThrow());
         return JobOutcome.MISFIRED;
     }
 
@@ -231,7 +245,9 @@ public final class JobRunner implements AutoCloseable {
             return;
         }
         holding.add(lease);
-        Executor later = CompletableFuture.delayedExecutor(remaining, TimeUnit.NANOSECONDS,
+        Executor later = CompletableFuture.delayedExecutor(
+                remaining,
+                TimeUnit.NANOSECONDS,
                 r -> Thread.ofVirtual().name("zkfence-job-release").start(r));
         later.execute(() -> release(lease));
         if (closed) {

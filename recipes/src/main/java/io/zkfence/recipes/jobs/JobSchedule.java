@@ -33,7 +33,12 @@ public final class JobSchedule {
     private Instant next;
     private boolean cancelled;
 
-    JobSchedule(JobRunner runner, ScheduledExecutorService executor, RunOnceJob job, Duration period, JobTask task,
+    JobSchedule(
+            JobRunner runner,
+            ScheduledExecutorService executor,
+            RunOnceJob job,
+            Duration period,
+            JobTask task,
             Clock clock) {
         this.runner = runner;
         this.executor = executor;

@@ -147,37 +147,42 @@ public final class RunOnceJob {
                 throw new IllegalArgumentException("job name must not be null or blank");
             }
             if (name.chars().anyMatch(Character::isISOControl)) {
-                throw new IllegalArgumentException("job name must not contain control characters: \"" + name.strip() + "\"");
+                throw new IllegalArgumentException(
+                        "job name must not contain control characters: \"" + name.strip() + "\"");
             }
             Objects.requireNonNull(holdAtLeast, "holdAtLeast must not be null");
             if (holdAtLeast.isNegative() || holdAtLeast.compareTo(MAX_HOLD) > 0) {
-                throw new IllegalArgumentException("holdAtLeast must be between 0 and 1 day, was " + holdAtLeast
-                        + " (job '" + name + "')");
+                throw new IllegalArgumentException(
+                        "holdAtLeast must be between 0 and 1 day, was " + holdAtLeast + " (job '" + name + "')");
             }
             if (maxHold != null) {
                 if (maxHold.isNegative() || maxHold.isZero() || maxHold.compareTo(MAX_HOLD) > 0) {
-                    throw new IllegalArgumentException("maxHold must be more than 0 and at most 1 day, was " + maxHold
-                            + " (job '" + name + "')");
+                    throw new IllegalArgumentException(
+                            "maxHold must be more than 0 and at most 1 day, was " + maxHold + " (job '" + name + "')");
                 }
                 if (!holdAtLeast.isZero() && maxHold.compareTo(holdAtLeast.plus(MIN_HOLD_MARGIN)) < 0) {
                     throw new IllegalArgumentException("maxHold (" + maxHold + ") must be at least "
-                            + MIN_HOLD_MARGIN.toSeconds() + " s longer than holdAtLeast (" + holdAtLeast + "): a run that"
+                            + MIN_HOLD_MARGIN.toSeconds() + " s longer than holdAtLeast (" + holdAtLeast
+                            + "): a run that"
                             + " finishes early is released by a timer when holdAtLeast ends, while maxHold's timer, started"
                             + " at about the same moment, ends the lease as LOST; without a margin maxHold wins that race"
-                            + " (timers fire late on a busy machine) and runs end LOST instead of RELEASED (job '" + name
+                            + " (timers fire late on a busy machine) and runs end LOST instead of RELEASED (job '"
+                            + name
                             + "')");
                 }
             }
             if (misfireThreshold != null) {
                 if (misfireThreshold.isNegative() || misfireThreshold.isZero()) {
-                    throw new IllegalArgumentException("misfireThreshold must be more than 0, was " + misfireThreshold
-                            + " (job '" + name + "')");
+                    throw new IllegalArgumentException(
+                            "misfireThreshold must be more than 0, was " + misfireThreshold + " (job '" + name + "')");
                 }
                 if (misfireThreshold.compareTo(holdAtLeast) > 0) {
-                    throw new IllegalArgumentException("misfireThreshold (" + misfireThreshold + ") must not be longer than"
-                            + " holdAtLeast (" + holdAtLeast + "): a replica reaching the occurrence that late could find it"
-                            + " already released and run it again; set holdAtLeast >= misfireThreshold + 2 x the clock skew"
-                            + " between replicas (job '" + name + "')");
+                    throw new IllegalArgumentException(
+                            "misfireThreshold (" + misfireThreshold + ") must not be longer than"
+                                    + " holdAtLeast (" + holdAtLeast
+                                    + "): a replica reaching the occurrence that late could find it"
+                                    + " already released and run it again; set holdAtLeast >= misfireThreshold + 2 x the clock skew"
+                                    + " between replicas (job '" + name + "')");
                 }
             }
             return new RunOnceJob(this);

@@ -57,9 +57,15 @@ final class Candidate {
         this.lock = lock;
         this.listeners = List.copyOf(listeners);
         this.revokeTimeout = revokeTimeout;
-        this.worker = Thread.ofPlatform().daemon().name("zkfence-election-" + lock.name()).unstarted(this::run);
+        this.worker = Thread.ofPlatform()
+                .daemon()
+                .name("zkfence-election-" + lock.name())
+                .unstarted(this::run);
         this.events = Executors.newSingleThreadExecutor(r -> {
-            Thread t = Thread.ofPlatform().daemon().name("zkfence-election-events-" + lock.name()).unstarted(r);
+            Thread t = Thread.ofPlatform()
+                    .daemon()
+                    .name("zkfence-election-events-" + lock.name())
+                    .unstarted(r);
             eventThread = t;
             return t;
         });
@@ -116,7 +122,9 @@ final class Candidate {
         try {
             worker.join(revokeTimeout.plus(CLOSE_MARGIN).toMillis());
             if (worker.isAlive()) {
-                log.warn("leader election '{}' did not finish closing within {}; it goes on in the background", lockName(),
+                log.warn(
+                        "leader election '{}' did not finish closing within {}; it goes on in the background",
+                        lockName(),
                         revokeTimeout.plus(CLOSE_MARGIN));
             }
         } catch (InterruptedException e) {
@@ -147,7 +155,8 @@ final class Candidate {
                     return;
                 } catch (RuntimeException e) {
                     long delayMs = backoff.next().toMillis();
-                    log.warn("leader election '{}' could not join the queue; retrying in {} ms", lockName(), delayMs, e);
+                    log.warn(
+                            "leader election '{}' could not join the queue; retrying in {} ms", lockName(), delayMs, e);
                     pause(delayMs);
                     continue;
                 } finally {
@@ -189,7 +198,11 @@ final class Candidate {
             // client was closed under the election. Either way the term was taken away, so the
             // listeners hear lost(); ended() reports the lease's real final state, as state() does.
             LeaseState end = lease.ended().toCompletableFuture().join();
-            log.warn("leader of '{}' lost term {} ({}): {}", lockName(), term.term(), end,
+            log.warn(
+                    "leader of '{}' lost term {} ({}): {}",
+                    lockName(),
+                    term.term(),
+                    end,
                     lease.endReason().orElse("lease ended"));
             // Not released: the lease is over already (lock-core deleted what was left of its
             // node), and an unreleased handle keeps reporting LOST rather than RELEASED.
@@ -198,7 +211,10 @@ final class Candidate {
             term.finish(end);
             return;
         }
-        log.info("leader of '{}' gives up term {} ({})", lockName(), term.term(),
+        log.info(
+                "leader of '{}' gives up term {} ({})",
+                lockName(),
+                term.term(),
                 cause == Leadership.EndCause.STEP_DOWN ? "stepped down" : "election closed");
         awaitListeners(term, "revoked()", dispatch(l -> l.revoked(term)));
         lease.release();
@@ -222,8 +238,12 @@ final class Candidate {
         try {
             calls.get(revokeTimeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            log.warn("{} of '{}' term {} did not return within the revoke timeout {}; going on without it", what, lockName(),
-                    term.term(), revokeTimeout);
+            log.warn(
+                    "{} of '{}' term {} did not return within the revoke timeout {}; going on without it",
+                    what,
+                    lockName(),
+                    term.term(),
+                    revokeTimeout);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException e) {

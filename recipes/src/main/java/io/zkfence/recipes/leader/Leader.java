@@ -8,5 +8,4 @@ package io.zkfence.recipes.leader;
  * @param ownerId the leader's lock-client owner id (see {@code LockClientConfig.ownerId})
  * @param term    the leader's term: its fencing token, strictly increasing across leaders
  */
-public record Leader(String ownerId, long term) {
-}
+public record Leader(String ownerId, long term) {}

@@ -31,7 +31,9 @@ public final class Leadership {
     /** Why the election's worker stops serving a term. */
     enum EndCause {
         /** The lease ended by itself: lost, or released by closing the lock client. */
-        LEASE_ENDED, STEP_DOWN, CLOSE
+        LEASE_ENDED,
+        STEP_DOWN,
+        CLOSE
     }
 
     private final String electionName;

@@ -28,12 +28,10 @@ public interface LeadershipListener {
      * process being able to know. Pause writes; the term either {@linkplain #resumed resumes} or
      * is {@linkplain #lost lost}.
      */
-    default void suspended(Leadership leadership) {
-    }
+    default void suspended(Leadership leadership) {}
 
     /** The connection came back with the session alive: still the leader, writes may go on. */
-    default void resumed(Leadership leadership) {
-    }
+    default void resumed(Leadership leadership) {}
 
     /**
      * The term is ending because this candidate {@linkplain Leadership#stepDown() stepped down}
@@ -41,8 +39,7 @@ public interface LeadershipListener {
      * after this returns, so the term is still valid while it runs (unless the session expires
      * meanwhile): finish or hand over, then return; then the next candidate is elected.
      */
-    default void revoked(Leadership leadership) {
-    }
+    default void revoked(Leadership leadership) {}
 
     /**
      * The term was taken away: the ZooKeeper session expired (a pause, a partition), the

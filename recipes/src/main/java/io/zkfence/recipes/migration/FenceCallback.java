@@ -101,11 +101,21 @@ final class FenceCallback implements Callback {
         } catch (LeaseSuspendedException e) {
             // Not fenced: nobody is known to have taken over. The runner cannot tell whether its
             // session is alive, so it stops before the step; the next runner retries it.
-            throw keep(new MigrationFailedException(lockName, lease.token(), "the connection to ZooKeeper was still"
-                    + " suspended before " + step + " (waited up to the lease TTL, " + lease.ttl().toMillis()
-                    + " ms); the step was not run", e));
+            throw keep(new MigrationFailedException(
+                    lockName,
+                    lease.token(),
+                    "the connection to ZooKeeper was still"
+                            + " suspended before " + step + " (waited up to the lease TTL, "
+                            + lease.ttl().toMillis()
+                            + " ms); the step was not run",
+                    e));
         } catch (LockException e) {
-            throw fenced(step, 0, "its lease is " + lease.state() + lease.endReason().map(r -> " (" + r + ")").orElse(""), e);
+            throw fenced(
+                    step,
+                    0,
+                    "its lease is " + lease.state()
+                            + lease.endReason().map(r -> " (" + r + ")").orElse(""),
+                    e);
         }
     }
 

@@ -128,9 +128,14 @@ public final class FencedFlyway {
         try (lease) {
             FenceCallback callback = new FenceCallback(lockName, fenceKey, fence(token), lease, createFenceTable);
             MigrateResult result = run(flyway(callback), callback, token);
-            String version = result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
-            log.info("migration runner with token {} on '{}' applied {} migrations; schema version {}", token, lockName,
-                    result.migrationsExecuted, version);
+            String version =
+                    result.targetSchemaVersion != null ? result.targetSchemaVersion : result.initialSchemaVersion;
+            log.info(
+                    "migration runner with token {} on '{}' applied {} migrations; schema version {}",
+                    token,
+                    lockName,
+                    result.migrationsExecuted,
+                    version);
             return new MigrationReport(lockName, token, waited, result.migrationsExecuted, version, result);
         }
     }
@@ -156,7 +161,8 @@ public final class FencedFlyway {
     }
 
     private Flyway flyway(Callback fenceCallback) {
-        Callback[] callbacks = Stream.concat(Arrays.stream(flywayConfiguration.getCallbacks()), Stream.of(fenceCallback))
+        Callback[] callbacks = Stream.concat(
+                        Arrays.stream(flywayConfiguration.getCallbacks()), Stream.of(fenceCallback))
                 .toArray(Callback[]::new);
         return Flyway.configure(flywayConfiguration.getClassLoader())
                 .configuration(flywayConfiguration)
@@ -173,7 +179,8 @@ public final class FencedFlyway {
                 try {
                     f = JdbcFence.create(flywayConfiguration.getDataSource());
                 } catch (RuntimeException e) {
-                    throw new MigrationFailedException(lockName, token, "cannot set up the fence on Flyway's data source", e);
+                    throw new MigrationFailedException(
+                            lockName, token, "cannot set up the fence on Flyway's data source", e);
                 }
             }
             fence = f;
@@ -183,7 +190,10 @@ public final class FencedFlyway {
 
     private String holder(FencedLock lock) {
         try {
-            return lock.inspect().holder().map(h -> h.ownerId() + " (token " + h.token() + ")").orElse(null);
+            return lock.inspect()
+                    .holder()
+                    .map(h -> h.ownerId() + " (token " + h.token() + ")")
+                    .orElse(null);
         } catch (RuntimeException e) {
             log.debug("could not read the holder of '{}'", lockName, e);
             return null;
@@ -256,8 +266,8 @@ public final class FencedFlyway {
                         + " characters and not blank, was \"" + fenceKey + "\" (migration lock '" + lockName + "')");
             }
             if (fenceKey == null && lockName.length() > JdbcFence.MAX_KEY_LENGTH) {
-                throw new IllegalArgumentException("lockName is longer than a fence key may be (" + JdbcFence.MAX_KEY_LENGTH
-                        + " characters); set fenceKey (migration lock '" + lockName + "')");
+                throw new IllegalArgumentException("lockName is longer than a fence key may be ("
+                        + JdbcFence.MAX_KEY_LENGTH + " characters); set fenceKey (migration lock '" + lockName + "')");
             }
             Objects.requireNonNull(waitTimeout, "waitTimeout must not be null");
             if (waitTimeout.compareTo(Duration.ofMillis(1)) < 0 || waitTimeout.compareTo(MAX_WAIT) > 0) {
@@ -266,8 +276,9 @@ public final class FencedFlyway {
             }
             DataSource ds = configuration.getDataSource();
             if (fence == null && ds == null) {
-                throw new IllegalArgumentException("the Flyway configuration has no data source, so no fence can be set up on"
-                        + " it; configure one or pass fence(...) (migration lock '" + lockName + "')");
+                throw new IllegalArgumentException(
+                        "the Flyway configuration has no data source, so no fence can be set up on"
+                                + " it; configure one or pass fence(...) (migration lock '" + lockName + "')");
             }
             return new FencedFlyway(this);
         }

@@ -13,7 +13,10 @@ public final class MigrationFailedException extends MigrationException {
     private static final long serialVersionUID = 1L;
 
     MigrationFailedException(String lockName, long token, String message, Throwable cause) {
-        super(lockName, token, message + " (migration lock '" + lockName + "', token " + token + "): "
-                + cause.getMessage(), cause);
+        super(
+                lockName,
+                token,
+                message + " (migration lock '" + lockName + "', token " + token + "): " + cause.getMessage(),
+                cause);
     }
 }

@@ -16,10 +16,14 @@ public final class MigrationFencedException extends MigrationException {
     private final String migration;
     private final long storedToken;
 
-    MigrationFencedException(String lockName, long token, String migration, long storedToken, String reason,
-            Throwable cause) {
-        super(lockName, token, "migration runner with token " + token + " on lock '" + lockName + "' was fenced out at "
-                + migration + ": " + reason, cause);
+    MigrationFencedException(
+            String lockName, long token, String migration, long storedToken, String reason, Throwable cause) {
+        super(
+                lockName,
+                token,
+                "migration runner with token " + token + " on lock '" + lockName + "' was fenced out at " + migration
+                        + ": " + reason,
+                cause);
         this.migration = migration;
         this.storedToken = storedToken;
     }

@@ -17,8 +17,11 @@ public final class MigrationLockTimeoutException extends MigrationException {
     private final String holder;
 
     MigrationLockTimeoutException(String lockName, Duration waited, String holder, Throwable cause) {
-        super(lockName, "timed out after " + waited.toMillis() + " ms waiting for migration lock '" + lockName + "'"
-                + (holder == null ? "" : ", held by " + holder) + "; the schema may not be current", cause);
+        super(
+                lockName,
+                "timed out after " + waited.toMillis() + " ms waiting for migration lock '" + lockName + "'"
+                        + (holder == null ? "" : ", held by " + holder) + "; the schema may not be current",
+                cause);
         this.waited = waited;
         this.holder = holder;
     }

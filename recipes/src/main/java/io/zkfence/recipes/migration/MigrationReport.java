@@ -16,6 +16,10 @@ import org.flywaydb.core.api.output.MigrateResult;
  *                           a schema with no versioned migration)
  * @param flywayResult       Flyway's own result of the {@code migrate()} call
  */
-public record MigrationReport(String lockName, long token, Duration waited, int migrationsExecuted,
-        String schemaVersion, MigrateResult flywayResult) {
-}
+public record MigrationReport(
+        String lockName,
+        long token,
+        Duration waited,
+        int migrationsExecuted,
+        String schemaVersion,
+        MigrateResult flywayResult) {}

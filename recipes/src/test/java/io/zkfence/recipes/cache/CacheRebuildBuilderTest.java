@@ -32,21 +32,32 @@ class CacheRebuildBuilderTest extends ZooKeeperTestBase {
 
     static Stream<Arguments> badKnobs() {
         return Stream.of(
-                Arguments.of("freshFor", (UnaryOperator<CacheRebuild.Builder<String>>) b -> b.freshFor(Duration.ZERO),
+                Arguments.of(
+                        "freshFor",
+                        (UnaryOperator<CacheRebuild.Builder<String>>) b -> b.freshFor(Duration.ZERO),
                         "freshFor must be between 1 ms and 30 days, was PT0S"),
-                Arguments.of("freshFor", (UnaryOperator<CacheRebuild.Builder<String>>) b -> b.freshFor(null),
+                Arguments.of(
+                        "freshFor",
+                        (UnaryOperator<CacheRebuild.Builder<String>>) b -> b.freshFor(null),
                         "freshFor must not be null"),
-                Arguments.of("maxStaleness", (UnaryOperator<CacheRebuild.Builder<String>>) b -> b.maxStaleness(Duration.ofSeconds(-1)),
+                Arguments.of(
+                        "maxStaleness",
+                        (UnaryOperator<CacheRebuild.Builder<String>>) b -> b.maxStaleness(Duration.ofSeconds(-1)),
                         "maxStaleness must be between 0 and 30 days, was PT-1S"),
-                Arguments.of("waitTimeout", (UnaryOperator<CacheRebuild.Builder<String>>) b -> b.waitTimeout(Duration.ofHours(2)),
+                Arguments.of(
+                        "waitTimeout",
+                        (UnaryOperator<CacheRebuild.Builder<String>>) b -> b.waitTimeout(Duration.ofHours(2)),
                         "waitTimeout must be between 1 ms and 1 h, was PT2H"),
-                Arguments.of("failureBackoff", (UnaryOperator<CacheRebuild.Builder<String>>) b -> b.failureBackoff(Duration.ofDays(1)),
+                Arguments.of(
+                        "failureBackoff",
+                        (UnaryOperator<CacheRebuild.Builder<String>>) b -> b.failureBackoff(Duration.ofDays(1)),
                         "failureBackoff must be between 0 and 1 h, was PT24H"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("badKnobs")
-    void aBadKnobFailsAtBuildNamingIt(String knob, UnaryOperator<CacheRebuild.Builder<String>> setting, String message) {
+    void aBadKnobFailsAtBuildNamingIt(
+            String knob, UnaryOperator<CacheRebuild.Builder<String>> setting, String message) {
         CacheRebuild.Builder<String> builder = setting.apply(CacheRebuild.builder(client("pod"), UNREACHABLE));
 
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, builder::build);
@@ -56,8 +67,10 @@ class CacheRebuildBuilderTest extends ZooKeeperTestBase {
 
     @Test
     void zeroStalenessAndZeroBackoffAreAllowed() {
-        CacheRebuild<String> cache = CacheRebuild.builder(client("pod"), UNREACHABLE).maxStaleness(Duration.ZERO)
-                .failureBackoff(Duration.ZERO).build();
+        CacheRebuild<String> cache = CacheRebuild.builder(client("pod"), UNREACHABLE)
+                .maxStaleness(Duration.ZERO)
+                .failureBackoff(Duration.ZERO)
+                .build();
 
         assertThat(cache.toString()).contains("maxStaleness=PT0S").contains("failureBackoff=PT0S");
     }
@@ -75,7 +88,8 @@ class CacheRebuildBuilderTest extends ZooKeeperTestBase {
 
     @Test
     void aBlankKeyIsRejected() {
-        CacheRebuild<String> cache = CacheRebuild.builder(client("pod"), UNREACHABLE).build();
+        CacheRebuild<String> cache =
+                CacheRebuild.builder(client("pod"), UNREACHABLE).build();
 
         assertThat(assertThrows(IllegalArgumentException.class, () -> cache.get(" ", () -> "v")))
                 .hasMessageContaining("cache key must not be null or blank");

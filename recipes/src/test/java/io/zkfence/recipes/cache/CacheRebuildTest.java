@@ -33,8 +33,8 @@ class CacheRebuildTest extends CacheTestBase {
     }
 
     /** THREADS_PER_POD callers on every pod at once; {@code calling} counts down as each starts. */
-    private List<CompletableFuture<String>> everyoneGets(List<CacheRebuild<String>> pods, CountDownLatch calling,
-            Supplier<String> loader) {
+    private List<CompletableFuture<String>> everyoneGets(
+            List<CacheRebuild<String>> pods, CountDownLatch calling, Supplier<String> loader) {
         List<CompletableFuture<String>> results = new ArrayList<>();
         for (CacheRebuild<String> pod : pods) {
             for (int t = 0; t < THREADS_PER_POD; t++) {
@@ -53,7 +53,11 @@ class CacheRebuildTest extends CacheTestBase {
 
     /** Waits until no pod holds or waits for the key's rebuild lock: every rebuild has ended. */
     private void allRebuildsEnded() {
-        eventually().until(() -> clients.get(0).inspect(CacheRebuild.lockName(key)).entries().isEmpty());
+        eventually()
+                .until(() -> clients.get(0)
+                        .inspect(CacheRebuild.lockName(key))
+                        .entries()
+                        .isEmpty());
     }
 
     @Test
@@ -99,7 +103,8 @@ class CacheRebuildTest extends CacheTestBase {
         eventually().until(() -> store().read(key).orElseThrow().value().equals("v2"));
         allRebuildsEnded();
         assertThat(loads).hasValue(1);
-        assertThat(pods).allSatisfy(p -> assertThat(p.get(key, () -> "not called")).isEqualTo("v2"));
+        assertThat(pods)
+                .allSatisfy(p -> assertThat(p.get(key, () -> "not called")).isEqualTo("v2"));
     }
 
     @Test
@@ -128,17 +133,24 @@ class CacheRebuildTest extends CacheTestBase {
         CountDownLatch finish = new CountDownLatch(1);
         closeLater((AutoCloseable) finish::countDown);
 
-        CacheRebuildTimeoutException e = assertThrows(CacheRebuildTimeoutException.class, () -> pod.get(key, () -> {
-            await(finish);
-            return "late";
-        }));
+        CacheRebuildTimeoutException e = assertThrows(
+                CacheRebuildTimeoutException.class,
+                () -> pod.get(key, () -> {
+                    await(finish);
+                    return "late";
+                }));
 
         assertThat(e.key()).isEqualTo(key);
         assertThat(e.waited()).isGreaterThanOrEqualTo(waitTimeout);
-        assertThat(e).hasMessageContaining("waitTimeout").hasMessageContaining(key).hasMessageContaining("no value");
+        assertThat(e)
+                .hasMessageContaining("waitTimeout")
+                .hasMessageContaining(key)
+                .hasMessageContaining("no value");
         // The rebuild itself goes on and writes its value for the next caller.
         finish.countDown();
-        eventually().until(() -> store().read(key).map(v -> v.value().equals("late")).orElse(false));
+        eventually()
+                .until(() ->
+                        store().read(key).map(v -> v.value().equals("late")).orElse(false));
     }
 
     @Test
@@ -163,8 +175,11 @@ class CacheRebuildTest extends CacheTestBase {
 
         for (CompletableFuture<String> r : results) {
             CompletionException e = assertThrows(CompletionException.class, r::join);
-            assertThat(e.getCause()).isInstanceOf(CacheRebuildException.class).hasMessageContaining(key)
-                    .hasRootCauseInstanceOf(IllegalStateException.class).hasRootCauseMessage("catalog service down");
+            assertThat(e.getCause())
+                    .isInstanceOf(CacheRebuildException.class)
+                    .hasMessageContaining(key)
+                    .hasRootCauseInstanceOf(IllegalStateException.class)
+                    .hasRootCauseMessage("catalog service down");
         }
         assertThat(loads).hasValue(1);
         assertThat(a.inspect(CacheRebuild.lockName(key)).holder()).isEmpty(); // no lock left behind
@@ -176,22 +191,27 @@ class CacheRebuildTest extends CacheTestBase {
         Duration backoff = Duration.ofSeconds(10);
         CacheRebuild<String> pod = pod(client("pod-0")).failureBackoff(backoff).build();
         AtomicInteger loads = new AtomicInteger();
-        assertThrows(CacheRebuildException.class, () -> pod.get(key, () -> {
-            throw new IllegalStateException("catalog service down");
-        }));
+        assertThrows(
+                CacheRebuildException.class,
+                () -> pod.get(key, () -> {
+                    throw new IllegalStateException("catalog service down");
+                }));
 
-        CacheRebuildException backingOff = assertThrows(CacheRebuildException.class, () -> pod.get(key, () -> {
-            loads.incrementAndGet();
-            return "v1";
-        }));
+        CacheRebuildException backingOff = assertThrows(
+                CacheRebuildException.class,
+                () -> pod.get(key, () -> {
+                    loads.incrementAndGet();
+                    return "v1";
+                }));
         assertThat(backingOff).hasMessageContaining("failureBackoff").hasRootCauseMessage("catalog service down");
         assertThat(loads).hasValue(0);
 
         clock.advance(backoff.plusSeconds(1));
         assertThat(pod.get(key, () -> {
-            loads.incrementAndGet();
-            return "v1";
-        })).isEqualTo("v1");
+                    loads.incrementAndGet();
+                    return "v1";
+                }))
+                .isEqualTo("v1");
         assertThat(loads).hasValue(1);
     }
 }

@@ -35,12 +35,15 @@ abstract class CacheTestBase extends ZooKeeperTestBase {
     }
 
     protected JdbcCacheStore<String> store() {
-        return JdbcCacheStore.create(db, JdbcFence.create(db), JdbcCacheStore.DEFAULT_TABLE, Function.identity(),
-                Function.identity());
+        return JdbcCacheStore.create(
+                db, JdbcFence.create(db), JdbcCacheStore.DEFAULT_TABLE, Function.identity(), Function.identity());
     }
 
     protected CacheRebuild.Builder<String> pod(LockClient client) {
-        return CacheRebuild.builder(client, store()).clock(clock).freshFor(FRESH_FOR).maxStaleness(MAX_STALENESS)
+        return CacheRebuild.builder(client, store())
+                .clock(clock)
+                .freshFor(FRESH_FOR)
+                .maxStaleness(MAX_STALENESS)
                 .waitTimeout(WAIT);
     }
 

@@ -22,8 +22,8 @@ class JdbcCacheStoreTest {
     @BeforeEach
     void freshDatabase() {
         db = PostgresServer.shared().freshDatabase().dataSource();
-        store = JdbcCacheStore.create(db, JdbcFence.create(db), JdbcCacheStore.DEFAULT_TABLE, Function.identity(),
-                Function.identity());
+        store = JdbcCacheStore.create(
+                db, JdbcFence.create(db), JdbcCacheStore.DEFAULT_TABLE, Function.identity(), Function.identity());
         store.createTableIfMissing();
     }
 
@@ -53,7 +53,8 @@ class JdbcCacheStoreTest {
     void theSameTokenMayWriteAgain() {
         store.write("product-list", new CachedValue<>("v1", T0, 10));
 
-        assertThat(store.write("product-list", new CachedValue<>("v1b", T0.plusSeconds(1), 10))).isTrue();
+        assertThat(store.write("product-list", new CachedValue<>("v1b", T0.plusSeconds(1), 10)))
+                .isTrue();
         assertThat(store.read("product-list").orElseThrow().value()).isEqualTo("v1b");
     }
 
@@ -66,8 +67,10 @@ class JdbcCacheStoreTest {
 
     @Test
     void aTableNameThatIsNotAnIdentifierIsRejectedNamingIt() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> JdbcCacheStore.create(db,
-                JdbcFence.create(db), "cache; drop table x", Function.identity(), Function.identity()));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> JdbcCacheStore.create(
+                        db, JdbcFence.create(db), "cache; drop table x", Function.identity(), Function.identity()));
 
         assertThat(e).hasMessageContaining("table").hasMessageContaining("cache; drop table x");
     }

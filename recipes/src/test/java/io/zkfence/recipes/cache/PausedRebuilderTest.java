@@ -45,6 +45,7 @@ class PausedRebuilderTest extends CacheTestBase {
         // Its write carried the older token: the fence rejected it, and it serves the newer value.
         assertThat(pausedGet.join()).isEqualTo("new");
         assertThat(store().read(key).orElseThrow()).isEqualTo(newer);
-        assertThat(JdbcFence.create(db).currentToken(CacheRebuild.lockName(key))).hasValue(newer.token());
+        assertThat(JdbcFence.create(db).currentToken(CacheRebuild.lockName(key)))
+                .hasValue(newer.token());
     }
 }

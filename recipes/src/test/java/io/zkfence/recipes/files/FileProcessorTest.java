@@ -52,9 +52,12 @@ class FileProcessorTest extends ZooKeeperTestBase {
         db = PostgresServer.shared().freshDatabase().dataSource();
         fence = JdbcFence.create(db);
         fence.createIfMissing();
-        s3 = closeLater(S3Client.builder().region(Region.US_EAST_1).forcePathStyle(true)
+        s3 = closeLater(S3Client.builder()
+                .region(Region.US_EAST_1)
+                .forcePathStyle(true)
                 .endpointOverride(S3MockServer.endpoint())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("t", "t"))).build());
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("t", "t")))
+                .build());
         bucket = "files-" + UUID.randomUUID().toString().substring(0, 8);
         s3.createBucket(b -> b.bucket(bucket));
         for (int i = 0; i < FILES; i++) {
@@ -65,8 +68,10 @@ class FileProcessorTest extends ZooKeeperTestBase {
     }
 
     private FileProcessor worker(LockClient client, FileTask task) {
-        FileProcessor p = FileProcessor.builder(client, s3, output, fence, db, task).input(bucket, "in/")
-                .outputPrefix("out/").build();
+        FileProcessor p = FileProcessor.builder(client, s3, output, fence, db, task)
+                .input(bucket, "in/")
+                .outputPrefix("out/")
+                .build();
         p.createCompletionTableIfMissing();
         return p;
     }
@@ -94,8 +99,12 @@ class FileProcessorTest extends ZooKeeperTestBase {
         });
         // The killed worker's Curator client is closed mid-file: its session and queue node go.
         CuratorFramework killedCurator = closeLater(Ensemble.curator(ensemble.connectString(), Duration.ofSeconds(10)));
-        LockClient killedClient = closeLater(LockClient.create(killedCurator,
-                io.zkfence.lock.LockClientConfig.builder().rootPath(root).ownerId("killed").build()));
+        LockClient killedClient = closeLater(LockClient.create(
+                killedCurator,
+                io.zkfence.lock.LockClientConfig.builder()
+                        .rootPath(root)
+                        .ownerId("killed")
+                        .build()));
         CountDownLatch killedIn = new CountDownLatch(1);
         CountDownLatch killedGo = new CountDownLatch(1);
         Set<String> killedFiles = new HashSet<>();
@@ -125,7 +134,9 @@ class FileProcessorTest extends ZooKeeperTestBase {
         killedGo.countDown();
 
         FilePass late = pausedPass.get(120, TimeUnit.SECONDS);
-        assertThat(late.lostToNewer()).as("the paused worker's late result was rejected").containsAll(pausedFiles);
+        assertThat(late.lostToNewer())
+                .as("the paused worker's late result was rejected")
+                .containsAll(pausedFiles);
         // The killed worker's thread runs on after its session died (as a process killed between its
         // last check and its write would have): its output and completion are rejected.
         assertThat(killedPass.get(120, TimeUnit.SECONDS).lostToNewer()).containsAll(killedFiles);
@@ -136,10 +147,13 @@ class FileProcessorTest extends ZooKeeperTestBase {
         for (Map.Entry<String, Long> done : completions.entrySet()) {
             String outputKey = "out/" + done.getKey();
             assertThat(output.token(outputKey)).as(outputKey).hasValue(done.getValue());
-            String input = s3.getObjectAsBytes(b -> b.bucket(bucket).key(done.getKey())).asUtf8String();
-            assertThat(s3.getObjectAsBytes(b -> b.bucket(bucket).key(outputKey)).asUtf8String()).isEqualTo(input.toUpperCase());
+            String input = s3.getObjectAsBytes(b -> b.bucket(bucket).key(done.getKey()))
+                    .asUtf8String();
+            assertThat(s3.getObjectAsBytes(b -> b.bucket(bucket).key(outputKey)).asUtf8String())
+                    .isEqualTo(input.toUpperCase());
         }
-        assertThat(s3.listObjectsV2(b -> b.bucket(bucket).prefix("out/")).keyCount()).isEqualTo(FILES);
+        assertThat(s3.listObjectsV2(b -> b.bucket(bucket).prefix("out/")).keyCount())
+                .isEqualTo(FILES);
     }
 
     @Test
@@ -181,16 +195,27 @@ class FileProcessorTest extends ZooKeeperTestBase {
     @Test
     void settingsThatWouldMixOutputsWithInputsAreRefused() {
         LockClient c = client("bad");
-        assertThat(assertThrows(IllegalArgumentException.class, () -> FileProcessor.builder(c, s3, output, fence, db,
-                FileProcessorTest::upper).input(bucket, "in/").outputPrefix("in/out/").build())).hasMessageContaining("outputPrefix");
-        assertThat(assertThrows(IllegalArgumentException.class, () -> FileProcessor.builder(c, s3, output, fence, db,
-                FileProcessorTest::upper).input(bucket, "in/").outputPrefix("out/").completionTable("drop table x").build()))
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> FileProcessor.builder(c, s3, output, fence, db, FileProcessorTest::upper)
+                                .input(bucket, "in/")
+                                .outputPrefix("in/out/")
+                                .build()))
+                .hasMessageContaining("outputPrefix");
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> FileProcessor.builder(c, s3, output, fence, db, FileProcessorTest::upper)
+                                .input(bucket, "in/")
+                                .outputPrefix("out/")
+                                .completionTable("drop table x")
+                                .build()))
                 .hasMessageContaining("completionTable");
     }
 
     private Map<String, Long> completions() throws Exception {
         Map<String, Long> rows = new HashMap<>();
-        try (Connection c = db.getConnection(); Statement s = c.createStatement();
+        try (Connection c = db.getConnection();
+                Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("select file_key, token from zkfence_file_done")) {
             while (rs.next()) {
                 rows.put(rs.getString(1), rs.getLong(2));

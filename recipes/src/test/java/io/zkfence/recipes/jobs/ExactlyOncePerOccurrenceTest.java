@@ -33,16 +33,17 @@ class ExactlyOncePerOccurrenceTest extends ZooKeeperTestBase {
     private static final int REPLICAS = 5;
 
     /** One started run: which replica, which occurrence, with which token. */
-    private record Start(String replica, String occurrence, long token) {
-    }
+    private record Start(String replica, String occurrence, long token) {}
 
     @Test
     void fiveScheduledReplicasRunEachOccurrenceOnceWhileOneIsPausedPastItsSession() throws Exception {
         // "No gaps" needs some replica to reach every occurrence within the misfire threshold:
         // 3.5 s leaves room for five replicas' schedulers and ZooKeeper on two loaded cores.
         Duration period = Duration.ofSeconds(4);
-        RunOnceJob job = RunOnceJob.builder("every-4s").holdAtLeast(Duration.ofMillis(3500))
-                .misfireThreshold(Duration.ofMillis(3500)).build();
+        RunOnceJob job = RunOnceJob.builder("every-4s")
+                .holdAtLeast(Duration.ofMillis(3500))
+                .misfireThreshold(Duration.ofMillis(3500))
+                .build();
         FreezableProxy proxy = proxy();
         List<LockClient> clients = new ArrayList<>();
         clients.add(clientThrough(proxy, "replica-0", SHORT_SESSION, Duration.ofSeconds(1)));
@@ -59,13 +60,21 @@ class ExactlyOncePerOccurrenceTest extends ZooKeeperTestBase {
                 JobRunner runner = closeLater(JobRunner.create(clients.get(i)));
                 ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor();
                 executors.add(executor);
-                schedules.add(runner.scheduleAtFixedRate(executor, job, period, run -> starts
-                        .computeIfAbsent(Instant.parse(run.occurrence()), k -> new CopyOnWriteArrayList<>())
-                        .add(new Start(replica, run.occurrence(), run.token()))));
+                schedules.add(runner.scheduleAtFixedRate(
+                        executor,
+                        job,
+                        period,
+                        run -> starts.computeIfAbsent(
+                                        Instant.parse(run.occurrence()), k -> new CopyOnWriteArrayList<>())
+                                .add(new Start(replica, run.occurrence(), run.token()))));
             }
             // Every replica's schedule was set up before this occurrence.
             firstCounted = schedules.get(REPLICAS - 1).nextOccurrence();
-            eventually().until(() -> starts.keySet().stream().filter(t -> !t.isBefore(firstCounted)).count() >= 3);
+            eventually()
+                    .until(() -> starts.keySet().stream()
+                                    .filter(t -> !t.isBefore(firstCounted))
+                                    .count()
+                            >= 3);
 
             // Replica 0 is cut off for longer than its session: the servers expire it.
             Lease probe = clients.get(0).lock("replica-0-probe").acquire();
@@ -76,7 +85,11 @@ class ExactlyOncePerOccurrenceTest extends ZooKeeperTestBase {
             eventually().until(() -> probe.state() == LeaseState.LOST);
             proxy.thaw();
             Instant thawed = Instant.now();
-            eventually().until(() -> starts.keySet().stream().filter(t -> t.isAfter(thawed)).count() >= 3);
+            eventually()
+                    .until(() -> starts.keySet().stream()
+                                    .filter(t -> t.isAfter(thawed))
+                                    .count()
+                            >= 3);
         } finally {
             schedules.forEach(JobSchedule::cancel);
             for (ScheduledExecutorService e : executors) {
@@ -108,8 +121,10 @@ class ExactlyOncePerOccurrenceTest extends ZooKeeperTestBase {
     void aReplicaPausedPastItsSessionMidRunIsFencedAndNobodyRunsItsOccurrenceAgain() throws Exception {
         // The servers take at least the 4 s session to expire the paused replica: by then its
         // occurrence is past the 3 s misfire threshold for everyone.
-        RunOnceJob job = RunOnceJob.builder("ledger-close").holdAtLeast(Duration.ofSeconds(3))
-                .misfireThreshold(Duration.ofSeconds(3)).build();
+        RunOnceJob job = RunOnceJob.builder("ledger-close")
+                .holdAtLeast(Duration.ofSeconds(3))
+                .misfireThreshold(Duration.ofSeconds(3))
+                .build();
         FreezableProxy proxy = proxy();
         List<JobRunner> runners = new ArrayList<>();
         runners.add(closeLater(JobRunner.create(clientThrough(proxy, "paused", SHORT_SESSION, Duration.ofSeconds(1)))));
@@ -126,29 +141,34 @@ class ExactlyOncePerOccurrenceTest extends ZooKeeperTestBase {
         try {
             // Occurrence 1: the paused replica gets there first, then "pauses" inside its run.
             Instant first = Instant.now();
-            CompletableFuture<JobOutcome> pausedRun = CompletableFuture.supplyAsync(() -> runners.get(0).runOnce(job, first,
-                    run -> {
+            CompletableFuture<JobOutcome> pausedRun = CompletableFuture.supplyAsync(
+                    () -> runners.get(0).runOnce(job, first, run -> {
                         starts.add(new Start("paused", run.occurrence(), run.token()));
                         pausedRunStarted.countDown();
                         await(wakeUp);
                         ledger.write(run.token(), "first by the paused replica"); // long after its lease is gone
-                    }), pool);
+                    }),
+                    pool);
             assertThat(pausedRunStarted.await(60, TimeUnit.SECONDS)).isTrue();
             assertThat(fireAll(others, job, first, starts, ledger, pool)).doesNotContain(JobOutcome.RAN);
 
             // The paused replica is cut off until the servers expire its session and free the occurrence.
             proxy.freeze();
-            eventually().until(() -> observer.inspect(job.lockName(first)).holder().isEmpty());
+            eventually()
+                    .until(() -> observer.inspect(job.lockName(first)).holder().isEmpty());
             // Replicas that get to the first occurrence now are too late for it: nobody runs it again.
             assertThat(fireAll(others, job, first, starts, ledger, pool)).containsOnly(JobOutcome.MISFIRED);
 
             // The next occurrence runs on exactly one of the others, with a higher token.
             Instant second = Instant.now();
-            assertThat(fireAll(others, job, second, starts, ledger, pool)).filteredOn(o -> o == JobOutcome.RAN).hasSize(1);
+            assertThat(fireAll(others, job, second, starts, ledger, pool))
+                    .filteredOn(o -> o == JobOutcome.RAN)
+                    .hasSize(1);
 
             // The paused replica wakes up and writes with its old token: the resource refuses it.
             wakeUp.countDown();
-            ExecutionException refused = assertThrows(ExecutionException.class, () -> pausedRun.get(60, TimeUnit.SECONDS));
+            ExecutionException refused =
+                    assertThrows(ExecutionException.class, () -> pausedRun.get(60, TimeUnit.SECONDS));
             assertThat(refused.getCause()).isInstanceOf(TokenCheckedRegister.StaleWriteException.class);
             proxy.thaw();
         } finally {
@@ -159,24 +179,34 @@ class ExactlyOncePerOccurrenceTest extends ZooKeeperTestBase {
         assertThat(starts).hasSize(2);
         assertThat(starts.get(0).replica()).isEqualTo("paused");
         assertThat(starts.get(1).token()).isGreaterThan(starts.get(0).token());
-        assertThat(ledger.accepted()).extracting(TokenCheckedRegister.Write::token).containsExactly(starts.get(1).token());
+        assertThat(ledger.accepted())
+                .extracting(TokenCheckedRegister.Write::token)
+                .containsExactly(starts.get(1).token());
     }
 
     /** Four replicas fire one occurrence at the same moment; returns their outcomes. */
-    private static List<JobOutcome> fireAll(List<JobRunner> runners, RunOnceJob job, Instant occurrence, List<Start> starts,
-            TokenCheckedRegister ledger, ExecutorService pool) throws Exception {
+    private static List<JobOutcome> fireAll(
+            List<JobRunner> runners,
+            RunOnceJob job,
+            Instant occurrence,
+            List<Start> starts,
+            TokenCheckedRegister ledger,
+            ExecutorService pool)
+            throws Exception {
         CyclicBarrier together = new CyclicBarrier(runners.size());
         List<CompletableFuture<JobOutcome>> outcomes = new ArrayList<>();
         for (int i = 0; i < runners.size(); i++) {
             JobRunner runner = runners.get(i);
             String replica = "replica-" + (i + 1);
-            outcomes.add(CompletableFuture.supplyAsync(() -> {
-                awaitBarrier(together);
-                return runner.runOnce(job, occurrence, run -> {
-                    starts.add(new Start(replica, run.occurrence(), run.token()));
-                    ledger.write(run.token(), run.occurrence());
-                });
-            }, pool));
+            outcomes.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        awaitBarrier(together);
+                        return runner.runOnce(job, occurrence, run -> {
+                            starts.add(new Start(replica, run.occurrence(), run.token()));
+                            ledger.write(run.token(), run.occurrence());
+                        });
+                    },
+                    pool));
         }
         List<JobOutcome> result = new ArrayList<>();
         for (CompletableFuture<JobOutcome> f : outcomes) {

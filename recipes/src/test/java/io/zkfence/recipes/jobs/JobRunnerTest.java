@@ -38,16 +38,19 @@ class JobRunnerTest extends ZooKeeperTestBase {
         JobRun run = ran.get();
         assertThat(run.lease().state()).isEqualTo(LeaseState.HELD);
         AtomicInteger secondRuns = new AtomicInteger();
-        assertThat(second.runOnce(job, "occurrence-1", r -> secondRuns.incrementAndGet())).isEqualTo(JobOutcome.TAKEN);
+        assertThat(second.runOnce(job, "occurrence-1", r -> secondRuns.incrementAndGet()))
+                .isEqualTo(JobOutcome.TAKEN);
         assertThat(secondRuns).hasValue(0);
-        assertThat(b.inspect(job.lockName("occurrence-1")).holder()).get()
+        assertThat(b.inspect(job.lockName("occurrence-1")).holder())
+                .get()
                 .satisfies(h -> assertThat(h.token()).isEqualTo(run.token()));
 
         LeaseState end = run.lease().ended().toCompletableFuture().join();
         long heldFor = System.nanoTime() - started;
         assertThat(end).isEqualTo(LeaseState.RELEASED);
         assertThat(Duration.ofNanos(heldFor)).isGreaterThanOrEqualTo(hold);
-        eventually().until(() -> b.inspect(job.lockName("occurrence-1")).holder().isEmpty());
+        eventually()
+                .until(() -> b.inspect(job.lockName("occurrence-1")).holder().isEmpty());
     }
 
     @Test
@@ -63,7 +66,8 @@ class JobRunnerTest extends ZooKeeperTestBase {
     void maxHoldEndsTheLeaseOfAHungRunAndTellsTheTask() throws Exception {
         JobRunner runner = closeLater(JobRunner.create(client("a")));
         LockClient observer = client("observer");
-        RunOnceJob job = RunOnceJob.builder("hangs").maxHold(Duration.ofMillis(800)).build();
+        RunOnceJob job =
+                RunOnceJob.builder("hangs").maxHold(Duration.ofMillis(800)).build();
         CountDownLatch unblock = new CountDownLatch(1);
         AtomicReference<JobRun> ran = new AtomicReference<>();
         List<Throwable> seenByTask = new CopyOnWriteArrayList<>();
@@ -84,7 +88,8 @@ class JobRunnerTest extends ZooKeeperTestBase {
     @Test
     void extendingTheHoldKeepsALongRunsLeasePastItsFirstDeadline() {
         JobRunner runner = closeLater(JobRunner.create(client("a")));
-        RunOnceJob job = RunOnceJob.builder("long").maxHold(Duration.ofSeconds(4)).build();
+        RunOnceJob job =
+                RunOnceJob.builder("long").maxHold(Duration.ofSeconds(4)).build();
         runner.runOnce(job, "x", run -> {
             Instant firstDeadline = run.lease().deadline().orElseThrow();
             eventually().until(() -> Instant.now().isAfter(firstDeadline.minusSeconds(2)));
@@ -106,15 +111,18 @@ class JobRunnerTest extends ZooKeeperTestBase {
     void anOccurrenceReachedAfterTheMisfireThresholdIsSkippedWithoutTouchingZooKeeper() {
         LockClient a = client("a");
         JobRunner runner = closeLater(JobRunner.create(a));
-        RunOnceJob job = RunOnceJob.builder("late").holdAtLeast(Duration.ofSeconds(2))
-                .misfireThreshold(Duration.ofSeconds(1)).build();
+        RunOnceJob job = RunOnceJob.builder("late")
+                .holdAtLeast(Duration.ofSeconds(2))
+                .misfireThreshold(Duration.ofSeconds(1))
+                .build();
         Instant longAgo = Instant.now().minusSeconds(30);
         AtomicInteger runs = new AtomicInteger();
         assertThat(runner.runOnce(job, longAgo, r -> runs.incrementAndGet())).isEqualTo(JobOutcome.MISFIRED);
         assertThat(runs).hasValue(0);
         assertThat(a.stats().creates()).isZero();
         // In time, the same job runs.
-        assertThat(runner.runOnce(job, Instant.now(), r -> runs.incrementAndGet())).isEqualTo(JobOutcome.RAN);
+        assertThat(runner.runOnce(job, Instant.now(), r -> runs.incrementAndGet()))
+                .isEqualTo(JobOutcome.RAN);
         assertThat(runs).hasValue(1);
     }
 
@@ -141,8 +149,10 @@ class JobRunnerTest extends ZooKeeperTestBase {
             }
         };
         JobRunner runner = closeLater(new JobRunner(a, jumping));
-        RunOnceJob job = RunOnceJob.builder("slow-acquire").holdAtLeast(Duration.ofSeconds(2))
-                .misfireThreshold(Duration.ofSeconds(1)).build();
+        RunOnceJob job = RunOnceJob.builder("slow-acquire")
+                .holdAtLeast(Duration.ofSeconds(2))
+                .misfireThreshold(Duration.ofSeconds(1))
+                .build();
         AtomicInteger runs = new AtomicInteger();
         assertThat(runner.runOnce(job, scheduled, r -> runs.incrementAndGet())).isEqualTo(JobOutcome.MISFIRED);
         assertThat(runs).hasValue(0);
@@ -155,7 +165,8 @@ class JobRunnerTest extends ZooKeeperTestBase {
         JobRunner runner = closeLater(JobRunner.create(a));
         JobRunner sameClient = closeLater(JobRunner.create(a));
         JobRunner otherReplica = closeLater(JobRunner.create(client("b")));
-        RunOnceJob job = RunOnceJob.builder("twice").holdAtLeast(Duration.ofSeconds(30)).build();
+        RunOnceJob job =
+                RunOnceJob.builder("twice").holdAtLeast(Duration.ofSeconds(30)).build();
         AtomicInteger runs = new AtomicInteger();
         assertThat(runner.runOnce(job, "x", r -> runs.incrementAndGet())).isEqualTo(JobOutcome.RAN);
         // Same thread, same client: lock-core would hand this thread the same grant again.
@@ -188,7 +199,9 @@ class JobRunnerTest extends ZooKeeperTestBase {
         LockClient a = client("a");
         JobRunner runner = closeLater(JobRunner.create(a));
         Duration hold = Duration.ofSeconds(2);
-        RunOnceJob job = RunOnceJob.builder("tight").holdAtLeast(hold).maxHold(hold.plus(RunOnceJob.MIN_HOLD_MARGIN))
+        RunOnceJob job = RunOnceJob.builder("tight")
+                .holdAtLeast(hold)
+                .maxHold(hold.plus(RunOnceJob.MIN_HOLD_MARGIN))
                 .build();
         AtomicReference<JobRun> ran = new AtomicReference<>();
         long started = System.nanoTime();
@@ -204,14 +217,15 @@ class JobRunnerTest extends ZooKeeperTestBase {
     @Test
     void anInterruptedCallerGetsAcquireInterruptedExceptionWithItsFlagSetAndTheTaskDoesNotRun() {
         FreezableProxy proxy = proxy();
-        JobRunner runner = closeLater(JobRunner.create(clientThrough(proxy, "a", SHORT_SESSION, Duration.ofSeconds(30))));
+        JobRunner runner =
+                closeLater(JobRunner.create(clientThrough(proxy, "a", SHORT_SESSION, Duration.ofSeconds(30))));
         RunOnceJob job = RunOnceJob.builder("interrupted").build();
         AtomicInteger runs = new AtomicInteger();
         proxy.freeze(); // the try cannot be answered: only the interrupt ends it
         Thread.currentThread().interrupt();
         try {
-            AcquireInterruptedException e = assertThrows(AcquireInterruptedException.class,
-                    () -> runner.runOnce(job, "x", r -> runs.incrementAndGet()));
+            AcquireInterruptedException e = assertThrows(
+                    AcquireInterruptedException.class, () -> runner.runOnce(job, "x", r -> runs.incrementAndGet()));
             assertThat(e.lockName()).isEqualTo(job.lockName("x"));
             assertThat(Thread.currentThread().isInterrupted()).isTrue();
         } finally {
@@ -224,25 +238,29 @@ class JobRunnerTest extends ZooKeeperTestBase {
     void aFailingTaskIsRethrownAndItsOccurrenceStaysHeldForTheHold() {
         LockClient a = client("a");
         JobRunner runner = closeLater(JobRunner.create(a));
-        RunOnceJob job = RunOnceJob.builder("fails").holdAtLeast(Duration.ofSeconds(30)).build();
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> runner.runOnce(job, "x", r -> {
-            throw new IllegalStateException("report generator broke");
-        }));
+        RunOnceJob job =
+                RunOnceJob.builder("fails").holdAtLeast(Duration.ofSeconds(30)).build();
+        IllegalStateException e = assertThrows(
+                IllegalStateException.class,
+                () -> runner.runOnce(job, "x", r -> {
+                    throw new IllegalStateException("report generator broke");
+                }));
         assertThat(e).hasMessage("report generator broke");
-        assertThat(runner.runOnce(job, "x", r -> { })).isEqualTo(JobOutcome.TAKEN);
+        assertThat(runner.runOnce(job, "x", r -> {})).isEqualTo(JobOutcome.TAKEN);
     }
 
     @Test
     void closingTheRunnerReleasesHeldOccurrencesAndRefusesNewRuns() {
         LockClient a = client("a");
         JobRunner runner = JobRunner.create(a);
-        RunOnceJob job = RunOnceJob.builder("closing").holdAtLeast(Duration.ofMinutes(5)).build();
+        RunOnceJob job =
+                RunOnceJob.builder("closing").holdAtLeast(Duration.ofMinutes(5)).build();
         AtomicReference<JobRun> ran = new AtomicReference<>();
         runner.runOnce(job, "x", ran::set);
         assertThat(ran.get().lease().state()).isEqualTo(LeaseState.HELD);
         runner.close();
         assertThat(ran.get().lease().state()).isEqualTo(LeaseState.RELEASED);
-        IllegalStateException e = assertThrows(IllegalStateException.class, () -> runner.runOnce(job, "y", r -> { }));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> runner.runOnce(job, "y", r -> {}));
         assertThat(e).hasMessageContaining("closed").hasMessageContaining("closing");
     }
 
@@ -250,8 +268,9 @@ class JobRunnerTest extends ZooKeeperTestBase {
     void aBlankOccurrenceIsRejected() {
         JobRunner runner = closeLater(JobRunner.create(client("a")));
         RunOnceJob job = RunOnceJob.builder("j").build();
-        assertThat(assertThrows(IllegalArgumentException.class, () -> runner.runOnce(job, " ", r -> { })))
-                .hasMessageContaining("occurrence").hasMessageContaining("'j'");
+        assertThat(assertThrows(IllegalArgumentException.class, () -> runner.runOnce(job, " ", r -> {})))
+                .hasMessageContaining("occurrence")
+                .hasMessageContaining("'j'");
     }
 
     private static void await(CountDownLatch latch) {

@@ -50,8 +50,11 @@ class JobScheduleTest extends ZooKeeperTestBase {
     void cancellingStopsFurtherOccurrences() {
         JobRunner runner = closeLater(JobRunner.create(client("a")));
         List<String> occurrences = new CopyOnWriteArrayList<>();
-        JobSchedule schedule = runner.scheduleAtFixedRate(executor, RunOnceJob.builder("stops").build(),
-                Duration.ofMillis(200), run -> occurrences.add(run.occurrence()));
+        JobSchedule schedule = runner.scheduleAtFixedRate(
+                executor,
+                RunOnceJob.builder("stops").build(),
+                Duration.ofMillis(200),
+                run -> occurrences.add(run.occurrence()));
         eventually().until(() -> occurrences.size() >= 2);
         schedule.cancel();
         int fired = occurrences.size();
@@ -62,12 +65,14 @@ class JobScheduleTest extends ZooKeeperTestBase {
     @Test
     void closingTheRunnerCancelsItsSchedules() {
         JobRunner runner = JobRunner.create(client("a"));
-        JobSchedule schedule = runner.scheduleAtFixedRate(executor, RunOnceJob.builder("closes").build(),
-                Duration.ofSeconds(1), run -> { });
+        JobSchedule schedule = runner.scheduleAtFixedRate(
+                executor, RunOnceJob.builder("closes").build(), Duration.ofSeconds(1), run -> {});
         runner.close();
         assertThat(schedule.isCancelled()).isTrue();
-        assertThrows(IllegalStateException.class, () -> runner.scheduleAtFixedRate(executor,
-                RunOnceJob.builder("after").build(), Duration.ofSeconds(1), run -> { }));
+        assertThrows(
+                IllegalStateException.class,
+                () -> runner.scheduleAtFixedRate(
+                        executor, RunOnceJob.builder("after").build(), Duration.ofSeconds(1), run -> {}));
     }
 
     @Test
@@ -75,8 +80,8 @@ class JobScheduleTest extends ZooKeeperTestBase {
         JobRunner runner = closeLater(JobRunner.create(client("a")));
         List<JobSchedule> made = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
-            made.add(runner.scheduleAtFixedRate(executor, RunOnceJob.builder("job-" + i).build(), Duration.ofHours(1),
-                    run -> { }));
+            made.add(runner.scheduleAtFixedRate(
+                    executor, RunOnceJob.builder("job-" + i).build(), Duration.ofHours(1), run -> {}));
         }
         assertThat(runner.liveSchedules()).containsExactlyInAnyOrderElementsOf(made);
         made.forEach(JobSchedule::cancel);
@@ -84,8 +89,8 @@ class JobScheduleTest extends ZooKeeperTestBase {
 
         // shutdown(): the pending firing still runs, finds the executor closed and ends the schedule.
         ScheduledExecutorService soon = Executors.newSingleThreadScheduledExecutor();
-        JobSchedule ended = runner.scheduleAtFixedRate(soon, RunOnceJob.builder("ends").build(), Duration.ofMillis(200),
-                run -> { });
+        JobSchedule ended =
+                runner.scheduleAtFixedRate(soon, RunOnceJob.builder("ends").build(), Duration.ofMillis(200), run -> {});
         soon.shutdown();
         assertThat(soon.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
         assertThat(ended.isCancelled()).isTrue();
@@ -94,20 +99,22 @@ class JobScheduleTest extends ZooKeeperTestBase {
         // shutdownNow() drops the pending firing, so the schedule never hears of it: the runner
         // forgets it when the next schedule is made.
         ScheduledExecutorService dropped = Executors.newSingleThreadScheduledExecutor();
-        JobSchedule orphan = runner.scheduleAtFixedRate(dropped, RunOnceJob.builder("orphan").build(), Duration.ofHours(1),
-                run -> { });
+        JobSchedule orphan = runner.scheduleAtFixedRate(
+                dropped, RunOnceJob.builder("orphan").build(), Duration.ofHours(1), run -> {});
         dropped.shutdownNow();
         assertThat(dropped.awaitTermination(60, TimeUnit.SECONDS)).isTrue();
-        JobSchedule next = runner.scheduleAtFixedRate(executor, RunOnceJob.builder("next").build(), Duration.ofHours(1),
-                run -> { });
+        JobSchedule next = runner.scheduleAtFixedRate(
+                executor, RunOnceJob.builder("next").build(), Duration.ofHours(1), run -> {});
         assertThat(runner.liveSchedules()).containsExactly(next).doesNotContain(orphan);
     }
 
     @Test
     void aPeriodUnderOneMillisecondIsRejected() {
         JobRunner runner = closeLater(JobRunner.create(client("a")));
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> runner.scheduleAtFixedRate(executor,
-                RunOnceJob.builder("fast").build(), Duration.ofNanos(10), run -> { }));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> runner.scheduleAtFixedRate(
+                        executor, RunOnceJob.builder("fast").build(), Duration.ofNanos(10), run -> {}));
         assertThat(e).hasMessageContaining("period").hasMessageContaining("'fast'");
     }
 }

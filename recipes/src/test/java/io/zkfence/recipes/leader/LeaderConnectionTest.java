@@ -22,7 +22,8 @@ class LeaderConnectionTest extends ZooKeeperTestBase {
         // 6.7 s, the most the test servers allow) to thaw and reconnect on a loaded machine.
         LockClient client = clientThrough(proxy, "leader", Duration.ofSeconds(20), Duration.ofSeconds(2));
         RecordingListener events = new RecordingListener();
-        LeaderElection election = closeLater(LeaderElection.builder(client, "stall").listener(events).build());
+        LeaderElection election = closeLater(
+                LeaderElection.builder(client, "stall").listener(events).build());
         election.start();
         eventually().until(election::isLeader);
         Leadership term = election.leadership().orElseThrow();
@@ -36,8 +37,8 @@ class LeaderConnectionTest extends ZooKeeperTestBase {
         proxy.thaw();
         eventually().until(election::isLeader);
         eventually().until(() -> events.events.size() == 3);
-        assertThat(events.events).isEqualTo(List.of("elected:" + term.term(), "suspended:" + term.term(),
-                "resumed:" + term.term()));
+        assertThat(events.events)
+                .isEqualTo(List.of("elected:" + term.term(), "suspended:" + term.term(), "resumed:" + term.term()));
         assertThat(election.leadership()).containsSame(term);
         term.lease().checkValid();
     }

@@ -13,14 +13,21 @@ class LeaderElectionApiTest extends ZooKeeperTestBase {
     @Test
     void badSettingsAreRejectedWithTheirNameAndBound() {
         LockClient c = client("c");
-        IllegalArgumentException blank = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException blank = assertThrows(
+                IllegalArgumentException.class,
                 () -> LeaderElection.builder(c, " ").build());
         assertThat(blank).hasMessageContaining("blank");
-        assertThrows(IllegalArgumentException.class, () -> LeaderElection.builder(c, null).build());
-        IllegalArgumentException timeout = assertThrows(IllegalArgumentException.class,
-                () -> LeaderElection.builder(c, "e").revokeTimeout(Duration.ZERO).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> LeaderElection.builder(c, null).build());
+        IllegalArgumentException timeout = assertThrows(
+                IllegalArgumentException.class,
+                () -> LeaderElection.builder(c, "e")
+                        .revokeTimeout(Duration.ZERO)
+                        .build());
         assertThat(timeout).hasMessageContaining("revokeTimeout").hasMessageContaining("'e'");
-        assertThrows(NullPointerException.class, () -> LeaderElection.builder(c, "e").listener(null));
+        assertThrows(
+                NullPointerException.class, () -> LeaderElection.builder(c, "e").listener(null));
     }
 
     @Test
@@ -40,7 +47,8 @@ class LeaderElectionApiTest extends ZooKeeperTestBase {
 
     @Test
     void nobodyLeadsAnElectionNobodyJoined() {
-        LeaderElection e = closeLater(LeaderElection.builder(client("c"), "empty").build());
+        LeaderElection e =
+                closeLater(LeaderElection.builder(client("c"), "empty").build());
         assertThat(e.currentLeader()).isEmpty();
         assertThat(e.isLeader()).isFalse();
         assertThat(e.leadership()).isEmpty();

@@ -21,7 +21,9 @@ class LeaderSuccessionTest extends ZooKeeperTestBase {
         List<RecordingListener> listeners = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             RecordingListener l = new RecordingListener();
-            LeaderElection e = closeLater(LeaderElection.builder(client("candidate-" + i), "scheduler").listener(l).build());
+            LeaderElection e = closeLater(LeaderElection.builder(client("candidate-" + i), "scheduler")
+                    .listener(l)
+                    .build());
             e.start();
             int joined = i + 1;
             eventually().until(() -> observer.inspect("scheduler").entries().size() == joined);
@@ -33,7 +35,9 @@ class LeaderSuccessionTest extends ZooKeeperTestBase {
             LeaderElection leader = candidates.get(i);
             eventually().until(leader::isLeader);
             for (int j = i + 1; j < 4; j++) {
-                assertThat(candidates.get(j).isLeader()).as("candidate %d while %d leads", j, i).isFalse();
+                assertThat(candidates.get(j).isLeader())
+                        .as("candidate %d while %d leads", j, i)
+                        .isFalse();
             }
             long term = leader.leadership().orElseThrow().term();
             assertThat(term).isGreaterThan(previousTerm);
@@ -50,8 +54,10 @@ class LeaderSuccessionTest extends ZooKeeperTestBase {
         LockClient observer = client("observer");
         RecordingListener aEvents = new RecordingListener();
         RecordingListener bEvents = new RecordingListener();
-        LeaderElection a = closeLater(LeaderElection.builder(client("a"), "reports").listener(aEvents).build());
-        LeaderElection b = closeLater(LeaderElection.builder(client("b"), "reports").listener(bEvents).build());
+        LeaderElection a = closeLater(
+                LeaderElection.builder(client("a"), "reports").listener(aEvents).build());
+        LeaderElection b = closeLater(
+                LeaderElection.builder(client("b"), "reports").listener(bEvents).build());
         a.start();
         eventually().until(a::isLeader);
         b.start();
@@ -67,7 +73,9 @@ class LeaderSuccessionTest extends ZooKeeperTestBase {
         assertThat(second).isGreaterThan(first.term());
         // a is still a candidate, now behind b.
         eventually().until(() -> observer.inspect("reports").waiters().size() == 1);
-        assertThat(observer.inspect("reports").waiters()).extracting(w -> w.ownerId()).containsExactly("a");
+        assertThat(observer.inspect("reports").waiters())
+                .extracting(w -> w.ownerId())
+                .containsExactly("a");
 
         b.leadership().orElseThrow().stepDown();
         eventually().until(a::isLeader);
@@ -75,31 +83,40 @@ class LeaderSuccessionTest extends ZooKeeperTestBase {
         assertThat(third).isGreaterThan(second);
         // elected() reaches the listeners on the event thread, after isLeader() became true.
         eventually().until(() -> aEvents.events.size() == 3);
-        assertThat(aEvents.events).containsExactly("elected:" + first.term(), "revoked:" + first.term(),
-                "elected:" + third);
-        assertThat(first.stepDown().toCompletableFuture().join()).as("stepping down an ended term").isEqualTo(LeaseState.RELEASED);
+        assertThat(aEvents.events)
+                .containsExactly("elected:" + first.term(), "revoked:" + first.term(), "elected:" + third);
+        assertThat(first.stepDown().toCompletableFuture().join())
+                .as("stepping down an ended term")
+                .isEqualTo(LeaseState.RELEASED);
         assertThat(a.leadership()).get().extracting(Leadership::term).isEqualTo(third);
     }
 
     @Test
     void aLoneCandidateThatStepsDownIsElectedAgainWithANewTerm() {
         RecordingListener events = new RecordingListener();
-        LeaderElection alone = closeLater(LeaderElection.builder(client("alone"), "solo").listener(events).build());
+        LeaderElection alone = closeLater(
+                LeaderElection.builder(client("alone"), "solo").listener(events).build());
         alone.start();
         eventually().until(alone::isLeader);
         long first = alone.leadership().orElseThrow().term();
         alone.leadership().orElseThrow().stepDown().toCompletableFuture().join();
-        eventually().until(() -> alone.isLeader() && alone.leadership().orElseThrow().term() > first);
+        eventually()
+                .until(() ->
+                        alone.isLeader() && alone.leadership().orElseThrow().term() > first);
     }
 
     @Test
     void closingAWaitingCandidateTakesItOutOfTheLine() {
         LockClient observer = client("observer");
-        LeaderElection leader = closeLater(LeaderElection.builder(client("leader"), "line").listener(new RecordingListener()).build());
+        LeaderElection leader = closeLater(LeaderElection.builder(client("leader"), "line")
+                .listener(new RecordingListener())
+                .build());
         leader.start();
         eventually().until(leader::isLeader);
         RecordingListener waiterEvents = new RecordingListener();
-        LeaderElection waiter = LeaderElection.builder(client("waiter"), "line").listener(waiterEvents).build();
+        LeaderElection waiter = LeaderElection.builder(client("waiter"), "line")
+                .listener(waiterEvents)
+                .build();
         waiter.start();
         eventually().until(() -> observer.inspect("line").waiters().size() == 1);
 
@@ -117,8 +134,7 @@ class LeaderSuccessionTest extends ZooKeeperTestBase {
         CountDownLatch finishWork = new CountDownLatch(1);
         LeadershipListener slowToHandOver = new LeadershipListener() {
             @Override
-            public void elected(Leadership leadership) {
-            }
+            public void elected(Leadership leadership) {}
 
             @Override
             public void revoked(Leadership leadership) {
@@ -131,11 +147,14 @@ class LeaderSuccessionTest extends ZooKeeperTestBase {
             }
 
             @Override
-            public void lost(Leadership leadership) {
-            }
+            public void lost(Leadership leadership) {}
         };
-        LeaderElection a = closeLater(LeaderElection.builder(client("a"), "handover").listener(slowToHandOver).build());
-        LeaderElection b = closeLater(LeaderElection.builder(client("b"), "handover").listener(new RecordingListener()).build());
+        LeaderElection a = closeLater(LeaderElection.builder(client("a"), "handover")
+                .listener(slowToHandOver)
+                .build());
+        LeaderElection b = closeLater(LeaderElection.builder(client("b"), "handover")
+                .listener(new RecordingListener())
+                .build());
         a.start();
         eventually().until(a::isLeader);
         b.start();
@@ -144,7 +163,8 @@ class LeaderSuccessionTest extends ZooKeeperTestBase {
         assertThat(revokedEntered.await(60, TimeUnit.SECONDS)).isTrue();
         assertThat(a.isLeader()).isTrue();
         assertThat(b.isLeader()).isFalse();
-        assertThat(LeaderElection.currentLeader(client("observer"), "handover").map(Leader::ownerId)).contains("a");
+        assertThat(LeaderElection.currentLeader(client("observer"), "handover").map(Leader::ownerId))
+                .contains("a");
         finishWork.countDown();
         eventually().until(b::isLeader);
         assertThat(term.lease().state()).isEqualTo(LeaseState.RELEASED);
@@ -164,7 +184,10 @@ class LeaderSuccessionTest extends ZooKeeperTestBase {
                 throw new IllegalStateException("listener bug");
             }
         };
-        LeaderElection e = closeLater(LeaderElection.builder(client("c"), "robust").listener(broken).listener(after).build());
+        LeaderElection e = closeLater(LeaderElection.builder(client("c"), "robust")
+                .listener(broken)
+                .listener(after)
+                .build());
         e.start();
         eventually().until(() -> after.events.size() == 1);
         assertThat(e.isLeader()).isTrue();

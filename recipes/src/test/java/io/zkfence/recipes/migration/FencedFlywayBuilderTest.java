@@ -17,7 +17,8 @@ class FencedFlywayBuilderTest extends ZooKeeperTestBase {
 
     @Test
     void theFenceKeyDefaultsToTheLockName() {
-        FencedFlyway runner = FencedFlyway.builder(client("c"), "db-migration:orders", flyway).build();
+        FencedFlyway runner =
+                FencedFlyway.builder(client("c"), "db-migration:orders", flyway).build();
         assertThat(runner.lockName()).isEqualTo("db-migration:orders");
         assertThat(runner.fenceKey()).isEqualTo("db-migration:orders");
     }
@@ -25,25 +26,40 @@ class FencedFlywayBuilderTest extends ZooKeeperTestBase {
     @Test
     void badSettingsAreRejectedNamingTheSettingAndTheLock() {
         LockClient c = client("c");
-        assertThrows(IllegalArgumentException.class, () -> FencedFlyway.builder(c, null, flyway).build());
-        assertThrows(IllegalArgumentException.class, () -> FencedFlyway.builder(c, " ", flyway).build());
-        assertThat(assertThrows(IllegalArgumentException.class,
-                () -> FencedFlyway.builder(c, "m", flyway).waitTimeout(Duration.ZERO).build()))
-                .hasMessageContaining("waitTimeout").hasMessageContaining("'m'");
-        assertThat(assertThrows(IllegalArgumentException.class,
-                () -> FencedFlyway.builder(c, "m", flyway).fenceKey(" ").build()))
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> FencedFlyway.builder(c, null, flyway).build());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> FencedFlyway.builder(c, " ", flyway).build());
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> FencedFlyway.builder(c, "m", flyway)
+                                .waitTimeout(Duration.ZERO)
+                                .build()))
+                .hasMessageContaining("waitTimeout")
+                .hasMessageContaining("'m'");
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> FencedFlyway.builder(c, "m", flyway).fenceKey(" ").build()))
                 .hasMessageContaining("fenceKey");
-        assertThat(assertThrows(IllegalArgumentException.class,
-                () -> FencedFlyway.builder(c, "m", flyway).fenceKey("k".repeat(256)).build()))
-                .hasMessageContaining("fenceKey").hasMessageContaining("255");
-        assertThat(assertThrows(IllegalArgumentException.class,
-                () -> FencedFlyway.builder(c, "m".repeat(256), flyway).build()))
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> FencedFlyway.builder(c, "m", flyway)
+                                .fenceKey("k".repeat(256))
+                                .build()))
+                .hasMessageContaining("fenceKey")
+                .hasMessageContaining("255");
+        assertThat(assertThrows(
+                        IllegalArgumentException.class,
+                        () -> FencedFlyway.builder(c, "m".repeat(256), flyway).build()))
                 .hasMessageContaining("fenceKey");
     }
 
     @Test
     void aFlywayConfigurationWithoutADataSourceNeedsAnExplicitFence() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> FencedFlyway.builder(client("c"), "m", Flyway.configure()).build());
         assertThat(e).hasMessageContaining("data source").hasMessageContaining("fence(");
     }

@@ -26,9 +26,11 @@ class FencedFlywayTest extends MigrationTestBase {
     void twoRunnersStartedTogetherApplyEachMigrationOnceAndTheSecondWaitsForTheFirst() throws Exception {
         LockClient observer = client("observer");
         Pause pause = new Pause(); // whoever migrates first stops in V2 until the other is seen waiting
-        FencedFlyway a = FencedFlyway.builder(client("pod-a"), lockName, flyway(new TestMigrations.V2__Pausable_step(pause)))
+        FencedFlyway a = FencedFlyway.builder(
+                        client("pod-a"), lockName, flyway(new TestMigrations.V2__Pausable_step(pause)))
                 .build();
-        FencedFlyway b = FencedFlyway.builder(client("pod-b"), lockName, flyway(new TestMigrations.V2__Pausable_step(pause)))
+        FencedFlyway b = FencedFlyway.builder(
+                        client("pod-b"), lockName, flyway(new TestMigrations.V2__Pausable_step(pause)))
                 .build();
         CyclicBarrier together = new CyclicBarrier(2);
         CompletableFuture<MigrationReport> ra = async(() -> migrateAfter(together, a));
@@ -63,10 +65,12 @@ class FencedFlywayTest extends MigrationTestBase {
         FreezableProxy proxy = proxy();
         LockClient pausedPod = clientThrough(proxy, "paused-pod", SHORT_SESSION, Duration.ofSeconds(1));
         Pause pause = new Pause();
-        FencedFlyway paused = FencedFlyway.builder(pausedPod, lockName, flyway(new TestMigrations.V2__Pausable_step(pause)))
+        FencedFlyway paused = FencedFlyway.builder(
+                        pausedPod, lockName, flyway(new TestMigrations.V2__Pausable_step(pause)))
                 .build();
-        FencedFlyway newer = FencedFlyway.builder(client("newer-pod"), lockName,
-                flyway(new TestMigrations.V2__Pausable_step(pause))).build();
+        FencedFlyway newer = FencedFlyway.builder(
+                        client("newer-pod"), lockName, flyway(new TestMigrations.V2__Pausable_step(pause)))
+                .build();
         JdbcFence fence = JdbcFence.create(db);
 
         CompletableFuture<MigrationReport> pausedRun = async(paused::migrate);
@@ -104,8 +108,10 @@ class FencedFlywayTest extends MigrationTestBase {
     @Test
     void aRunnerThatWaitsLongerThanItsWaitTimeoutFailsNamingTheHolder() {
         LockClient holderClient = client("pod-busy");
-        FencedFlyway waiting = FencedFlyway.builder(client("pod-waiting"), lockName,
-                flyway(new TestMigrations.V2__Pausable_step(Pause.none()))).waitTimeout(Duration.ofSeconds(1)).build();
+        FencedFlyway waiting = FencedFlyway.builder(
+                        client("pod-waiting"), lockName, flyway(new TestMigrations.V2__Pausable_step(Pause.none())))
+                .waitTimeout(Duration.ofSeconds(1))
+                .build();
         try (Lease busy = holderClient.lock(lockName).acquire()) {
             MigrationLockTimeoutException e = assertThrows(MigrationLockTimeoutException.class, waiting::migrate);
             assertThat(e.lockName()).isEqualTo(lockName);
@@ -121,14 +127,18 @@ class FencedFlywayTest extends MigrationTestBase {
     @Test
     void whenARunnerFailsTheNextOneInLineTakesOver() {
         AtomicBoolean failNext = new AtomicBoolean(true);
-        FencedFlyway a = FencedFlyway.builder(client("pod-a"), lockName, flyway(new TestMigrations.V2__Fails_once(failNext)))
+        FencedFlyway a = FencedFlyway.builder(
+                        client("pod-a"), lockName, flyway(new TestMigrations.V2__Fails_once(failNext)))
                 .build();
-        FencedFlyway b = FencedFlyway.builder(client("pod-b"), lockName, flyway(new TestMigrations.V2__Fails_once(failNext)))
+        FencedFlyway b = FencedFlyway.builder(
+                        client("pod-b"), lockName, flyway(new TestMigrations.V2__Fails_once(failNext)))
                 .build();
 
         MigrationFailedException e = assertThrows(MigrationFailedException.class, a::migrate);
         assertThat(e.getCause()).isInstanceOf(FlywayException.class);
-        assertThat(e).hasMessageContaining(lockName).hasMessageContaining("token " + e.token().orElseThrow());
+        assertThat(e)
+                .hasMessageContaining(lockName)
+                .hasMessageContaining("token " + e.token().orElseThrow());
         assertThat(stepCounts()).isEqualTo(Map.of("V1", 1)); // V2 rolled back
         assertThat(history()).containsExactly("1:true");
 
@@ -140,8 +150,9 @@ class FencedFlywayTest extends MigrationTestBase {
 
     @Test
     void migratingAnUpToDateSchemaAppliesNothing() {
-        FencedFlyway runner = FencedFlyway.builder(client("pod"), lockName,
-                flyway(new TestMigrations.V2__Pausable_step(Pause.none()))).build();
+        FencedFlyway runner = FencedFlyway.builder(
+                        client("pod"), lockName, flyway(new TestMigrations.V2__Pausable_step(Pause.none())))
+                .build();
         MigrationReport first = runner.migrate();
         MigrationReport again = runner.migrate();
         assertThat(first.migrationsExecuted()).isEqualTo(3);

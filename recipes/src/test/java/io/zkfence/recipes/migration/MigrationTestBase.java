@@ -31,27 +31,34 @@ abstract class MigrationTestBase extends ZooKeeperTestBase {
 
     /** Flyway on the test database: SQL steps V1 and V3 from db/recipes, and the given Java V2. */
     protected FluentConfiguration flyway(JavaMigration v2) {
-        return Flyway.configure().dataSource(db).locations("classpath:db/recipes").javaMigrations(v2);
+        return Flyway.configure()
+                .dataSource(db)
+                .locations("classpath:db/recipes")
+                .javaMigrations(v2);
     }
 
     /** How many times each step's statements were committed. */
     protected Map<String, Integer> stepCounts() {
         Map<String, Integer> counts = new TreeMap<>();
-        query("select step, count(*) from applied_steps group by step", rs -> counts.put(rs.getString(1), rs.getInt(2)));
+        query(
+                "select step, count(*) from applied_steps group by step",
+                rs -> counts.put(rs.getString(1), rs.getInt(2)));
         return counts;
     }
 
     /** Flyway's history, as "version:success" in the order applied. */
     protected List<String> history() {
         List<String> rows = new ArrayList<>();
-        query("select version, success from flyway_schema_history order by installed_rank",
+        query(
+                "select version, success from flyway_schema_history order by installed_rank",
                 rs -> rows.add(rs.getString(1) + ":" + rs.getBoolean(2)));
         return rows;
     }
 
     protected boolean tableExists(String table) {
         List<String> found = new ArrayList<>();
-        query("select table_name from information_schema.tables where table_name = '" + table + "'",
+        query(
+                "select table_name from information_schema.tables where table_name = '" + table + "'",
                 rs -> found.add(rs.getString(1)));
         return !found.isEmpty();
     }
@@ -61,7 +68,9 @@ abstract class MigrationTestBase extends ZooKeeperTestBase {
     }
 
     private void query(String sql, Row row) {
-        try (Connection c = db.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = db.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             while (rs.next()) {
                 row.read(rs);
             }

@@ -23,8 +23,12 @@ class StepFencingTest extends MigrationTestBase {
 
     @Test
     void aTransactionalStepIsRolledBackWhenANewerRunnerClaimedTheFenceWhileItRan() {
-        FencedFlyway runner = FencedFlyway.builder(client("pod"), lockName,
-                flyway(new TestMigrations.V2__Pausable_step(Pause.none())).callbacks(newerRunnerClaimsBefore("2"))).build();
+        FencedFlyway runner = FencedFlyway.builder(
+                        client("pod"),
+                        lockName,
+                        flyway(new TestMigrations.V2__Pausable_step(Pause.none()))
+                                .callbacks(newerRunnerClaimsBefore("2")))
+                .build();
 
         MigrationFencedException e = assertThrows(MigrationFencedException.class, runner::migrate);
 
@@ -39,8 +43,11 @@ class StepFencingTest extends MigrationTestBase {
 
     @Test
     void aNonTransactionalStepDoesNotRunWhenANewerRunnerClaimedTheFenceBeforeIt() {
-        FencedFlyway runner = FencedFlyway.builder(client("pod"), lockName,
-                flyway(new TestMigrations.V2__Outside_transaction()).callbacks(newerRunnerClaimsBefore("2"))).build();
+        FencedFlyway runner = FencedFlyway.builder(
+                        client("pod"),
+                        lockName,
+                        flyway(new TestMigrations.V2__Outside_transaction()).callbacks(newerRunnerClaimsBefore("2")))
+                .build();
 
         MigrationFencedException e = assertThrows(MigrationFencedException.class, runner::migrate);
 
@@ -52,7 +59,8 @@ class StepFencingTest extends MigrationTestBase {
 
     @Test
     void aNonTransactionalStepRunsAfterAFreshClaimWhenNobodyNewerIsAround() {
-        FencedFlyway runner = FencedFlyway.builder(client("pod"), lockName, flyway(new TestMigrations.V2__Outside_transaction()))
+        FencedFlyway runner = FencedFlyway.builder(
+                        client("pod"), lockName, flyway(new TestMigrations.V2__Outside_transaction()))
                 .build();
         MigrationReport report = runner.migrate();
         assertThat(report.migrationsExecuted()).isEqualTo(3);
@@ -84,15 +92,23 @@ class StepFencingTest extends MigrationTestBase {
                 return "recorder";
             }
         };
-        FencedFlyway.builder(client("pod"), lockName, flyway(new TestMigrations.V2__Pausable_step(Pause.none()))
-                .callbacks(recorder)).build().migrate();
+        FencedFlyway.builder(
+                        client("pod"),
+                        lockName,
+                        flyway(new TestMigrations.V2__Pausable_step(Pause.none()))
+                                .callbacks(recorder))
+                .build()
+                .migrate();
         assertThat(seen).containsExactly("afterMigrate");
     }
 
     @Test
     void aCustomFenceKeyIsTheOneAdvanced() {
-        MigrationReport report = FencedFlyway.builder(client("pod"), lockName,
-                flyway(new TestMigrations.V2__Pausable_step(Pause.none()))).fenceKey("schema:orders").build().migrate();
+        MigrationReport report = FencedFlyway.builder(
+                        client("pod"), lockName, flyway(new TestMigrations.V2__Pausable_step(Pause.none())))
+                .fenceKey("schema:orders")
+                .build()
+                .migrate();
         JdbcFence fence = JdbcFence.create(db);
         assertThat(fence.currentToken("schema:orders")).hasValue(report.token());
         assertThat(fence.currentToken(lockName)).isEmpty();

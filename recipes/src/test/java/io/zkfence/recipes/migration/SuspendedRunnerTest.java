@@ -44,8 +44,13 @@ class SuspendedRunnerTest extends MigrationTestBase {
         CountDownLatch stalled = new CountDownLatch(1);
         CountDownLatch unstall = new CountDownLatch(1);
         CuratorFramework curator = curatorThrough(proxy);
-        LockClient pod = closeLater(LockClient.create(curator, LockClientConfig.builder().rootPath(root).ownerId("pod")
-                .operationTimeout(Duration.ofSeconds(1)).build()));
+        LockClient pod = closeLater(LockClient.create(
+                curator,
+                LockClientConfig.builder()
+                        .rootPath(root)
+                        .ownerId("pod")
+                        .operationTimeout(Duration.ofSeconds(1))
+                        .build()));
         // Added after the lock client's own listener, so it runs after the leases became SUSPECT.
         // It then holds Curator's connection-state thread, which is also the thread that would
         // give the session up (LOST) once it has been suspended for the session timeout: the
@@ -61,22 +66,30 @@ class SuspendedRunnerTest extends MigrationTestBase {
             proxy.freeze();
             await(stalled);
         });
-        FencedFlyway runner = FencedFlyway.builder(pod, lockName,
-                flyway(new TestMigrations.V2__Pausable_step(Pause.none())).callbacks(cutOffBeforeV2)).build();
+        FencedFlyway runner = FencedFlyway.builder(
+                        pod,
+                        lockName,
+                        flyway(new TestMigrations.V2__Pausable_step(Pause.none()))
+                                .callbacks(cutOffBeforeV2))
+                .build();
 
         long started = System.nanoTime();
         MigrationFailedException e = assertThrows(MigrationFailedException.class, runner::migrate);
 
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isGreaterThanOrEqualTo(SESSION);
         assertThat(e.getCause()).isInstanceOf(LeaseSuspendedException.class);
-        assertThat(e).hasMessageContaining("suspended").hasMessageContaining("V2 Pausable step")
-                .hasMessageContaining("lease TTL").hasMessageContaining(lockName);
+        assertThat(e)
+                .hasMessageContaining("suspended")
+                .hasMessageContaining("V2 Pausable step")
+                .hasMessageContaining("lease TTL")
+                .hasMessageContaining(lockName);
         assertThat(e.token()).isPresent();
         assertThat(e.getSuppressed()).hasSize(1); // Flyway's own report of the failed callback
         assertThat(stepCounts()).isEqualTo(Map.of("V1", 1)); // V2 never ran
         assertThat(history()).containsExactly("1:true");
         // The fence still holds the runner's own token: nobody newer claimed it.
-        assertThat(JdbcFence.create(db).currentToken(lockName)).hasValue(e.token().orElseThrow());
+        assertThat(JdbcFence.create(db).currentToken(lockName))
+                .hasValue(e.token().orElseThrow());
     }
 
     /** A Curator client through {@code proxy} that calls its connection listeners in the order they were added. */
@@ -91,7 +104,8 @@ class SuspendedRunnerTest extends MigrationTestBase {
                 .build());
         c.start();
         try {
-            assertThat(c.blockUntilConnected((int) Ensemble.PATIENCE.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
+            assertThat(c.blockUntilConnected((int) Ensemble.PATIENCE.toMillis(), TimeUnit.MILLISECONDS))
+                    .isTrue();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
@@ -143,8 +157,7 @@ class SuspendedRunnerTest extends MigrationTestBase {
     /** Connection listeners called in the order they were added (Curator's own manager keeps no order). */
     private static final class InOrder implements UnaryListenerManager<ConnectionStateListener> {
 
-        private record Entry(ConnectionStateListener listener, Executor executor) {
-        }
+        private record Entry(ConnectionStateListener listener, Executor executor) {}
 
         private final List<Entry> entries = new CopyOnWriteArrayList<>();
 

@@ -10,8 +10,7 @@ import org.flywaydb.core.api.migration.Context;
 /** Java migrations (version 2) the tests pass to Flyway, between the SQL steps V1 and V3. */
 final class TestMigrations {
 
-    private TestMigrations() {
-    }
+    private TestMigrations() {}
 
     /** A pause shared by the runners of one test: the first runner to reach it stops there until released. */
     static final class Pause {

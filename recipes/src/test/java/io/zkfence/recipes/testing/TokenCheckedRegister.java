@@ -19,8 +19,7 @@ public final class TokenCheckedRegister {
     }
 
     /** One accepted write. */
-    public record Write(long token, String value) {
-    }
+    public record Write(long token, String value) {}
 
     private long highest;
     private final List<Write> accepted = new ArrayList<>();

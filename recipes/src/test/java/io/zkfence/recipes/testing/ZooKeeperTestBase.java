@@ -34,6 +34,7 @@ public abstract class ZooKeeperTestBase {
     /** Closes what the test made, newest first, after the test. */
     @RegisterExtension
     final Teardown teardown = Teardown.afterEach();
+
     private ExecutorService threads;
 
     @BeforeEach
@@ -67,14 +68,20 @@ public abstract class ZooKeeperTestBase {
 
     /** A lock client on its own 10 s session on the whole ensemble. */
     protected LockClient client(String ownerId) {
-        return closeLater(LockClient.connect(ensemble.connectString(), LockClientConfig.builder().rootPath(root)
-                .ownerId(ownerId).sessionTimeout(Duration.ofSeconds(10)).build()));
+        return closeLater(LockClient.connect(
+                ensemble.connectString(),
+                LockClientConfig.builder()
+                        .rootPath(root)
+                        .ownerId(ownerId)
+                        .sessionTimeout(Duration.ofSeconds(10))
+                        .build()));
     }
 
     /** A freezable proxy in front of the first server. */
     protected FreezableProxy proxy() {
         try {
-            return closeLater(new FreezableProxy(ensemble.cluster().getInstances().iterator().next().getPort()));
+            return closeLater(new FreezableProxy(
+                    ensemble.cluster().getInstances().iterator().next().getPort()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -85,10 +92,16 @@ public abstract class ZooKeeperTestBase {
      * off, and the servers expire its session after {@code session}. Bounded calls give up after
      * {@code operationTimeout}.
      */
-    protected LockClient clientThrough(FreezableProxy proxy, String ownerId, Duration session, Duration operationTimeout) {
+    protected LockClient clientThrough(
+            FreezableProxy proxy, String ownerId, Duration session, Duration operationTimeout) {
         CuratorFramework curator = closeLater(Ensemble.curator(proxy.connectString(), session));
-        return closeLater(LockClient.create(curator, LockClientConfig.builder().rootPath(root).ownerId(ownerId)
-                .operationTimeout(operationTimeout).build()));
+        return closeLater(LockClient.create(
+                curator,
+                LockClientConfig.builder()
+                        .rootPath(root)
+                        .ownerId(ownerId)
+                        .operationTimeout(operationTimeout)
+                        .build()));
     }
 
     protected static ConditionFactory eventually() {

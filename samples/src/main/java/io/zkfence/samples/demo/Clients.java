@@ -11,8 +11,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 /** The JDBC pool and S3 client settings shared by the demo and its pods. */
 final class Clients {
 
-    private Clients() {
-    }
+    private Clients() {}
 
     static HikariDataSource pool(String poolName, String jdbcUrl, String user, String password) {
         HikariConfig config = new HikariConfig();

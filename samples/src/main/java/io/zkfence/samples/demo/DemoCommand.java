@@ -14,7 +14,10 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** The demo's command line: {@code ./demo [flags]}. See {@code docs/demo.md}. */
-@Command(name = "demo", sortOptions = false, usageHelpAutoWidth = true,
+@Command(
+        name = "demo",
+        sortOptions = false,
+        usageHelpAutoWidth = true,
         description = {
             "The paused-holder demo: two pods (separate JVMs) compete for the lock inventory:sku:123. pod-A is frozen"
                     + " with SIGSTOP between its lease check and its write, for longer than its ZooKeeper session;"
@@ -25,71 +28,105 @@ import picocli.CommandLine.Spec;
                     + " S3Mock. Each group of flags below points the demo at a real service instead. On real services the"
                     + " demo drops and re-creates its own tables (zkfence_demo_*) and overwrites its own objects"
                     + " (zkfence-demo/...); it touches nothing else.",
-            ""},
+            ""
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
             "0:the stale writes were rejected and the story happened as told",
             "1:a fenced store accepted a stale write",
             "2:bad command line",
-            "3:the story did not happen as told (e.g. the session did not expire), or a service failed"})
+            "3:the story did not happen as told (e.g. the session did not expire), or a service failed"
+        })
 public final class DemoCommand implements Callable<Integer> {
 
     @Spec
     private CommandSpec spec;
 
-    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    @Option(
+            names = {"-h", "--help"},
+            usageHelp = true,
+            description = "Show this help and exit.")
     private boolean help;
 
-    @Option(names = "--zookeeper", paramLabel = "<host:port,...>",
+    @Option(
+            names = "--zookeeper",
+            paramLabel = "<host:port,...>",
             description = "ZooKeeper connect string. Default: a 3-server ensemble in this process.")
     private String zookeeper;
 
-    @Option(names = "--zk-root", paramLabel = "<path>", defaultValue = "/zkfence-demo",
+    @Option(
+            names = "--zk-root",
+            paramLabel = "<path>",
+            defaultValue = "/zkfence-demo",
             description = "Znode under which the demo's lock lives (default: ${DEFAULT-VALUE}).")
     private String zkRoot;
 
-    @Option(names = "--session-timeout", paramLabel = "<duration>", defaultValue = "4s", converter = DurationConverter.class,
+    @Option(
+            names = "--session-timeout",
+            paramLabel = "<duration>",
+            defaultValue = "4s",
+            converter = DurationConverter.class,
             description = "Session timeout the pods ask for, i.e. the lease TTL, e.g. 4s or 4000ms (default:"
                     + " ${DEFAULT-VALUE}). The servers clamp it to [2, 20] x tickTime.")
     private Duration sessionTimeout;
 
-    @Option(names = "--max-freeze", paramLabel = "<duration>", converter = DurationConverter.class,
+    @Option(
+            names = "--max-freeze",
+            paramLabel = "<duration>",
+            converter = DurationConverter.class,
             description = "How long pod-A may stay frozen waiting for the servers to expire its session before the demo"
                     + " gives up (default: 3 x session timeout + 15s).")
     private Duration maxFreeze;
 
-    @Option(names = "--jdbc-url", paramLabel = "<url>",
+    @Option(
+            names = "--jdbc-url",
+            paramLabel = "<url>",
             description = "PostgreSQL JDBC URL, e.g. jdbc:postgresql://db:5432/app. Default: an embedded PostgreSQL.")
     private String jdbcUrl;
 
     @Option(names = "--jdbc-user", paramLabel = "<user>", description = "Database user.")
     private String jdbcUser;
 
-    @Option(names = "--jdbc-password", paramLabel = "<password>", arity = "0..1", interactive = true,
+    @Option(
+            names = "--jdbc-password",
+            paramLabel = "<password>",
+            arity = "0..1",
+            interactive = true,
             defaultValue = "${env:" + Endpoints.ENV_JDBC_PASSWORD + "}",
-            description = "Database password; without a value it is asked for. Default: $" + Endpoints.ENV_JDBC_PASSWORD + ".")
+            description = "Database password; without a value it is asked for. Default: $" + Endpoints.ENV_JDBC_PASSWORD
+                    + ".")
     private String jdbcPassword;
 
-    @Option(names = "--s3-bucket", paramLabel = "<bucket>",
+    @Option(
+            names = "--s3-bucket",
+            paramLabel = "<bucket>",
             description = "An existing bucket. Alone it means AWS S3 (credentials from the AWS SDK's default chain:"
                     + " environment, profile, ...). Default: a bucket in an embedded S3Mock.")
     private String s3Bucket;
 
-    @Option(names = "--s3-endpoint", paramLabel = "<url>",
+    @Option(
+            names = "--s3-endpoint",
+            paramLabel = "<url>",
             description = "Endpoint of an S3-compatible store (MinIO, R2, ...); needs --s3-bucket.")
     private URI s3Endpoint;
 
-    @Option(names = "--s3-region", paramLabel = "<region>", defaultValue = "us-east-1",
+    @Option(
+            names = "--s3-region",
+            paramLabel = "<region>",
+            defaultValue = "us-east-1",
             description = "Region to sign S3 requests for (default: ${DEFAULT-VALUE}).")
     private String s3Region;
 
     @Option(names = "--s3-path-style", description = "Address the bucket in the path, not the host name (MinIO).")
     private boolean s3PathStyle;
 
-    @Option(names = "--work-dir", paramLabel = "<dir>",
-            description = "An existing folder in which the demo makes its temporary folder (the pods' logs and temporary"
-                    + " files, S3Mock's objects), deleted when the demo ends. Default: the system's temporary folder"
-                    + " (java.io.tmpdir).")
+    @Option(
+            names = "--work-dir",
+            paramLabel = "<dir>",
+            description =
+                    "An existing folder in which the demo makes its temporary folder (the pods' logs and temporary"
+                            + " files, S3Mock's objects), deleted when the demo ends. Default: the system's temporary folder"
+                            + " (java.io.tmpdir).")
     private Path workDir;
 
     private final PrintStream out;
@@ -113,23 +150,37 @@ public final class DemoCommand implements Callable<Integer> {
             throw new ParameterException(spec.commandLine(), "--s3-endpoint needs --s3-bucket (an existing bucket)");
         }
         if (jdbcUrl != null && !jdbcUrl.startsWith("jdbc:postgresql:")) {
-            throw new ParameterException(spec.commandLine(), "--jdbc-url must be a PostgreSQL URL (jdbc:postgresql:...),"
-                    + " was " + jdbcUrl);
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--jdbc-url must be a PostgreSQL URL (jdbc:postgresql:...)," + " was " + jdbcUrl);
         }
         if (jdbcUrl == null && (jdbcUser != null || jdbcPassword != null && !jdbcPassword.isEmpty())) {
             throw new ParameterException(spec.commandLine(), "--jdbc-user and --jdbc-password need --jdbc-url");
         }
-        if (sessionTimeout.compareTo(Duration.ofSeconds(1)) < 0 || sessionTimeout.compareTo(Duration.ofSeconds(60)) > 0) {
-            throw new ParameterException(spec.commandLine(), "--session-timeout must be between 1s and 60s, was "
-                    + sessionTimeout.toMillis() + "ms");
+        if (sessionTimeout.compareTo(Duration.ofSeconds(1)) < 0
+                || sessionTimeout.compareTo(Duration.ofSeconds(60)) > 0) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--session-timeout must be between 1s and 60s, was " + sessionTimeout.toMillis() + "ms");
         }
         if (workDir != null && !Files.isDirectory(workDir)) {
             throw new ParameterException(spec.commandLine(), "--work-dir must be an existing folder, was " + workDir);
         }
-        Duration freeze = maxFreeze != null ? maxFreeze : sessionTimeout.multipliedBy(3).plusSeconds(15);
-        DemoOptions options = new DemoOptions(zookeeper, zkRoot, sessionTimeout, freeze, jdbcUrl, jdbcUser,
-                jdbcPassword == null || jdbcPassword.isEmpty() ? null : jdbcPassword, s3Bucket, s3Endpoint, s3Region,
-                s3PathStyle, workDir != null ? workDir : Path.of(System.getProperty("java.io.tmpdir")));
+        Duration freeze =
+                maxFreeze != null ? maxFreeze : sessionTimeout.multipliedBy(3).plusSeconds(15);
+        DemoOptions options = new DemoOptions(
+                zookeeper,
+                zkRoot,
+                sessionTimeout,
+                freeze,
+                jdbcUrl,
+                jdbcUser,
+                jdbcPassword == null || jdbcPassword.isEmpty() ? null : jdbcPassword,
+                s3Bucket,
+                s3Endpoint,
+                s3Region,
+                s3PathStyle,
+                workDir != null ? workDir : Path.of(System.getProperty("java.io.tmpdir")));
         return new PausedHolderDemo(options, out).run();
     }
 
@@ -150,7 +201,8 @@ public final class DemoCommand implements Callable<Integer> {
                 }
                 return Duration.parse(value.strip());
             } catch (RuntimeException e) {
-                throw new CommandLine.TypeConversionException("'" + value + "' is not a duration (try 4s, 4000ms or PT4S)");
+                throw new CommandLine.TypeConversionException(
+                        "'" + value + "' is not a duration (try 4s, 4000ms or PT4S)");
             }
         }
     }

@@ -9,8 +9,18 @@ import java.time.Duration;
  *
  * @param workParent the existing folder in which the demo makes its one temporary folder
  */
-record DemoOptions(String zookeeper, String zkRoot, Duration sessionTimeout, Duration maxFreeze, String jdbcUrl,
-        String jdbcUser, String jdbcPassword, String s3Bucket, URI s3Endpoint, String s3Region, boolean s3PathStyle,
+record DemoOptions(
+        String zookeeper,
+        String zkRoot,
+        Duration sessionTimeout,
+        Duration maxFreeze,
+        String jdbcUrl,
+        String jdbcUser,
+        String jdbcPassword,
+        String s3Bucket,
+        URI s3Endpoint,
+        String s3Region,
+        boolean s3PathStyle,
         Path workParent) {
 
     static final String EMBEDDED_BUCKET = "zkfence-demo";

@@ -12,11 +12,11 @@ import software.amazon.awssdk.services.s3.model.S3Exception;
 /** Puts the demo's data back to its starting point before the story: stock 10, no objects, no fence. */
 final class DemoStores {
 
-    private DemoStores() {
-    }
+    private DemoStores() {}
 
     static void reset(DataSource pool, JdbcFence fence, S3Client s3, String bucket, boolean createBucket) {
-        try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = pool.getConnection();
+                Statement s = c.createStatement()) {
             Inventory.reset(c);
             // Tokens of an earlier run may come from another ensemble (each embedded run starts a new
             // one, whose zxids start low again), so the demo's fence starts empty every time.
@@ -35,11 +35,15 @@ final class DemoStores {
                 s3.deleteObject(b -> b.bucket(bucket).key(copy.objectKey));
             }
         } catch (NoSuchBucketException e) {
-            throw new StoryFailedException("bucket '" + bucket + "' does not exist; the demo does not create buckets on"
-                    + " real infrastructure", e);
+            throw new StoryFailedException(
+                    "bucket '" + bucket + "' does not exist; the demo does not create buckets on"
+                            + " real infrastructure",
+                    e);
         } catch (S3Exception e) {
-            throw new StoryFailedException("cannot set up the demo's objects in bucket '" + bucket + "': HTTP "
-                    + e.statusCode() + " " + e.getMessage(), e);
+            throw new StoryFailedException(
+                    "cannot set up the demo's objects in bucket '" + bucket + "': HTTP " + e.statusCode() + " "
+                            + e.getMessage(),
+                    e);
         }
     }
 }

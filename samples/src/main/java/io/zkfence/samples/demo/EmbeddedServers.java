@@ -14,7 +14,6 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -97,14 +96,20 @@ public final class EmbeddedServers implements AutoCloseable {
     }
 
     private void startZookeeper() {
-        zookeeper = EmbeddedEnsemble.builder().servers(3).tickTime(Duration.ofSeconds(1)).start();
+        zookeeper = EmbeddedEnsemble.builder()
+                .servers(3)
+                .tickTime(Duration.ofSeconds(1))
+                .start();
     }
 
     private void startPostgres() {
         try {
             // Started beside three ZooKeeper servers and S3Mock: on 2 cores that can take longer than
             // the library's 10 s default start-up wait.
-            postgres = EmbeddedPostgres.builder().setCleanDataDirectory(true).setPGStartupWait(Duration.ofSeconds(60)).start();
+            postgres = EmbeddedPostgres.builder()
+                    .setCleanDataDirectory(true)
+                    .setPGStartupWait(Duration.ofSeconds(60))
+                    .start();
         } catch (IOException e) {
             throw new UncheckedIOException("could not start the embedded PostgreSQL", e);
         }

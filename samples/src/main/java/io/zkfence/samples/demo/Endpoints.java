@@ -17,8 +17,17 @@ import software.amazon.awssdk.auth.credentials.AwsSessionCredentials;
  *
  * @param s3Endpoint {@code null} for AWS S3 itself (the SDK picks the regional endpoint)
  */
-record Endpoints(String zookeeper, String zkRoot, Duration sessionTimeout, String jdbcUrl, String jdbcUser,
-        String jdbcPassword, URI s3Endpoint, String bucket, String region, boolean pathStyle,
+record Endpoints(
+        String zookeeper,
+        String zkRoot,
+        Duration sessionTimeout,
+        String jdbcUrl,
+        String jdbcUser,
+        String jdbcPassword,
+        URI s3Endpoint,
+        String bucket,
+        String region,
+        boolean pathStyle,
         AwsCredentials s3Credentials) {
 
     static final String ENV_JDBC_PASSWORD = "ZKFENCE_DEMO_JDBC_PASSWORD";
@@ -32,9 +41,21 @@ record Endpoints(String zookeeper, String zkRoot, Duration sessionTimeout, Strin
 
     /** The pod's command-line arguments (see {@link Pod}). */
     List<String> podArguments(String podName) {
-        List<String> args = new ArrayList<>(List.of("--name", podName, "--zookeeper", zookeeper, "--zk-root", zkRoot,
-                "--session-timeout-ms", Long.toString(sessionTimeout.toMillis()), "--jdbc-url", jdbcUrl,
-                "--s3-bucket", bucket, "--s3-region", region));
+        List<String> args = new ArrayList<>(List.of(
+                "--name",
+                podName,
+                "--zookeeper",
+                zookeeper,
+                "--zk-root",
+                zkRoot,
+                "--session-timeout-ms",
+                Long.toString(sessionTimeout.toMillis()),
+                "--jdbc-url",
+                jdbcUrl,
+                "--s3-bucket",
+                bucket,
+                "--s3-region",
+                region));
         if (jdbcUser != null) {
             args.addAll(List.of("--jdbc-user", jdbcUser));
         }

@@ -17,8 +17,12 @@ import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
 /** What each store holds once the pods are done, read by the demo itself after the story. */
-record FinalState(Map<Inventory.Copy, Inventory.Stock> rows, Map<Inventory.Copy, List<Inventory.Reservation>> reservations,
-        Map<Inventory.Copy, Optional<StockDocument>> objects, OptionalLong fencedObjectToken, OptionalLong fenceToken) {
+record FinalState(
+        Map<Inventory.Copy, Inventory.Stock> rows,
+        Map<Inventory.Copy, List<Inventory.Reservation>> reservations,
+        Map<Inventory.Copy, Optional<StockDocument>> objects,
+        OptionalLong fencedObjectToken,
+        OptionalLong fenceToken) {
 
     static FinalState read(DataSource pool, JdbcFence fence, FencedBucket bucket) {
         Map<Inventory.Copy, Inventory.Stock> rows = new EnumMap<>(Inventory.Copy.class);
@@ -43,7 +47,9 @@ record FinalState(Map<Inventory.Copy, Inventory.Stock> rows, Map<Inventory.Copy,
 
     /** Units reserved in a copy's reservation table. */
     int reserved(Inventory.Copy copy) {
-        return reservations.get(copy).stream().mapToInt(Inventory.Reservation::quantity).sum();
+        return reservations.get(copy).stream()
+                .mapToInt(Inventory.Reservation::quantity)
+                .sum();
     }
 
     /** True when a copy's stock equals the initial stock minus what its reservations took. */
@@ -53,27 +59,39 @@ record FinalState(Map<Inventory.Copy, Inventory.Stock> rows, Map<Inventory.Copy,
 
     void print(Timeline out) {
         out.text("");
-        out.text("What each store holds now (SKU " + Inventory.SKU + ", initial stock " + Inventory.INITIAL_STOCK + ")");
+        out.text(
+                "What each store holds now (SKU " + Inventory.SKU + ", initial stock " + Inventory.INITIAL_STOCK + ")");
         String format = "  %-10s  %-8s  %5s  %-10s  %-10s  %-12s  %s";
         out.text(String.format(format, "store", "copy", "stock", "last order", "written by", "token", "notes"));
         for (Inventory.Copy copy : Inventory.Copy.values()) {
             Inventory.Stock s = rows.get(copy);
-            String orders = reservations.get(copy).stream().map(r -> r.orderId() + ":" + r.quantity())
+            String orders = reservations.get(copy).stream()
+                    .map(r -> r.orderId() + ":" + r.quantity())
                     .collect(Collectors.joining(" "));
             int expected = Inventory.INITIAL_STOCK - reserved(copy);
             String note = "reservations " + (orders.isEmpty() ? "none" : orders) + "; " + Inventory.INITIAL_STOCK
                     + " - " + reserved(copy) + " = " + expected
-                    + (consistent(copy) ? ", consistent" : " but the row says " + s.quantity() + ": an update was lost");
-            out.text(String.format(format, "PostgreSQL", copy.label(), s.quantity(), nullable(s.lastOrder()),
-                    nullable(s.writtenBy()), s.token() == null ? "-" : s.token().toString(), note));
+                    + (consistent(copy)
+                            ? ", consistent"
+                            : " but the row says " + s.quantity() + ": an update was lost");
+            out.text(String.format(
+                    format,
+                    "PostgreSQL",
+                    copy.label(),
+                    s.quantity(),
+                    nullable(s.lastOrder()),
+                    nullable(s.writtenBy()),
+                    s.token() == null ? "-" : s.token().toString(),
+                    note));
         }
         for (Inventory.Copy copy : Inventory.Copy.values()) {
             Optional<StockDocument> doc = objects.get(copy);
             String note = copy == FENCED
                     ? "token metadata " + (fencedObjectToken.isPresent() ? fencedObjectToken.getAsLong() : "none")
                     : "plain object, no token check";
-            out.text(doc.map(d -> String.format(format, "S3", copy.label(), d.stock(), d.lastOrder(), d.writtenBy(),
-                    d.token(), note)).orElse(String.format(format, "S3", copy.label(), "-", "-", "-", "-", "no object")));
+            out.text(doc.map(d -> String.format(
+                            format, "S3", copy.label(), d.stock(), d.lastOrder(), d.writtenBy(), d.token(), note))
+                    .orElse(String.format(format, "S3", copy.label(), "-", "-", "-", "-", "no object")));
         }
         out.text("  fence table " + Inventory.FENCE_TABLE + ": highest token accepted for " + Inventory.LOCK + " = "
                 + (fenceToken.isPresent() ? fenceToken.getAsLong() : "none"));

@@ -25,7 +25,9 @@ final class Inventory {
     /** Where one copy of the data lives: two tables and one S3 object. */
     enum Copy {
         FENCED("zkfence_demo_stock", "zkfence_demo_reservation", "zkfence-demo/fenced/inventory/sku-123.json"),
-        UNFENCED("zkfence_demo_stock_unfenced", "zkfence_demo_reservation_unfenced",
+        UNFENCED(
+                "zkfence_demo_stock_unfenced",
+                "zkfence_demo_reservation_unfenced",
                 "zkfence-demo/unfenced/inventory/sku-123.json");
 
         final String stockTable;
@@ -44,15 +46,12 @@ final class Inventory {
     }
 
     /** A row of a stock table. */
-    record Stock(int quantity, String lastOrder, String writtenBy, Long token) {
-    }
+    record Stock(int quantity, String lastOrder, String writtenBy, Long token) {}
 
     /** A row of a reservation table. */
-    record Reservation(String orderId, int quantity, String pod, long token) {
-    }
+    record Reservation(String orderId, int quantity, String pod, long token) {}
 
-    private Inventory() {
-    }
+    private Inventory() {}
 
     /** Drops and re-creates the demo's tables (never the fence table: that is fencing-jdbc's). */
     static void reset(Connection c) throws SQLException {
@@ -65,7 +64,8 @@ final class Inventory {
                 s.execute("create table " + copy.reservationTable + " (order_id varchar(64) primary key,"
                         + " sku varchar(64) not null, quantity int not null, pod varchar(64) not null,"
                         + " token bigint not null)");
-                s.execute("insert into " + copy.stockTable + " (sku, quantity) values ('" + SKU + "', " + INITIAL_STOCK + ")");
+                s.execute("insert into " + copy.stockTable + " (sku, quantity) values ('" + SKU + "', " + INITIAL_STOCK
+                        + ")");
             }
         }
     }
@@ -103,7 +103,7 @@ final class Inventory {
     static void reserve(Connection c, Copy copy, String orderId, int quantity, int newStock, String pod, long token)
             throws SQLException {
         try (PreparedStatement insert = c.prepareStatement("insert into " + copy.reservationTable
-                + " (order_id, sku, quantity, pod, token) values (?, ?, ?, ?, ?)");
+                        + " (order_id, sku, quantity, pod, token) values (?, ?, ?, ?, ?)");
                 PreparedStatement update = c.prepareStatement("update " + copy.stockTable
                         + " set quantity = ?, last_order = ?, written_by = ?, token = ? where sku = ?")) {
             insert.setString(1, orderId);

@@ -56,24 +56,37 @@ final class PausedHolderDemo {
             EmbeddedServers servers = null;
             if (options.embeddedZookeeper() || options.embeddedPostgres() || options.embeddedS3()) {
                 timeline.add(Instant.now(), "demo", "starting in this process: " + embeddedList());
-                servers = cleanup.add(EmbeddedServers.start(options.embeddedZookeeper(), options.embeddedPostgres(),
-                        options.embeddedS3(), workDir));
+                servers = cleanup.add(EmbeddedServers.start(
+                        options.embeddedZookeeper(), options.embeddedPostgres(), options.embeddedS3(), workDir));
             }
             Endpoints endpoints = endpoints(servers);
             describe(timeline, endpoints, workDir);
 
-            LockClient observer = cleanup.add(LockClient.connect(endpoints.zookeeper(),
-                    LockClientConfig.builder().rootPath(endpoints.zkRoot()).ownerId("demo-observer").build()));
-            HikariDataSource pool = cleanup.add(Clients.pool("demo", endpoints.jdbcUrl(), endpoints.jdbcUser(),
-                    endpoints.jdbcPassword()));
-            S3Client s3 = cleanup.add(Clients.s3(endpoints.s3Endpoint(), endpoints.region(), endpoints.pathStyle(),
+            LockClient observer = cleanup.add(LockClient.connect(
+                    endpoints.zookeeper(),
+                    LockClientConfig.builder()
+                            .rootPath(endpoints.zkRoot())
+                            .ownerId("demo-observer")
+                            .build()));
+            HikariDataSource pool = cleanup.add(
+                    Clients.pool("demo", endpoints.jdbcUrl(), endpoints.jdbcUser(), endpoints.jdbcPassword()));
+            S3Client s3 = cleanup.add(Clients.s3(
+                    endpoints.s3Endpoint(),
+                    endpoints.region(),
+                    endpoints.pathStyle(),
                     StaticCredentialsProvider.create(endpoints.s3Credentials())));
-            JdbcFence fence = JdbcFence.create(pool, FenceConfig.builder(FenceDialect.POSTGRES)
-                    .table(Inventory.FENCE_TABLE).build());
+            JdbcFence fence = JdbcFence.create(
+                    pool,
+                    FenceConfig.builder(FenceDialect.POSTGRES)
+                            .table(Inventory.FENCE_TABLE)
+                            .build());
             FencedBucket bucket = FencedBucket.create(s3, S3FenceConfig.of(endpoints.bucket()));
             DemoStores.reset(pool, fence, s3, endpoints.bucket(), options.embeddedS3());
-            timeline.add(Instant.now(), "demo", "stores reset: stock of SKU " + Inventory.SKU + " = "
-                    + Inventory.INITIAL_STOCK + " in both copies, no S3 objects, empty fence table");
+            timeline.add(
+                    Instant.now(),
+                    "demo",
+                    "stores reset: stock of SKU " + Inventory.SKU + " = " + Inventory.INITIAL_STOCK
+                            + " in both copies, no S3 objects, empty fence table");
             Story story = new Story(endpoints, timeline, observer, workDir, options.maxFreeze(), cleanup::add);
             try {
                 story.play();
@@ -100,17 +113,21 @@ final class PausedHolderDemo {
     }
 
     private Endpoints endpoints(EmbeddedServers servers) {
-        AwsCredentials credentials = options.embeddedS3() ? AwsBasicCredentials.create("demo", "demo")
+        AwsCredentials credentials = options.embeddedS3()
+                ? AwsBasicCredentials.create("demo", "demo")
                 : DefaultCredentialsProvider.builder().build().resolveCredentials();
         return new Endpoints(
                 options.embeddedZookeeper() ? servers.zookeeperConnectString() : options.zookeeper(),
-                options.zkRoot(), options.sessionTimeout(),
+                options.zkRoot(),
+                options.sessionTimeout(),
                 options.embeddedPostgres() ? servers.jdbcUrl() : options.jdbcUrl(),
                 options.embeddedPostgres() ? "postgres" : options.jdbcUser(),
                 options.embeddedPostgres() ? null : options.jdbcPassword(),
                 options.embeddedS3() ? servers.s3Endpoint() : options.s3Endpoint(),
                 options.embeddedS3() ? DemoOptions.EMBEDDED_BUCKET : options.s3Bucket(),
-                options.s3Region(), options.embeddedS3() || options.s3PathStyle(), credentials);
+                options.s3Region(),
+                options.embeddedS3() || options.s3PathStyle(),
+                credentials);
     }
 
     private String embeddedList() {
@@ -128,8 +145,11 @@ final class PausedHolderDemo {
     }
 
     private void describe(Timeline t, Endpoints e, Path workDir) {
-        t.add(Instant.now(), "demo", "ZooKeeper   " + (options.embeddedZookeeper() ? "(embedded) " : "") + e.zookeeper()
-                + ", lock root " + e.zkRoot() + ", pods ask for a " + Story.seconds(e.sessionTimeout()) + " session");
+        t.add(
+                Instant.now(),
+                "demo",
+                "ZooKeeper   " + (options.embeddedZookeeper() ? "(embedded) " : "") + e.zookeeper() + ", lock root "
+                        + e.zkRoot() + ", pods ask for a " + Story.seconds(e.sessionTimeout()) + " session");
         t.detail("PostgreSQL  " + (options.embeddedPostgres() ? "(embedded) " : "")
                 + e.jdbcUrl().replaceAll("password=[^&]*", "password=***"));
         t.detail("S3          " + (options.embeddedS3() ? "(embedded S3Mock) " : "")

@@ -9,14 +9,13 @@ import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.lock.FencedLock;
 import io.zkfence.lock.Lease;
-import io.zkfence.lock.LeaseState;
 import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
 import io.zkfence.s3.FencedBucket;
 import io.zkfence.s3.S3FenceConfig;
 import java.io.BufferedReader;
-import java.io.FileOutputStream;
 import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
@@ -52,22 +51,31 @@ public final class Pod implements Callable<Integer> {
 
     @Option(names = "--name", required = true)
     private String name;
+
     @Option(names = "--zookeeper", required = true)
     private String zookeeper;
+
     @Option(names = "--zk-root", required = true)
     private String zkRoot;
+
     @Option(names = "--session-timeout-ms", required = true)
     private long sessionTimeoutMs;
+
     @Option(names = "--jdbc-url", required = true)
     private String jdbcUrl;
+
     @Option(names = "--jdbc-user")
     private String jdbcUser;
+
     @Option(names = "--s3-endpoint")
     private URI s3Endpoint;
+
     @Option(names = "--s3-bucket", required = true)
     private String bucketName;
+
     @Option(names = "--s3-region", required = true)
     private String region;
+
     @Option(names = "--s3-path-style")
     private boolean pathStyle;
 
@@ -131,17 +139,25 @@ public final class Pod implements Callable<Integer> {
     }
 
     private void open() {
-        locks = LockClient.connect(zookeeper, LockClientConfig.builder()
-                .rootPath(zkRoot)
-                .ownerId(name)
-                .sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
-                .build());
+        locks = LockClient.connect(
+                zookeeper,
+                LockClientConfig.builder()
+                        .rootPath(zkRoot)
+                        .ownerId(name)
+                        .sessionTimeout(Duration.ofMillis(sessionTimeoutMs))
+                        .build());
         pool = Clients.pool(name, jdbcUrl, jdbcUser, System.getenv(Endpoints.ENV_JDBC_PASSWORD));
-        fence = JdbcFence.create(pool, FenceConfig.builder(FenceDialect.POSTGRES)
-                .table(Inventory.FENCE_TABLE)
-                .holderLabel(name)
-                .build());
-        s3 = Clients.s3(s3Endpoint, region, pathStyle, DefaultCredentialsProvider.builder().build());
+        fence = JdbcFence.create(
+                pool,
+                FenceConfig.builder(FenceDialect.POSTGRES)
+                        .table(Inventory.FENCE_TABLE)
+                        .holderLabel(name)
+                        .build());
+        s3 = Clients.s3(
+                s3Endpoint,
+                region,
+                pathStyle,
+                DefaultCredentialsProvider.builder().build());
         bucket = FencedBucket.create(s3, S3FenceConfig.of(bucketName));
         bucket.verifyConditionalWrites(); // fail now, not in the middle of the story, on a store that ignores If-Match
     }
@@ -150,9 +166,16 @@ public final class Pod implements Callable<Integer> {
         FencedLock lock = locks.lock(Inventory.LOCK);
         emit("asking", "lock", lock.name());
         lease = lock.acquire(Duration.ofMinutes(2));
-        lease.addListener((l, from, to) -> emit("lease", "from", from, "to", to,
-                "reason", l.endReason().orElse("")));
-        emit("acquired", "lock", lease.lockName(), "token", lease.token(), "ttl", lease.ttl().toMillis());
+        lease.addListener((l, from, to) ->
+                emit("lease", "from", from, "to", to, "reason", l.endReason().orElse("")));
+        emit(
+                "acquired",
+                "lock",
+                lease.lockName(),
+                "token",
+                lease.token(),
+                "ttl",
+                lease.ttl().toMillis());
     }
 
     /** Advances the fence to our token right away: any former holder is cut off before we write. */
@@ -170,8 +193,20 @@ public final class Pod implements Callable<Integer> {
         }
         int newStock = available - quantity;
         lease.checkValid(); // the last look at the lease before writing, as careful code does
-        emit("checked", "order", orderId, "quantity", quantity, "read", available, "write", newStock,
-                "token", token, "state", lease.state());
+        emit(
+                "checked",
+                "order",
+                orderId,
+                "quantity",
+                quantity,
+                "read",
+                available,
+                "write",
+                newStock,
+                "token",
+                token,
+                "state",
+                lease.state());
         if (pause) {
             emit("pause-point", "order", orderId);
             String go = commands.readLine(); // the demo stops this JVM here (SIGSTOP), then sends "go"
@@ -182,12 +217,23 @@ public final class Pod implements Callable<Integer> {
         // From here on no second look at the lease: a thread paused after its check would not take one.
         emit("writing", "order", orderId, "token", token, "lease", lease.state());
         StockDocument doc = new StockDocument(newStock, orderId, name, token);
-        write(FENCED, "postgres", token, () -> fence.inTransaction(Inventory.LOCK, token, c -> {
-            Inventory.reserve(c, FENCED, orderId, quantity, newStock, name, token);
-            return null;
-        }));
-        write(FENCED, "s3", token, () -> bucket.put(FENCED.objectKey, token, RequestBody.fromString(doc.toJson()),
-                r -> r.contentType("application/json")));
+        write(
+                FENCED,
+                "postgres",
+                token,
+                () -> fence.inTransaction(Inventory.LOCK, token, c -> {
+                    Inventory.reserve(c, FENCED, orderId, quantity, newStock, name, token);
+                    return null;
+                }));
+        write(
+                FENCED,
+                "s3",
+                token,
+                () -> bucket.put(
+                        FENCED.objectKey,
+                        token,
+                        RequestBody.fromString(doc.toJson()),
+                        r -> r.contentType("application/json")));
         write(UNFENCED, "postgres", token, () -> {
             try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
@@ -197,8 +243,13 @@ public final class Pod implements Callable<Integer> {
                 throw new IllegalStateException(e);
             }
         });
-        write(UNFENCED, "s3", token, () -> s3.putObject(r -> r.bucket(bucketName).key(UNFENCED.objectKey)
-                .contentType("application/json"), RequestBody.fromString(doc.toJson())));
+        write(
+                UNFENCED,
+                "s3",
+                token,
+                () -> s3.putObject(
+                        r -> r.bucket(bucketName).key(UNFENCED.objectKey).contentType("application/json"),
+                        RequestBody.fromString(doc.toJson())));
         emit("order-done", "order", orderId);
     }
 
@@ -207,15 +258,53 @@ public final class Pod implements Callable<Integer> {
             write.run();
             emit("write", "copy", copy.label(), "store", store, "token", token, "outcome", "accepted");
         } catch (io.zkfence.jdbc.StaleTokenException e) {
-            emit("write", "copy", copy.label(), "store", store, "token", token, "outcome", "rejected",
-                    "stored", e.storedToken(), "exception", e.getClass().getName(), "message", e.getMessage());
+            emit(
+                    "write",
+                    "copy",
+                    copy.label(),
+                    "store",
+                    store,
+                    "token",
+                    token,
+                    "outcome",
+                    "rejected",
+                    "stored",
+                    e.storedToken(),
+                    "exception",
+                    e.getClass().getName(),
+                    "message",
+                    e.getMessage());
         } catch (io.zkfence.s3.StaleTokenException e) {
-            emit("write", "copy", copy.label(), "store", store, "token", token, "outcome", "rejected",
-                    "stored", e.storedToken(), "exception", e.getClass().getName(), "message", e.getMessage());
+            emit(
+                    "write",
+                    "copy",
+                    copy.label(),
+                    "store",
+                    store,
+                    "token",
+                    token,
+                    "outcome",
+                    "rejected",
+                    "stored",
+                    e.storedToken(),
+                    "exception",
+                    e.getClass().getName(),
+                    "message",
+                    e.getMessage());
         } catch (RuntimeException e) {
             e.printStackTrace();
-            emit("write", "copy", copy.label(), "store", store, "token", token, "outcome", "failed",
-                    "message", e.toString());
+            emit(
+                    "write",
+                    "copy",
+                    copy.label(),
+                    "store",
+                    store,
+                    "token",
+                    token,
+                    "outcome",
+                    "failed",
+                    "message",
+                    e.toString());
         }
     }
 

@@ -31,7 +31,8 @@ record PodEvent(Instant at, String pod, String kind, Map<String, String> fields)
     String get(String key) {
         String v = fields.get(key);
         if (v == null) {
-            throw new IllegalStateException("event '" + kind + "' from " + pod + " has no field '" + key + "': " + fields);
+            throw new IllegalStateException(
+                    "event '" + kind + "' from " + pod + " has no field '" + key + "': " + fields);
         }
         return v;
     }
@@ -49,12 +50,17 @@ record PodEvent(Instant at, String pod, String kind, Map<String, String> fields)
         if (keyValues.length % 2 != 0) {
             throw new IllegalArgumentException("keys and values must alternate: " + keyValues.length + " items");
         }
-        StringBuilder line = new StringBuilder(PREFIX).append(at.toEpochMilli()).append(' ').append(kind).append(' ');
+        StringBuilder line = new StringBuilder(PREFIX)
+                .append(at.toEpochMilli())
+                .append(' ')
+                .append(kind)
+                .append(' ');
         for (int i = 0; i < keyValues.length; i += 2) {
             if (i > 0) {
                 line.append('&');
             }
-            line.append(keyValues[i]).append('=')
+            line.append(keyValues[i])
+                    .append('=')
                     .append(URLEncoder.encode(String.valueOf(keyValues[i + 1]), StandardCharsets.UTF_8));
         }
         return line.toString();

@@ -29,8 +29,11 @@ import java.util.function.Predicate;
 final class PodProcess implements AutoCloseable {
 
     private static final List<String> JVM_OPTIONS = List.of(
-            "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx256m", // start fast on a small machine
-            "-Dorg.jooq.no-logo=true", "-Dorg.jooq.no-tips=true");
+            "-XX:TieredStopAtLevel=1",
+            "-XX:+UseSerialGC",
+            "-Xmx256m", // start fast on a small machine
+            "-Dorg.jooq.no-logo=true",
+            "-Dorg.jooq.no-tips=true");
 
     final String name;
     private final Process process;
@@ -82,8 +85,8 @@ final class PodProcess implements AutoCloseable {
             commands.write(command + "\n");
             commands.flush();
         } catch (IOException e) {
-            throw new StoryFailedException(name + " does not take commands any more (" + e.getMessage() + ")",
-                    logTail(), e);
+            throw new StoryFailedException(
+                    name + " does not take commands any more (" + e.getMessage() + ")", logTail(), e);
         }
     }
 
@@ -116,14 +119,17 @@ final class PodProcess implements AutoCloseable {
                         throw new StoryFailedException(name + " failed: " + e.get("message"), logTail(), null);
                     }
                     if (e.kind().equals("exited")) {
-                        throw new StoryFailedException(name + " exited (code " + e.get("code") + ") while the demo"
-                                + " waited for '" + kind + "'", logTail(), null);
+                        throw new StoryFailedException(
+                                name + " exited (code " + e.get("code") + ") while the demo" + " waited for '" + kind
+                                        + "'",
+                                logTail(),
+                                null);
                     }
                 }
                 long left = Duration.between(Instant.now(), deadline).toNanos();
                 if (left <= 0) {
-                    throw new StoryFailedException(name + " did not report '" + kind + "' within " + patience.toSeconds()
-                            + " s");
+                    throw new StoryFailedException(
+                            name + " did not report '" + kind + "' within " + patience.toSeconds() + " s");
                 }
                 arrived.awaitNanos(left);
             }
@@ -199,7 +205,8 @@ final class PodProcess implements AutoCloseable {
     }
 
     private void read(Consumer<PodEvent> onEvent) {
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = out.readLine()) != null) {
                 PodEvent.decode(name, line).ifPresent(e -> add(e, onEvent));

@@ -11,8 +11,7 @@ final class Poll {
 
     private static final Duration INTERVAL = Duration.ofMillis(25);
 
-    private Poll() {
-    }
+    private Poll() {}
 
     static <T> T until(Supplier<Optional<T>> probe, Duration patience, String what) {
         Instant deadline = Instant.now().plus(patience);

@@ -12,8 +12,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class Signals {
 
-    private Signals() {
-    }
+    private Signals() {}
 
     static void stop(long pid) {
         send("-STOP", pid);
@@ -27,8 +26,11 @@ final class Signals {
     static String procState(long pid) {
         Path status = Path.of("/proc", Long.toString(pid), "status");
         try {
-            return Files.readAllLines(status).stream().filter(l -> l.startsWith("State:"))
-                    .map(l -> l.substring("State:".length()).strip()).findFirst().orElse("");
+            return Files.readAllLines(status).stream()
+                    .filter(l -> l.startsWith("State:"))
+                    .map(l -> l.substring("State:".length()).strip())
+                    .findFirst()
+                    .orElse("");
         } catch (IOException e) {
             return "";
         }
@@ -36,13 +38,16 @@ final class Signals {
 
     private static void send(String signal, long pid) {
         try {
-            Process kill = new ProcessBuilder("kill", signal, Long.toString(pid)).redirectErrorStream(true).start();
+            Process kill = new ProcessBuilder("kill", signal, Long.toString(pid))
+                    .redirectErrorStream(true)
+                    .start();
             String output = new String(kill.getInputStream().readAllBytes()).strip();
             if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
                 throw new StoryFailedException("kill " + signal + " " + pid + " failed: " + output);
             }
         } catch (IOException e) {
-            throw new StoryFailedException("cannot run 'kill " + signal + " " + pid + "' (the demo needs a POSIX system)", e);
+            throw new StoryFailedException(
+                    "cannot run 'kill " + signal + " " + pid + "' (the demo needs a POSIX system)", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new StoryFailedException("interrupted while sending " + signal + " to " + pid, e);

@@ -41,7 +41,12 @@ final class Story {
     private final Consumer<PodProcess> register;
     private final StoryRecord record = new StoryRecord();
 
-    Story(Endpoints endpoints, Timeline timeline, LockClient observer, Path workDir, Duration maxFreeze,
+    Story(
+            Endpoints endpoints,
+            Timeline timeline,
+            LockClient observer,
+            Path workDir,
+            Duration maxFreeze,
             Consumer<PodProcess> register) {
         this.endpoints = endpoints;
         this.timeline = timeline;
@@ -89,43 +94,59 @@ final class Story {
         a.await("claimed", STEP);
         a.send("order A-1 1");
         a.await("order-done", STEP);
-        a.events().stream().filter(e -> e.kind().equals("write")).map(StoryRecord.Write::of)
+        a.events().stream()
+                .filter(e -> e.kind().equals("write"))
+                .map(StoryRecord.Write::of)
                 .forEach(record.firstWritesOfA::add);
 
         b.send("acquire");
         b.await("asking", STEP);
-        LockInfo queue = Poll.until(() -> Optional.of(observer.inspect(Inventory.LOCK)).filter(q -> q.entries().size() >= 2),
-                STEP, "pod-B's queue node to appear behind pod-A's");
+        LockInfo queue = Poll.until(
+                () -> Optional.of(observer.inspect(Inventory.LOCK))
+                        .filter(q -> q.entries().size() >= 2),
+                STEP,
+                "pod-B's queue node to appear behind pod-A's");
         timeline.add(Instant.now(), "zk", "queue of " + Inventory.LOCK + ": " + describe(queue));
 
         a.send("order A-2 3 pause");
         a.await("pause-point", STEP);
         record.frozenAt = Instant.now();
         a.freeze();
-        timeline.add(record.frozenAt, "demo", "kill -STOP " + a.pid() + ": pod-A is frozen between its check and its"
-                + " write" + proc(a));
+        timeline.add(
+                record.frozenAt,
+                "demo",
+                "kill -STOP " + a.pid() + ": pod-A is frozen between its check and its" + " write" + proc(a));
 
         PodEvent grantB;
         try {
             grantB = b.await("acquired", maxFreeze);
         } catch (StoryFailedException e) {
-            throw new StoryFailedException("pod-B was not granted the lock while pod-A was frozen for "
-                    + maxFreeze.toSeconds() + " s: the servers did not expire pod-A's session (its session timeout is "
-                    + record.ttlA.toMillis() + " ms)", e.details(), e);
+            throw new StoryFailedException(
+                    "pod-B was not granted the lock while pod-A was frozen for "
+                            + maxFreeze.toSeconds()
+                            + " s: the servers did not expire pod-A's session (its session timeout is "
+                            + record.ttlA.toMillis() + " ms)",
+                    e.details(),
+                    e);
         }
         record.grantedToBAt = grantB.at();
         record.tokenB = grantB.getLong("token");
         record.procStateAtGrant = Signals.procState(a.pid());
         record.queueAtGrant = observer.inspect(Inventory.LOCK);
-        timeline.add(Instant.now(), "zk", "pod-A's queue node is gone: the servers expired its session "
-                + seconds(Duration.between(record.frozenAt, grantB.at())) + " after the freeze; queue now: "
-                + describe(record.queueAtGrant) + proc(a));
+        timeline.add(
+                Instant.now(),
+                "zk",
+                "pod-A's queue node is gone: the servers expired its session "
+                        + seconds(Duration.between(record.frozenAt, grantB.at())) + " after the freeze; queue now: "
+                        + describe(record.queueAtGrant) + proc(a));
 
         b.send("claim");
         b.await("claimed", STEP);
         b.send("order B-1 2");
         b.await("order-done", STEP);
-        b.events().stream().filter(e -> e.kind().equals("write")).map(StoryRecord.Write::of)
+        b.events().stream()
+                .filter(e -> e.kind().equals("write"))
+                .map(StoryRecord.Write::of)
                 .forEach(record.writesOfB::add);
 
         // The pause must outlast the session timeout. B may be granted a little sooner than that
@@ -134,18 +155,26 @@ final class Story {
         Poll.pauseUntil(earliest);
 
         record.resumedAt = Instant.now();
-        timeline.add(record.resumedAt, "demo", "kill -CONT " + a.pid() + ": pod-A resumes after "
-                + seconds(Duration.between(record.frozenAt, record.resumedAt)) + " frozen (session timeout "
-                + seconds(record.ttlA) + "), still sure it holds token " + record.tokenA);
+        timeline.add(
+                record.resumedAt,
+                "demo",
+                "kill -CONT " + a.pid() + ": pod-A resumes after "
+                        + seconds(Duration.between(record.frozenAt, record.resumedAt)) + " frozen (session timeout "
+                        + seconds(record.ttlA) + "), still sure it holds token " + record.tokenA);
         a.send("go"); // waits in the pipe: the first thing A does when it runs again is read it and write
         a.thaw();
         a.await("order-done", STEP);
-        List<PodEvent> writesOfA = a.events().stream().filter(e -> e.kind().equals("write")).toList();
-        writesOfA.subList(record.firstWritesOfA.size(), writesOfA.size()).stream().map(StoryRecord.Write::of)
+        List<PodEvent> writesOfA =
+                a.events().stream().filter(e -> e.kind().equals("write")).toList();
+        writesOfA.subList(record.firstWritesOfA.size(), writesOfA.size()).stream()
+                .map(StoryRecord.Write::of)
                 .forEach(record.staleWritesOfA::add);
 
         try {
-            PodEvent lost = a.await("lease", e -> e.get("to").equals("LOST"), record.ttlA.multipliedBy(2).plusSeconds(10));
+            PodEvent lost = a.await(
+                    "lease",
+                    e -> e.get("to").equals("LOST"),
+                    record.ttlA.multipliedBy(2).plusSeconds(10));
             record.leaseLostSeenByAAt = lost.at();
         } catch (StoryFailedException e) {
             timeline.add(Instant.now(), "demo", "pod-A has not noticed yet that its lease is lost: " + e.getMessage());
@@ -173,9 +202,11 @@ final class Story {
             return "empty";
         }
         LockInfo.Entry holder = queue.entries().get(0);
-        String waiters = queue.waiters().stream().map(w -> w.ownerId() + " (its node's token " + w.token() + ")")
+        String waiters = queue.waiters().stream()
+                .map(w -> w.ownerId() + " (its node's token " + w.token() + ")")
                 .collect(Collectors.joining(", "));
-        return holder.ownerId() + " holds (token " + holder.token() + ")" + (waiters.isEmpty() ? "" : "; waiting: " + waiters);
+        return holder.ownerId() + " holds (token " + holder.token() + ")"
+                + (waiters.isEmpty() ? "" : "; waiting: " + waiters);
     }
 
     private static String proc(PodProcess pod) {

@@ -13,7 +13,8 @@ import java.time.format.DateTimeFormatter;
  */
 final class Timeline {
 
-    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
+    private static final DateTimeFormatter CLOCK =
+            DateTimeFormatter.ofPattern("HH:mm:ss.SSS").withZone(ZoneId.systemDefault());
 
     private final PrintStream out;
     private final Instant start;

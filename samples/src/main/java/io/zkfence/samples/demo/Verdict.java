@@ -21,7 +21,11 @@ final class Verdict {
     static final int STALE_WRITE_ACCEPTED = 1;
     static final int STORY_NOT_AS_TOLD = 3;
 
-    enum Status { OK, FAIL, NOT_REACHED }
+    enum Status {
+        OK,
+        FAIL,
+        NOT_REACHED
+    }
 
     /** One check; {@code safety} marks a failure of fencing itself. */
     record Check(boolean safety, Status status, String text) {
@@ -32,8 +36,7 @@ final class Verdict {
 
     private final List<Check> checks = new ArrayList<>();
 
-    private Verdict() {
-    }
+    private Verdict() {}
 
     List<Check> checks() {
         return List.copyOf(checks);
@@ -41,24 +44,43 @@ final class Verdict {
 
     static Verdict of(StoryRecord r, Optional<FinalState> state) {
         Verdict v = new Verdict();
-        v.story(r.failure == null, r.failure == null ? "every step of the story happened"
-                : "the story stopped early: " + r.failure);
-        v.story(r.tokenA != null && r.tokenB != null, r.tokenA != null && r.tokenB != null && r.tokenB > r.tokenA,
-                r.tokenB == null ? "tokens increase from pod-A's grant to pod-B's"
+        v.story(
+                r.failure == null,
+                r.failure == null ? "every step of the story happened" : "the story stopped early: " + r.failure);
+        v.story(
+                r.tokenA != null && r.tokenB != null,
+                r.tokenA != null && r.tokenB != null && r.tokenB > r.tokenA,
+                r.tokenB == null
+                        ? "tokens increase from pod-A's grant to pod-B's"
                         : "tokens increase: pod-B's " + r.tokenB + " > pod-A's " + r.tokenA);
-        v.story(!r.firstWritesOfA.isEmpty(), allAccepted(r.firstWritesOfA), "pod-A's first order was accepted by all four paths");
-        v.story(r.grantedToBAt != null, expiredOnTheServers(r), "the servers expired pod-A's session while it was stopped"
-                + (r.grantedToBAt == null ? "" : " (pod-B was granted the lock "
-                        + Story.seconds(Duration.between(r.frozenAt, r.grantedToBAt)) + " after the freeze, pod-A's node was"
-                        + " gone, pod-A's process state " + (r.procStateAtGrant == null || r.procStateAtGrant.isEmpty()
-                                ? "not readable" : r.procStateAtGrant) + ")"));
-        v.story(r.resumedAt != null, r.resumedAt != null && Duration.between(r.frozenAt, r.resumedAt).compareTo(r.ttlA) > 0,
+        v.story(
+                !r.firstWritesOfA.isEmpty(),
+                allAccepted(r.firstWritesOfA),
+                "pod-A's first order was accepted by all four paths");
+        v.story(
+                r.grantedToBAt != null,
+                expiredOnTheServers(r),
+                "the servers expired pod-A's session while it was stopped"
+                        + (r.grantedToBAt == null
+                                ? ""
+                                : " (pod-B was granted the lock "
+                                        + Story.seconds(Duration.between(r.frozenAt, r.grantedToBAt))
+                                        + " after the freeze, pod-A's node was"
+                                        + " gone, pod-A's process state "
+                                        + (r.procStateAtGrant == null || r.procStateAtGrant.isEmpty()
+                                                ? "not readable"
+                                                : r.procStateAtGrant)
+                                        + ")"));
+        v.story(
+                r.resumedAt != null,
+                r.resumedAt != null && Duration.between(r.frozenAt, r.resumedAt).compareTo(r.ttlA) > 0,
                 "pod-A was frozen for longer than its session timeout");
         v.story(!r.writesOfB.isEmpty(), allAccepted(r.writesOfB), "pod-B's order was accepted by all four paths");
         v.story(!r.staleWritesOfA.isEmpty(), !r.staleWritesOfA.isEmpty(), "pod-A, resumed, wrote with its old token");
 
         for (String store : List.of("postgres", "s3")) {
-            Optional<StoryRecord.Write> w = r.staleWritesOfA.stream().filter(x -> x.is(FENCED, store)).findFirst();
+            Optional<StoryRecord.Write> w =
+                    r.staleWritesOfA.stream().filter(x -> x.is(FENCED, store)).findFirst();
             String text = "pod-A's stale write to " + label(store) + " through the fence was rejected"
                     + w.map(x -> " (outcome: " + x.outcome() + ")").orElse("");
             if (w.isEmpty()) {
@@ -69,28 +91,51 @@ final class Verdict {
             }
         }
         for (String store : List.of("postgres", "s3")) {
-            Optional<StoryRecord.Write> w = r.staleWritesOfA.stream().filter(x -> x.is(UNFENCED, store)).findFirst();
-            v.story(w.isPresent(), w.filter(x -> x.outcome().equals("accepted")).isPresent(), "for contrast, the same write"
-                    + " to " + label(store) + " without the fence went through" + w.map(x -> " (outcome: " + x.outcome()
-                            + ")").orElse(""));
+            Optional<StoryRecord.Write> w =
+                    r.staleWritesOfA.stream().filter(x -> x.is(UNFENCED, store)).findFirst();
+            v.story(
+                    w.isPresent(),
+                    w.filter(x -> x.outcome().equals("accepted")).isPresent(),
+                    "for contrast, the same write"
+                            + " to " + label(store) + " without the fence went through"
+                            + w.map(x -> " (outcome: " + x.outcome() + ")").orElse(""));
         }
 
         boolean bWrote = r.tokenB != null && allAccepted(r.writesOfB);
         Optional<FinalState> s = state.filter(x -> bWrote);
         Inventory.Stock row = s.map(x -> x.rows().get(FENCED)).orElse(null);
-        v.holdsB(r, s.isPresent(), row == null ? null : row.writtenBy(), row == null ? null : row.token(),
-                s.map(x -> x.consistent(FENCED)).orElse(false), "fenced PostgreSQL holds pod-B's write and adds up"
-                        + (row == null ? "" : " (stock " + row.quantity() + ", written by " + row.writtenBy() + ", token "
-                                + row.token() + ")"));
+        v.holdsB(
+                r,
+                s.isPresent(),
+                row == null ? null : row.writtenBy(),
+                row == null ? null : row.token(),
+                s.map(x -> x.consistent(FENCED)).orElse(false),
+                "fenced PostgreSQL holds pod-B's write and adds up"
+                        + (row == null
+                                ? ""
+                                : " (stock " + row.quantity() + ", written by " + row.writtenBy() + ", token "
+                                        + row.token() + ")"));
         Optional<StockDocument> doc = s.flatMap(x -> x.objects().get(FENCED));
-        Long objectToken = s.filter(x -> x.fencedObjectToken().isPresent()).map(x -> x.fencedObjectToken().getAsLong())
+        Long objectToken = s.filter(x -> x.fencedObjectToken().isPresent())
+                .map(x -> x.fencedObjectToken().getAsLong())
                 .orElse(null);
-        v.holdsB(r, s.isPresent(), doc.map(StockDocument::writtenBy).orElse(null), objectToken, true,
-                "fenced S3 object holds pod-B's write" + (s.isEmpty() ? "" : " (written by "
-                        + doc.map(StockDocument::writtenBy).orElse("nobody") + ", token metadata " + objectToken + ")"));
+        v.holdsB(
+                r,
+                s.isPresent(),
+                doc.map(StockDocument::writtenBy).orElse(null),
+                objectToken,
+                true,
+                "fenced S3 object holds pod-B's write"
+                        + (s.isEmpty()
+                                ? ""
+                                : " (written by "
+                                        + doc.map(StockDocument::writtenBy).orElse("nobody") + ", token metadata "
+                                        + objectToken + ")"));
         Inventory.Stock plain = s.map(x -> x.rows().get(UNFENCED)).orElse(null);
-        v.story(s.isPresent() && !r.staleWritesOfA.isEmpty(), plain != null && "pod-A".equals(plain.writtenBy())
-                && !s.get().consistent(UNFENCED), "the unfenced copy shows the lost update"
+        v.story(
+                s.isPresent() && !r.staleWritesOfA.isEmpty(),
+                plain != null && "pod-A".equals(plain.writtenBy()) && !s.get().consistent(UNFENCED),
+                "the unfenced copy shows the lost update"
                         + (plain == null ? "" : ": pod-A's stale stock " + plain.quantity() + " overwrote pod-B's"));
         return v;
     }
@@ -106,18 +151,21 @@ final class Verdict {
         out.text("");
         out.text("Checks");
         for (Check c : checks) {
-            out.text("  " + switch (c.status()) {
-                case OK -> "[ok]  ";
-                case FAIL -> "[FAIL]";
-                case NOT_REACHED -> "[--]  ";
-            } + " " + c.text() + (c.status() == Status.NOT_REACHED ? ": not reached" : ""));
+            out.text("  "
+                    + switch (c.status()) {
+                        case OK -> "[ok]  ";
+                        case FAIL -> "[FAIL]";
+                        case NOT_REACHED -> "[--]  ";
+                    }
+                    + " " + c.text() + (c.status() == Status.NOT_REACHED ? ": not reached" : ""));
         }
         out.text("");
-        out.text(switch (exitCode()) {
-            case OK -> "RESULT: the paused holder's stale writes were rejected by PostgreSQL and S3 (exit 0)";
-            case STALE_WRITE_ACCEPTED -> "RESULT: A STALE WRITE WAS ACCEPTED by a fenced store (exit 1)";
-            default -> "RESULT: the story did not happen as told (exit 3)";
-        });
+        out.text(
+                switch (exitCode()) {
+                    case OK -> "RESULT: the paused holder's stale writes were rejected by PostgreSQL and S3 (exit 0)";
+                    case STALE_WRITE_ACCEPTED -> "RESULT: A STALE WRITE WAS ACCEPTED by a fenced store (exit 1)";
+                    default -> "RESULT: the story did not happen as told (exit 3)";
+                });
     }
 
     /** The fenced copy must be pod-B's; a lower (stale) token there is a safety failure. */
@@ -148,13 +196,19 @@ final class Verdict {
     }
 
     private static boolean expiredOnTheServers(StoryRecord r) {
-        if (r.queueAtGrant == null || r.grantedToBAt == null || r.resumedAt != null && r.grantedToBAt.isAfter(r.resumedAt)) {
+        if (r.queueAtGrant == null
+                || r.grantedToBAt == null
+                || r.resumedAt != null && r.grantedToBAt.isAfter(r.resumedAt)) {
             return false;
         }
         Optional<LockInfo.Entry> holder = r.queueAtGrant.holder();
-        boolean aGone = r.queueAtGrant.entries().stream().noneMatch(e -> e.ownerId().equals("pod-A"));
-        return aGone && holder.isPresent() && holder.get().ownerId().equals("pod-B")
-                && r.tokenB != null && holder.get().token() == r.tokenB;
+        boolean aGone =
+                r.queueAtGrant.entries().stream().noneMatch(e -> e.ownerId().equals("pod-A"));
+        return aGone
+                && holder.isPresent()
+                && holder.get().ownerId().equals("pod-B")
+                && r.tokenB != null
+                && holder.get().token() == r.tokenB;
     }
 
     private static String label(String store) {

@@ -16,8 +16,17 @@ package io.zkfence.samples.faults;
  * @param atMillis when the worker logged it, after both writes
  * @param stateAfter the lease's state after the writes
  */
-record Attempt(String attempt, String worker, String resource, long token, String state, String jdbc, String s3,
-        long acquiredAt, long atMillis, String stateAfter) {
+record Attempt(
+        String attempt,
+        String worker,
+        String resource,
+        long token,
+        String state,
+        String jdbc,
+        String s3,
+        long acquiredAt,
+        long atMillis,
+        String stateAfter) {
 
     static final String ACCEPTED = "accepted";
     static final String STALE = "stale-rejected";

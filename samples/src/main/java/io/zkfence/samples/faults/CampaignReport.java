@@ -17,55 +17,117 @@ final class CampaignReport {
 
     private CampaignReport() {}
 
-    static Path write(Path file, FaultCampaign.Settings s, Instant started, Map<String, Integer> faults,
-            List<FaultEvent> events, Checker.Result check, FaultCampaign.S3Summary s3, int leftover,
+    static Path write(
+            Path file,
+            FaultCampaign.Settings s,
+            Instant started,
+            Map<String, Integer> faults,
+            List<FaultEvent> events,
+            Checker.Result check,
+            FaultCampaign.S3Summary s3,
+            int leftover,
             List<Recovery.Kind> recovery) {
         StringBuilder md = new StringBuilder("# Fault campaign report\n\n");
-        md.append("- started ").append(started).append(", ran ")
-                .append(Duration.between(started, Instant.now()).toSeconds()).append(" s (faults for ")
-                .append(s.duration().toSeconds()).append(" s)\n");
-        md.append("- **seed ").append(s.seed()).append("** (replay: `./faults --seed ").append(s.seed())
-                .append(" --seconds ").append(s.duration().toSeconds()).append("`)\n");
-        md.append("- ").append(s.workers()).append(" worker JVMs × ").append(s.threads()).append(" threads, ")
-                .append(s.locks()).append(" locks; 3 ZooKeeper servers (fsync, tickTime 1 s); worker session timeout ")
-                .append(FaultCampaign.SESSION.toSeconds()).append(" s; PostgreSQL (embedded) and S3Mock\n\n");
+        md.append("- started ")
+                .append(started)
+                .append(", ran ")
+                .append(Duration.between(started, Instant.now()).toSeconds())
+                .append(" s (faults for ")
+                .append(s.duration().toSeconds())
+                .append(" s)\n");
+        md.append("- **seed ")
+                .append(s.seed())
+                .append("** (replay: `./faults --seed ")
+                .append(s.seed())
+                .append(" --seconds ")
+                .append(s.duration().toSeconds())
+                .append("`)\n");
+        md.append("- ")
+                .append(s.workers())
+                .append(" worker JVMs × ")
+                .append(s.threads())
+                .append(" threads, ")
+                .append(s.locks())
+                .append(" locks; 3 ZooKeeper servers (fsync, tickTime 1 s); worker session timeout ")
+                .append(FaultCampaign.SESSION.toSeconds())
+                .append(" s; PostgreSQL (embedded) and S3Mock\n\n");
         md.append("## Verdict\n\n");
-        md.append(check.violations().isEmpty() ? "**0 violations**" : "**" + check.violations().size() + " VIOLATIONS**")
-                .append(" in ").append(check.rows()).append(" committed PostgreSQL writes (PostgreSQL is the strict"
+        md.append(
+                        check.violations().isEmpty()
+                                ? "**0 violations**"
+                                : "**" + check.violations().size() + " VIOLATIONS**")
+                .append(" in ")
+                .append(check.rows())
+                .append(" committed PostgreSQL writes (PostgreSQL is the strict"
                         + " checker: token order per resource, no lost or doubled update, logs reconciled).\n\n");
         check.violations().forEach(v -> md.append("- ").append(v).append('\n'));
-        md.append("\n**Overlaps:** ").append(check.overlaps()).append(" critical sections were still running when"
-                + " another holder (with a higher token) began one on the same resource: their holder had lost its"
-                + " lease (a pause, a partition, an expired session) without stopping. The fences rejected ")
-                .append(check.overlapRejections()).append(" of their writes (PostgreSQL and S3); in ")
-                .append(check.overlapsStillHeld()).append(" of them the holder's client still said HELD after it"
+        md.append("\n**Overlaps:** ")
+                .append(check.overlaps())
+                .append(" critical sections were still running when"
+                        + " another holder (with a higher token) began one on the same resource: their holder had lost its"
+                        + " lease (a pause, a partition, an expired session) without stopping. The fences rejected ")
+                .append(check.overlapRejections())
+                .append(" of their writes (PostgreSQL and S3); in ")
+                .append(check.overlapsStillHeld())
+                .append(" of them the holder's client still said HELD after it"
                         + " wrote (it had not noticed its loss yet), which is exactly the case only the resource can"
                         + " catch.\n\n");
-        md.append("**Liveness:** ").append(check.stalled().isEmpty() ? "every worker wrote again after the last fault"
-                : "no write after the last fault from " + check.stalled()).append("; queue nodes left once every worker"
-                + " exited: ").append(leftover).append(".\n");
+        md.append("**Liveness:** ")
+                .append(
+                        check.stalled().isEmpty()
+                                ? "every worker wrote again after the last fault"
+                                : "no write after the last fault from " + check.stalled())
+                .append("; queue nodes left once every worker" + " exited: ")
+                .append(leftover)
+                .append(".\n");
         md.append("\n## Faults injected, and how long their victims took to write again\n\n")
-                .append(faults.values().stream().mapToInt(Integer::intValue).sum()).append(" faults. Recovery: from the"
+                .append(faults.values().stream().mapToInt(Integer::intValue).sum())
+                .append(" faults. Recovery: from the"
                         + " fault's end to its victim's next accepted write (for a ZooKeeper server kill, until every"
                         + " worker had one). Faults overlap, so a victim may still have been paused or cut off by"
                         + " another fault; that wait is included.\n\n");
-        md.append("| fault | count | recovery, median | recovery, max | never wrote again |\n|---|---:|---:|---:|---:|\n");
-        recovery.forEach(k -> md.append("| ").append(k.kind()).append(" | ").append(k.faults()).append(" | ")
-                .append(k.medianMillis()).append(" ms | ").append(k.maxMillis()).append(" ms | ")
-                .append(k.notRecovered()).append(" |\n"));
+        md.append(
+                "| fault | count | recovery, median | recovery, max | never wrote again |\n|---|---:|---:|---:|---:|\n");
+        recovery.forEach(k -> md.append("| ")
+                .append(k.kind())
+                .append(" | ")
+                .append(k.faults())
+                .append(" | ")
+                .append(k.medianMillis())
+                .append(" ms | ")
+                .append(k.maxMillis())
+                .append(" ms | ")
+                .append(k.notRecovered())
+                .append(" |\n"));
         md.append("\n![Timeline: accepted and rejected writes per worker, faults as bars under their victims](")
-                .append(TIMELINE_PNG).append(")\n");
+                .append(TIMELINE_PNG)
+                .append(")\n");
         md.append("\n## Outcomes, as the workers logged them\n\n| resource | outcome | attempts |\n|---|---|---:|\n");
-        check.jdbcOutcomes().forEach((k, v) -> md.append("| PostgreSQL | ").append(k).append(" | ").append(v).append(" |\n"));
-        check.s3Outcomes().forEach((k, v) -> md.append("| S3 | ").append(k).append(" | ").append(v).append(" |\n"));
+        check.jdbcOutcomes()
+                .forEach((k, v) -> md.append("| PostgreSQL | ")
+                        .append(k)
+                        .append(" | ")
+                        .append(v)
+                        .append(" |\n"));
+        check.s3Outcomes()
+                .forEach((k, v) ->
+                        md.append("| S3 | ").append(k).append(" | ").append(v).append(" |\n"));
         md.append("\nCommitted writes with no log line (worker killed between commit and log): ")
-                .append(check.unloggedCommits()).append(".\n\n");
-        md.append("## S3, counted apart\n\nAccepted S3 writes logged: ").append(s3.acceptedWrites())
-                .append("; sum of the documents' counters: ").append(s3.finalCounters()).append(".\n");
+                .append(check.unloggedCommits())
+                .append(".\n\n");
+        md.append("## S3, counted apart\n\nAccepted S3 writes logged: ")
+                .append(s3.acceptedWrites())
+                .append("; sum of the documents' counters: ")
+                .append(s3.finalCounters())
+                .append(".\n");
         s3.notes().forEach(n -> md.append("- ").append(n).append('\n'));
         md.append("\n## Timeline\n\n<details><summary>Every fault, in the order injected</summary>\n\n```\n");
-        events.stream().sorted(java.util.Comparator.comparingLong(FaultEvent::startMillis)).forEach(e -> md
-                .append(Instant.ofEpochMilli(e.startMillis())).append("  ").append(e.what()).append('\n'));
+        events.stream()
+                .sorted(java.util.Comparator.comparingLong(FaultEvent::startMillis))
+                .forEach(e -> md.append(Instant.ofEpochMilli(e.startMillis()))
+                        .append("  ")
+                        .append(e.what())
+                        .append('\n'));
         md.append("```\n\n</details>\n");
         java.util.Map<String, Object> json = new java.util.LinkedHashMap<>();
         json.put("seed", s.seed());
@@ -75,7 +137,9 @@ final class CampaignReport {
         json.put("locks", s.locks());
         json.put("injectors", s.injectors());
         json.put("faults", faults);
-        json.put("faultsTotal", faults.values().stream().mapToInt(Integer::intValue).sum());
+        json.put(
+                "faultsTotal",
+                faults.values().stream().mapToInt(Integer::intValue).sum());
         json.put("recovery", recovery);
         json.put("faultEvents", events); // start and end of each, so the timeline can be drawn again
         json.put("committedWrites", check.rows());
@@ -90,8 +154,11 @@ final class CampaignReport {
         json.put("s3AcceptedWrites", s3.acceptedWrites());
         json.put("s3CounterSum", s3.finalCounters());
         try {
-            Files.writeString(file.resolveSibling("report.json"),
-                    new com.fasterxml.jackson.databind.ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(json));
+            Files.writeString(
+                    file.resolveSibling("report.json"),
+                    new com.fasterxml.jackson.databind.ObjectMapper()
+                            .writerWithDefaultPrettyPrinter()
+                            .writeValueAsString(json));
             Files.writeString(file, md.toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);

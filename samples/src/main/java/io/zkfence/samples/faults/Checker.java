@@ -39,8 +39,15 @@ final class Checker {
      *                          (it had not yet noticed the loss; the fences decided)
      * @param stalled           workers with no accepted write after the last fault ended (liveness)
      */
-    record Result(List<String> violations, int rows, int unloggedCommits, Map<String, Integer> jdbcOutcomes,
-            Map<String, Integer> s3Outcomes, int overlaps, int overlapRejections, int overlapsStillHeld,
+    record Result(
+            List<String> violations,
+            int rows,
+            int unloggedCommits,
+            Map<String, Integer> jdbcOutcomes,
+            Map<String, Integer> s3Outcomes,
+            int overlaps,
+            int overlapRejections,
+            int overlapsStillHeld,
             List<String> stalled) {}
 
     private Checker() {}
@@ -50,14 +57,19 @@ final class Checker {
     }
 
     /** As {@link #check(List, Map, List)}, also judging that each of {@code workers} made progress after {@code lastFaultEnd}. */
-    static Result check(List<HistoryRow> history, Map<String, Long> counters, List<Attempt> log, Set<String> workers,
+    static Result check(
+            List<HistoryRow> history,
+            Map<String, Long> counters,
+            List<Attempt> log,
+            Set<String> workers,
             long lastFaultEnd) {
         List<String> violations = new ArrayList<>();
         Map<String, Long> maxToken = new HashMap<>();
         Map<String, Long> lastValue = new HashMap<>();
         Map<String, Integer> rowsPer = new HashMap<>();
         Set<String> committed = new HashSet<>();
-        for (HistoryRow row : history.stream().sorted((a, b) -> Long.compare(a.id(), b.id())).toList()) {
+        for (HistoryRow row :
+                history.stream().sorted((a, b) -> Long.compare(a.id(), b.id())).toList()) {
             long highest = maxToken.getOrDefault(row.resource(), Long.MIN_VALUE);
             if (row.token() < highest) {
                 violations.add("fencing: " + row.resource() + " accepted token " + row.token() + " (attempt "
@@ -98,8 +110,13 @@ final class Checker {
         }
         int unlogged = (int) committed.stream().filter(c -> !logged.contains(c)).count();
         int[] overlap = overlaps(log);
-        List<String> stalled = workers.stream().sorted().filter(w -> log.stream().noneMatch(a -> a.worker().equals(w)
-                && Attempt.ACCEPTED.equals(a.jdbc()) && a.acquiredAt() > lastFaultEnd)).toList();
+        List<String> stalled = workers.stream()
+                .sorted()
+                .filter(w -> log.stream()
+                        .noneMatch(a -> a.worker().equals(w)
+                                && Attempt.ACCEPTED.equals(a.jdbc())
+                                && a.acquiredAt() > lastFaultEnd))
+                .toList();
         return new Result(violations, history.size(), unlogged, jdbc, s3, overlap[0], overlap[1], overlap[2], stalled);
     }
 
@@ -110,7 +127,11 @@ final class Checker {
      */
     private static int[] overlaps(List<Attempt> log) {
         Map<String, List<Attempt>> byResource = new HashMap<>();
-        log.stream().filter(a -> a.token() > 0).forEach(a -> byResource.computeIfAbsent(a.resource(), k -> new ArrayList<>()).add(a));
+        log.stream()
+                .filter(a -> a.token() > 0)
+                .forEach(a -> byResource
+                        .computeIfAbsent(a.resource(), k -> new ArrayList<>())
+                        .add(a));
         Map<String, Attempt> earlierSides = new HashMap<>();
         for (List<Attempt> attempts : byResource.values()) {
             attempts.sort((a, b) -> Long.compare(a.acquiredAt(), b.acquiredAt()));

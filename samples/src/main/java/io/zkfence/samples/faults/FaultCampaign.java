@@ -68,14 +68,20 @@ public final class FaultCampaign {
      *                  so faults overlap
      * @param out       where the logs and the report go
      */
-    public record Settings(Duration duration, long seed, int workers, int threads, int locks, int injectors, Path out) {}
+    public record Settings(
+            Duration duration, long seed, int workers, int threads, int locks, int injectors, Path out) {}
 
     /**
      * What a campaign found: the checker's result, the faults injected, the queue nodes left once
      * every worker exited (must be none), the report's path.
      */
-    public record Outcome(Checker.Result check, Map<String, Integer> faults, int leftoverQueueNodes, Path report,
-            S3Summary s3, List<Recovery.Kind> recovery) {}
+    public record Outcome(
+            Checker.Result check,
+            Map<String, Integer> faults,
+            int leftoverQueueNodes,
+            Path report,
+            S3Summary s3,
+            List<Recovery.Kind> recovery) {}
 
     /**
      * How long the workers may take, after the last fault, to each have a write accepted again
@@ -108,14 +114,17 @@ public final class FaultCampaign {
         try (EmbeddedServers servers = EmbeddedServers.start(true, true, true, dir)) {
             EmbeddedEnsemble ensemble = servers.ensemble();
             String bucket = "faults";
-            S3Client s3 = S3Client.builder().region(Region.US_EAST_1).forcePathStyle(true)
+            S3Client s3 = S3Client.builder()
+                    .region(Region.US_EAST_1)
+                    .forcePathStyle(true)
                     .endpointOverride(servers.s3Endpoint())
-                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("f", "f"))).build();
+                    .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("f", "f")))
+                    .build();
             s3.createBucket(b -> b.bucket(bucket));
             prepareTables(servers.jdbcUrl());
             List<WorkerHandle> workers = new ArrayList<>();
-            observer = org.apache.curator.framework.CuratorFrameworkFactory.newClient(ensemble.connectString(),
-                    new org.apache.curator.retry.ExponentialBackoffRetry(100, 10, 2_000));
+            observer = org.apache.curator.framework.CuratorFrameworkFactory.newClient(
+                    ensemble.connectString(), new org.apache.curator.retry.ExponentialBackoffRetry(100, 10, 2_000));
             observer.start();
             try {
                 for (int w = 0; w < settings.workers(); w++) {
@@ -139,9 +148,18 @@ public final class FaultCampaign {
             List<FaultEvent> injected = List.copyOf(events);
             List<Recovery.Kind> recovery = Recovery.of(injected, log, names);
             List<String> workerNames = workers.stream().map(w -> w.name).toList();
-            TimelinePlot.write(dir.resolve(CampaignReport.TIMELINE_PNG), started.toEpochMilli(), workerNames, injected, log);
-            Path report = CampaignReport.write(dir.resolve("report.md"), settings, started, faults, injected, check,
-                    s3Summary, leftover, recovery);
+            TimelinePlot.write(
+                    dir.resolve(CampaignReport.TIMELINE_PNG), started.toEpochMilli(), workerNames, injected, log);
+            Path report = CampaignReport.write(
+                    dir.resolve("report.md"),
+                    settings,
+                    started,
+                    faults,
+                    injected,
+                    check,
+                    s3Summary,
+                    leftover,
+                    recovery);
             return new Outcome(check, faults, leftover, report, s3Summary, recovery);
         }
     }
@@ -154,7 +172,8 @@ public final class FaultCampaign {
     private void inject(List<WorkerHandle> workers, EmbeddedEnsemble ensemble) {
         long end = System.nanoTime() + settings.duration().toNanos();
         sleep(Duration.ofSeconds(2)); // let the workers get going
-        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(settings.injectors());
+        java.util.concurrent.ExecutorService pool =
+                java.util.concurrent.Executors.newFixedThreadPool(settings.injectors());
         List<java.util.concurrent.Future<?>> running = new ArrayList<>();
         for (int i = 0; i < settings.injectors(); i++) {
             Random random = new Random(settings.seed() + i);
@@ -187,8 +206,10 @@ public final class FaultCampaign {
         do {
             sleep(Duration.ofMillis(500));
             long after = lastFaultEnd.get();
-            live = readLogs(workers).stream().filter(a -> Attempt.ACCEPTED.equals(a.jdbc()) && a.acquiredAt() > after)
-                    .map(Attempt::worker).collect(Collectors.toSet());
+            live = readLogs(workers).stream()
+                    .filter(a -> Attempt.ACCEPTED.equals(a.jdbc()) && a.acquiredAt() > after)
+                    .map(Attempt::worker)
+                    .collect(Collectors.toSet());
         } while (live.size() < workers.size() && System.nanoTime() < deadline);
     }
 
@@ -198,29 +219,43 @@ public final class FaultCampaign {
         Duration shortPause = Duration.ofMillis(300 + random.nextInt(1_200));
         Duration longPause = SESSION.plusMillis(1_000 + random.nextInt(3_000));
         switch (kind) {
-            case 0 -> fault("pause-short", victim.name, victim.name + " SIGSTOP for " + shortPause.toMillis() + " ms", () -> {
-                victim.stop();
-                sleep(shortPause);
-                victim.resume();
-            });
-            case 1 -> fault("pause-long", victim.name, victim.name + " SIGSTOP for " + longPause.toMillis() + " ms (past its session)",
-                    () -> {
-                        victim.stop();
-                        sleep(longPause);
-                        victim.resume();
-                    });
-            case 2 -> fault("partition-short", victim.name, victim.name + " cut off from the ensemble for " + shortPause.toMillis()
-                    + " ms", () -> {
-                        victim.partition();
-                        sleep(shortPause);
-                        victim.heal();
-                    });
-            case 3 -> fault("partition-long", victim.name, victim.name + " cut off from the ensemble for " + longPause.toMillis()
-                    + " ms (past its session)", () -> {
-                        victim.partition();
-                        sleep(longPause);
-                        victim.heal();
-                    });
+            case 0 ->
+                fault("pause-short", victim.name, victim.name + " SIGSTOP for " + shortPause.toMillis() + " ms", () -> {
+                    victim.stop();
+                    sleep(shortPause);
+                    victim.resume();
+                });
+            case 1 ->
+                fault(
+                        "pause-long",
+                        victim.name,
+                        victim.name + " SIGSTOP for " + longPause.toMillis() + " ms (past its session)",
+                        () -> {
+                            victim.stop();
+                            sleep(longPause);
+                            victim.resume();
+                        });
+            case 2 ->
+                fault(
+                        "partition-short",
+                        victim.name,
+                        victim.name + " cut off from the ensemble for " + shortPause.toMillis() + " ms",
+                        () -> {
+                            victim.partition();
+                            sleep(shortPause);
+                            victim.heal();
+                        });
+            case 3 ->
+                fault(
+                        "partition-long",
+                        victim.name,
+                        victim.name + " cut off from the ensemble for " + longPause.toMillis()
+                                + " ms (past its session)",
+                        () -> {
+                            victim.partition();
+                            sleep(longPause);
+                            victim.heal();
+                        });
             case 4 -> {
                 if (!serverDown.tryAcquire()) {
                     return; // another server is down: keep the quorum
@@ -228,11 +263,17 @@ public final class FaultCampaign {
                 try {
                     // The leader preferred: two draws in three.
                     InstanceSpec leader = leaderOrNull(ensemble);
-                    InstanceSpec server = random.nextInt(3) < 2 && leader != null ? leader
-                            : ensemble.servers().get(random.nextInt(ensemble.servers().size()));
+                    InstanceSpec server = random.nextInt(3) < 2 && leader != null
+                            ? leader
+                            : ensemble.servers()
+                                    .get(random.nextInt(ensemble.servers().size()));
                     boolean isLeader = server.equals(leader);
-                    fault(isLeader ? "zk-leader-kill" : "zk-follower-kill", FaultEvent.ENSEMBLE, "ZooKeeper server :" + server.getPort()
-                            + (isLeader ? " (the leader)" : "") + " killed, restarted after 3 s", () -> {
+                    fault(
+                            isLeader ? "zk-leader-kill" : "zk-follower-kill",
+                            FaultEvent.ENSEMBLE,
+                            "ZooKeeper server :" + server.getPort() + (isLeader ? " (the leader)" : "")
+                                    + " killed, restarted after 3 s",
+                            () -> {
                                 ensemble.kill(server);
                                 sleep(Duration.ofSeconds(3));
                                 ensemble.restart(server);
@@ -242,11 +283,12 @@ public final class FaultCampaign {
                     serverDown.release();
                 }
             }
-            case 5 -> fault("worker-kill", victim.name, victim.name + " kill -9, restarted", () -> {
-                victim.kill();
-                sleep(Duration.ofMillis(500));
-                victim.restart();
-            });
+            case 5 ->
+                fault("worker-kill", victim.name, victim.name + " kill -9, restarted", () -> {
+                    victim.kill();
+                    sleep(Duration.ofMillis(500));
+                    victim.restart();
+                });
             default -> expireWhileWaiting(victim, ensemble);
         }
     }
@@ -261,16 +303,21 @@ public final class FaultCampaign {
             return; // the worker has not connected yet
         }
         long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-        java.util.Optional<String> waiting = SessionExpiry.waitingNode(observer, "/faults/locks", session.get().id());
+        java.util.Optional<String> waiting = SessionExpiry.waitingNode(
+                observer, "/faults/locks", session.get().id());
         while (waiting.isEmpty() && System.nanoTime() < until) {
             sleep(Duration.ofMillis(50));
-            waiting = SessionExpiry.waitingNode(observer, "/faults/locks", session.get().id());
+            waiting = SessionExpiry.waitingNode(
+                    observer, "/faults/locks", session.get().id());
         }
         if (waiting.isEmpty()) {
             return;
         }
-        fault("session-expiry-waiting", victim.name, victim.name + " session 0x" + Long.toHexString(session.get().id())
-                + " expired by the server while " + waiting.get() + " waited",
+        fault(
+                "session-expiry-waiting",
+                victim.name,
+                victim.name + " session 0x" + Long.toHexString(session.get().id()) + " expired by the server while "
+                        + waiting.get() + " waited",
                 () -> SessionExpiry.expire(ensemble.connectString(), session.get()));
     }
 
@@ -314,8 +361,9 @@ public final class FaultCampaign {
 
     /** Queue nodes still under the campaign's lock root once every worker exited and its session expired. */
     private static int leftoverQueueNodes(String connectString) {
-        try (org.apache.curator.framework.CuratorFramework zk = org.apache.curator.framework.CuratorFrameworkFactory
-                .newClient(connectString, new org.apache.curator.retry.ExponentialBackoffRetry(100, 3))) {
+        try (org.apache.curator.framework.CuratorFramework zk =
+                org.apache.curator.framework.CuratorFrameworkFactory.newClient(
+                        connectString, new org.apache.curator.retry.ExponentialBackoffRetry(100, 3))) {
             zk.start();
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             int left;
@@ -323,7 +371,9 @@ public final class FaultCampaign {
                 left = 0;
                 if (zk.checkExists().forPath("/faults/locks") != null) {
                     for (String lock : zk.getChildren().forPath("/faults/locks")) {
-                        left += zk.getChildren().forPath("/faults/locks/" + lock).size();
+                        left += zk.getChildren()
+                                .forPath("/faults/locks/" + lock)
+                                .size();
                     }
                 }
                 if (left > 0) {
@@ -345,7 +395,8 @@ public final class FaultCampaign {
     }
 
     private static void prepareTables(String jdbcUrl) {
-        try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", ""); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", "");
+                Statement s = c.createStatement()) {
             s.execute("create table fault_counter (resource varchar(64) primary key, value bigint not null)");
             s.execute("create table fault_history (id bigserial primary key, resource varchar(64) not null,"
                     + " token bigint not null, attempt varchar(64) not null, value_after bigint not null)");
@@ -362,14 +413,17 @@ public final class FaultCampaign {
     }
 
     private static void readDatabase(String jdbcUrl, List<HistoryRow> history, Map<String, Long> counters) {
-        try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", ""); Statement s = c.createStatement()) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", "");
+                Statement s = c.createStatement()) {
             try (ResultSet rs = s.executeQuery("select id, resource, token, attempt, value_after from fault_history")) {
                 while (rs.next()) {
-                    history.add(new HistoryRow(rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getLong(5)));
+                    history.add(new HistoryRow(
+                            rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getLong(5)));
                 }
             }
-            try (ResultSet rs = s.executeQuery("select resource, value from fault_counter where value > 0 or resource in"
-                    + " (select resource from fault_history)")) {
+            try (ResultSet rs =
+                    s.executeQuery("select resource, value from fault_counter where value > 0 or resource in"
+                            + " (select resource from fault_history)")) {
                 while (rs.next()) {
                     counters.put(rs.getString(1), rs.getLong(2));
                 }
@@ -399,15 +453,18 @@ public final class FaultCampaign {
     }
 
     private static S3Summary s3Summary(S3Client s3, String bucket, List<Attempt> log) {
-        long accepted = log.stream().filter(a -> Attempt.ACCEPTED.equals(a.s3())).count();
-        Map<String, Long> perResource = log.stream().filter(a -> Attempt.ACCEPTED.equals(a.s3()))
+        long accepted =
+                log.stream().filter(a -> Attempt.ACCEPTED.equals(a.s3())).count();
+        Map<String, Long> perResource = log.stream()
+                .filter(a -> Attempt.ACCEPTED.equals(a.s3()))
                 .collect(Collectors.groupingBy(Attempt::resource, Collectors.counting()));
         ObjectMapper json = new ObjectMapper();
         long finals = 0;
         List<String> notes = new ArrayList<>();
         for (var e : perResource.entrySet()) {
             try {
-                byte[] doc = s3.getObjectAsBytes(b -> b.bucket(bucket).key("docs/" + e.getKey() + ".json")).asByteArray();
+                byte[] doc = s3.getObjectAsBytes(b -> b.bucket(bucket).key("docs/" + e.getKey() + ".json"))
+                        .asByteArray();
                 long counter = json.readTree(doc).get("counter").asLong();
                 finals += counter;
                 if (counter != e.getValue()) {

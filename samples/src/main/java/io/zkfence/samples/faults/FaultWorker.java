@@ -69,9 +69,11 @@ public final class FaultWorker {
      * This JVM's part of every attempt id: a worker is killed and started again many times in a
      * campaign, and its counter starts again at 1 each time, so the id alone would repeat.
      */
-    private final String incarnation = ProcessHandle.current().pid() + "." + Long.toString(System.currentTimeMillis(), 36);
+    private final String incarnation =
+            ProcessHandle.current().pid() + "." + Long.toString(System.currentTimeMillis(), 36);
 
-    private FaultWorker(String id, LockClient client, JdbcFence fence, FencedBucket bucket, int locks, PrintWriter log) {
+    private FaultWorker(
+            String id, LockClient client, JdbcFence fence, FencedBucket bucket, int locks, PrintWriter log) {
         this.id = id;
         this.client = client;
         this.fence = fence;
@@ -92,16 +94,31 @@ public final class FaultWorker {
         pool.setMaximumPoolSize(threads + 1);
         pool.setConnectionTimeout(30_000);
         HikariDataSource ds = new HikariDataSource(pool);
-        S3Client s3 = S3Client.builder().region(Region.US_EAST_1).forcePathStyle(true).endpointOverride(URI.create(args[3]))
+        S3Client s3 = S3Client.builder()
+                .region(Region.US_EAST_1)
+                .forcePathStyle(true)
+                .endpointOverride(URI.create(args[3]))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("faults", "faults")))
                 .build();
-        LockClient client = LockClient.create(connect(args[1], session, Path.of(args[9])), LockClientConfig.builder()
-                .rootPath("/faults/locks").ownerId(id).sessionTimeout(session).connectionTimeout(Duration.ofSeconds(30))
-                .build());
-        PrintWriter log = new PrintWriter(Files.newBufferedWriter(Path.of(args[8]), StandardCharsets.UTF_8,
-                StandardOpenOption.CREATE, StandardOpenOption.APPEND), true);
-        FaultWorker worker = new FaultWorker(id, client, JdbcFence.create(ds, FenceConfig.defaults(FenceDialect.POSTGRES)),
-                FencedBucket.create(s3, S3FenceConfig.of(args[4])), locks, log);
+        LockClient client = LockClient.create(
+                connect(args[1], session, Path.of(args[9])),
+                LockClientConfig.builder()
+                        .rootPath("/faults/locks")
+                        .ownerId(id)
+                        .sessionTimeout(session)
+                        .connectionTimeout(Duration.ofSeconds(30))
+                        .build());
+        PrintWriter log = new PrintWriter(
+                Files.newBufferedWriter(
+                        Path.of(args[8]), StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND),
+                true);
+        FaultWorker worker = new FaultWorker(
+                id,
+                client,
+                JdbcFence.create(ds, FenceConfig.defaults(FenceDialect.POSTGRES)),
+                FencedBucket.create(s3, S3FenceConfig.of(args[4])),
+                locks,
+                log);
         List<Thread> running = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             running.add(Thread.ofPlatform().name(id + "-t" + t).start(worker::loop));
@@ -123,14 +140,18 @@ public final class FaultWorker {
      * publishes every session it gets: the first, and each new one after an expiry.
      */
     private static CuratorFramework connect(String connectString, Duration session, Path sessionFile) {
-        CuratorFramework curator = CuratorFrameworkFactory.builder().connectString(connectString)
-                .sessionTimeoutMs((int) session.toMillis()).connectionTimeoutMs(30_000)
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000)).build();
+        CuratorFramework curator = CuratorFrameworkFactory.builder()
+                .connectString(connectString)
+                .sessionTimeoutMs((int) session.toMillis())
+                .connectionTimeoutMs(30_000)
+                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                .build();
         curator.getConnectionStateListenable().addListener((c, state) -> {
             if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
                 try {
                     ZooKeeper zk = c.getZookeeperClient().getZooKeeper();
-                    SessionExpiry.publish(sessionFile, new SessionExpiry.Session(zk.getSessionId(), zk.getSessionPasswd()));
+                    SessionExpiry.publish(
+                            sessionFile, new SessionExpiry.Session(zk.getSessionId(), zk.getSessionPasswd()));
                 } catch (Exception e) {
                     // Not fatal for the worker: the campaign then finds no session to expire and skips that fault.
                     System.err.println("cannot publish the session: " + e);
@@ -158,15 +179,33 @@ public final class FaultWorker {
                 String attempt = id + "-" + incarnation + "-" + attempts.incrementAndGet();
                 String jdbc = writeRow(resource, lease.token(), attempt);
                 String s3 = writeDocument(resource, lease.token());
-                record(new Attempt(attempt, id, resource, lease.token(), state, jdbc, s3, acquiredAt,
-                        System.currentTimeMillis(), lease.state().name()));
+                record(new Attempt(
+                        attempt,
+                        id,
+                        resource,
+                        lease.token(),
+                        state,
+                        jdbc,
+                        s3,
+                        acquiredAt,
+                        System.currentTimeMillis(),
+                        lease.state().name()));
             } catch (AcquireTimeoutException busy) {
                 // the lock was busy (or ZooKeeper unreachable) for 3 s: try another one
             } catch (RuntimeException e) {
                 // ZooKeeper unreachable and the like: the campaign injects exactly that; keep going
                 long now = System.currentTimeMillis();
-                record(new Attempt(id + "-" + incarnation + "-x" + attempts.incrementAndGet(), id, resource, 0, "none",
-                        "error: " + e, "error: not tried", now, now, "none"));
+                record(new Attempt(
+                        id + "-" + incarnation + "-x" + attempts.incrementAndGet(),
+                        id,
+                        resource,
+                        0,
+                        "none",
+                        "error: " + e,
+                        "error: not tried",
+                        now,
+                        now,
+                        "none"));
             }
             FaultCampaign.sleep(Duration.ofMillis(ThreadLocalRandom.current().nextInt(5))); // think time
         }

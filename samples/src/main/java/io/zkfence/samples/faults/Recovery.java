@@ -34,9 +34,11 @@ final class Recovery {
 
     /** Recovery per fault kind, by kind name. */
     static List<Kind> of(Collection<FaultEvent> events, Collection<Attempt> log, Set<String> workers) {
-        Map<String, NavigableSet<Long>> writes = log.stream().filter(a -> Attempt.ACCEPTED.equals(a.jdbc()))
-                .collect(Collectors.groupingBy(Attempt::worker, Collectors.mapping(Attempt::acquiredAt,
-                        Collectors.toCollection(TreeSet::new))));
+        Map<String, NavigableSet<Long>> writes = log.stream()
+                .filter(a -> Attempt.ACCEPTED.equals(a.jdbc()))
+                .collect(Collectors.groupingBy(
+                        Attempt::worker,
+                        Collectors.mapping(Attempt::acquiredAt, Collectors.toCollection(TreeSet::new))));
         Map<String, List<Long>> recovered = new TreeMap<>();
         Map<String, Integer> lost = new TreeMap<>();
         for (FaultEvent e : events) {

@@ -45,7 +45,8 @@ final class SessionExpiry {
             if (parts.length != 2) {
                 throw new IllegalArgumentException("not a session line: '" + line + "'");
             }
-            return new Session(Long.parseUnsignedLong(parts[0], 16), Base64.getDecoder().decode(parts[1]));
+            return new Session(
+                    Long.parseUnsignedLong(parts[0], 16), Base64.getDecoder().decode(parts[1]));
         }
     }
 
@@ -89,7 +90,8 @@ final class SessionExpiry {
             for (String lock : zk.getChildren().forPath(lockRoot)) {
                 String lockPath = lockRoot + "/" + lock;
                 List<String> queue = zk.getChildren().forPath(lockPath).stream()
-                        .sorted(Comparator.comparing(SessionExpiry::sequence)).toList();
+                        .sorted(Comparator.comparing(SessionExpiry::sequence))
+                        .toList();
                 for (int i = 1; i < queue.size(); i++) {
                     String node = lockPath + "/" + queue.get(i);
                     Stat stat = zk.checkExists().forPath(node);
@@ -122,8 +124,8 @@ final class SessionExpiry {
             ZooKeeper twin = new ZooKeeper(connectString, 4_000, watcher, session.id(), session.password());
             try {
                 if (!attached.await(15, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("could not attach to session 0x" + Long.toHexString(session.id())
-                            + " within 15 s");
+                    throw new IllegalStateException(
+                            "could not attach to session 0x" + Long.toHexString(session.id()) + " within 15 s");
                 }
             } finally {
                 twin.close(); // closes the session on the server: the worker's own connection is told it expired

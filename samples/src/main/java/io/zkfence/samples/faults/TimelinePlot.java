@@ -25,8 +25,16 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  */
 final class TimelinePlot {
 
-    private static final Color[] FAULT_COLORS = {new Color(0x1f77b4), new Color(0xff7f0e), new Color(0x2ca02c),
-        new Color(0x9467bd), new Color(0x8c564b), new Color(0xe377c2), new Color(0x17becf), new Color(0xbcbd22)};
+    private static final Color[] FAULT_COLORS = {
+        new Color(0x1f77b4),
+        new Color(0xff7f0e),
+        new Color(0x2ca02c),
+        new Color(0x9467bd),
+        new Color(0x8c564b),
+        new Color(0xe377c2),
+        new Color(0x17becf),
+        new Color(0xbcbd22)
+    };
 
     private TimelinePlot() {}
 
@@ -36,10 +44,14 @@ final class TimelinePlot {
      * @param startMillis the campaign's start (the x axis's zero)
      * @param workers     the workers' names, top row first
      */
-    static void write(Path file, long startMillis, List<String> workers, Collection<FaultEvent> events,
-            Collection<Attempt> log) {
-        XYChart chart = new XYChartBuilder().width(1600).height(180 + 90 * (workers.size() + 1))
-                .title("Fault campaign: writes and faults over time").xAxisTitle("seconds since start").build();
+    static void write(
+            Path file, long startMillis, List<String> workers, Collection<FaultEvent> events, Collection<Attempt> log) {
+        XYChart chart = new XYChartBuilder()
+                .width(1600)
+                .height(180 + 90 * (workers.size() + 1))
+                .title("Fault campaign: writes and faults over time")
+                .xAxisTitle("seconds since start")
+                .build();
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
@@ -63,7 +75,8 @@ final class TimelinePlot {
         writes(chart, "accepted write", startMillis, rows, log, false, new Color(0x555555));
         writes(chart, "write rejected by a fence", startMillis, rows, log, true, new Color(0xd62728));
         Map<String, List<FaultEvent>> byKind = new TreeMap<>();
-        events.forEach(e -> byKind.computeIfAbsent(e.kind(), k -> new ArrayList<>()).add(e));
+        events.forEach(
+                e -> byKind.computeIfAbsent(e.kind(), k -> new ArrayList<>()).add(e));
         int colour = 0;
         for (var kind : byKind.entrySet()) {
             List<Double> xs = new ArrayList<>();
@@ -72,7 +85,8 @@ final class TimelinePlot {
                 double y = y(rows, e.target()) - 0.3;
                 xs.add(seconds(e.startMillis(), startMillis));
                 ys.add(y);
-                xs.add(seconds(Math.max(e.endMillis(), e.startMillis() + 100), startMillis)); // an instant stays visible
+                xs.add(seconds(
+                        Math.max(e.endMillis(), e.startMillis() + 100), startMillis)); // an instant stays visible
                 ys.add(y);
                 xs.add(seconds(e.endMillis(), startMillis));
                 ys.add(Double.NaN); // a gap: XChart draws no line across NaN
@@ -90,8 +104,14 @@ final class TimelinePlot {
         }
     }
 
-    private static void writes(XYChart chart, String name, long startMillis, List<String> rows, Collection<Attempt> log,
-            boolean rejected, Color color) {
+    private static void writes(
+            XYChart chart,
+            String name,
+            long startMillis,
+            List<String> rows,
+            Collection<Attempt> log,
+            boolean rejected,
+            Color color) {
         List<Double> xs = new ArrayList<>();
         List<Double> ys = new ArrayList<>();
         for (Attempt a : log) {

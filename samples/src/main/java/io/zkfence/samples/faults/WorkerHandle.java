@@ -22,6 +22,7 @@ final class WorkerHandle implements AutoCloseable {
     final Path log;
     /** Where the worker publishes its current ZooKeeper session ({@link SessionExpiry}). */
     final Path session;
+
     private final List<FreezableProxy> proxies = new ArrayList<>();
     private final List<String> command;
     private final Path stderr;
@@ -35,8 +36,13 @@ final class WorkerHandle implements AutoCloseable {
         this.stderr = stderr;
     }
 
-    static WorkerHandle start(String name, EmbeddedEnsemble ensemble, EmbeddedServers servers, String bucket,
-            FaultCampaign.Settings settings, Path dir) {
+    static WorkerHandle start(
+            String name,
+            EmbeddedEnsemble ensemble,
+            EmbeddedServers servers,
+            String bucket,
+            FaultCampaign.Settings settings,
+            Path dir) {
         List<FreezableProxy> proxies = new ArrayList<>();
         try {
             for (var server : ensemble.servers()) {
@@ -48,13 +54,27 @@ final class WorkerHandle implements AutoCloseable {
         String connect = proxies.stream().map(FreezableProxy::connectString).collect(Collectors.joining(","));
         Path log = dir.resolve(name + ".jsonl");
         Path session = dir.resolve(name + ".session");
-        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx192m", "-Dorg.jooq.no-logo=true",
-                "-Dorg.jooq.no-tips=true", "-Djava.io.tmpdir=" + dir.toAbsolutePath(),
-                "-cp", System.getProperty("java.class.path"), FaultWorker.class.getName(),
-                name, connect, servers.jdbcUrl(), servers.s3Endpoint().toString(), bucket,
-                Integer.toString(settings.locks()), Integer.toString(settings.threads()),
-                Long.toString(FaultCampaign.SESSION.toMillis()), log.toString(), session.toString());
+        List<String> command = List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-XX:+UseSerialGC",
+                "-Xmx192m",
+                "-Dorg.jooq.no-logo=true",
+                "-Dorg.jooq.no-tips=true",
+                "-Djava.io.tmpdir=" + dir.toAbsolutePath(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                FaultWorker.class.getName(),
+                name,
+                connect,
+                servers.jdbcUrl(),
+                servers.s3Endpoint().toString(),
+                bucket,
+                Integer.toString(settings.locks()),
+                Integer.toString(settings.threads()),
+                Long.toString(FaultCampaign.SESSION.toMillis()),
+                log.toString(),
+                session.toString());
         WorkerHandle w = new WorkerHandle(name, log, session, command, dir.resolve(name + ".stderr.log"));
         w.proxies.addAll(proxies);
         w.restart();
@@ -67,8 +87,10 @@ final class WorkerHandle implements AutoCloseable {
             return; // restarted by another fault already
         }
         try {
-            process = new ProcessBuilder(command).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                    .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile())).start();
+            process = new ProcessBuilder(command)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .redirectError(ProcessBuilder.Redirect.appendTo(stderr.toFile()))
+                    .start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start worker " + name, e);
         }

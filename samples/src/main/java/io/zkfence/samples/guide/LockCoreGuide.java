@@ -20,8 +20,7 @@ public final class LockCoreGuide {
 
     private static final Logger log = LoggerFactory.getLogger(LockCoreGuide.class);
 
-    private LockCoreGuide() {
-    }
+    private LockCoreGuide() {}
 
     // snippet:clients
     /** Simplest: the client owns its ZooKeeper connection, e.g. to "zk1:2181,zk2:2181,zk3:2181". */
@@ -34,10 +33,12 @@ public final class LockCoreGuide {
      * authentication and TLS apply. Close the LockClient before the Curator client.
      */
     public static LockClient onCurator(CuratorFramework curator, String hostname) {
-        return LockClient.create(curator, LockClientConfig.builder()
-                .rootPath("/myapp/locks")
-                .ownerId("checkout-7f9c@" + hostname)
-                .build());
+        return LockClient.create(
+                curator,
+                LockClientConfig.builder()
+                        .rootPath("/myapp/locks")
+                        .ownerId("checkout-7f9c@" + hostname)
+                        .build());
     }
     // end:clients
 
@@ -46,13 +47,13 @@ public final class LockCoreGuide {
         // snippet:acquire
         FencedLock lock = client.lock("inventory:sku:123");
 
-        try (Lease lease = lock.acquire()) {                      // waits as long as it takes
+        try (Lease lease = lock.acquire()) { // waits as long as it takes
             write.accept(lease.token());
         }
         try (Lease lease = lock.acquire(Duration.ofSeconds(5))) { // AcquireTimeoutException after 5 s
             write.accept(lease.token());
         }
-        Optional<Lease> maybe = lock.tryAcquire();                // never waits for others
+        Optional<Lease> maybe = lock.tryAcquire(); // never waits for others
         maybe.ifPresent(lease -> {
             try (lease) {
                 write.accept(lease.token());
@@ -64,9 +65,9 @@ public final class LockCoreGuide {
     /** Watching a lease: a check before writing, a listener, and the end as a value. */
     public static void watch(Lease lease, Runnable stopWorkers) {
         // snippet:lease
-        lease.checkValid();        // throws LeaseSuspendedException (SUSPECT) or LeaseLostException
+        lease.checkValid(); // throws LeaseSuspendedException (SUSPECT) or LeaseLostException
         lease.addListener((l, from, to) -> log.info("{}: {} -> {}", l.lockName(), from, to));
-        lease.ended().thenAccept(finalState -> stopWorkers.run());   // like etcd's Session.Done()
+        lease.ended().thenAccept(finalState -> stopWorkers.run()); // like etcd's Session.Done()
         // end:lease
     }
 
@@ -74,9 +75,9 @@ public final class LockCoreGuide {
     public static LockInfo lookInside(LockClient client) {
         // snippet:inspect
         LockInfo info = client.inspect("db-migration:user-service");
-        info.holder();    // Optional<Entry>: ownerId, token, sequence, requestedAt, node
-        info.waiters();   // in grant order
-        client.stats();   // grants, releases, leasesLost, creates, childrenReads, wakeUps
+        info.holder(); // Optional<Entry>: ownerId, token, sequence, requestedAt, node
+        info.waiters(); // in grant order
+        client.stats(); // grants, releases, leasesLost, creates, childrenReads, wakeUps
         // end:inspect
         return info;
     }
@@ -84,7 +85,7 @@ public final class LockCoreGuide {
     /** The token contract for two successive grants of one lock. */
     public static void tokensIncrease(Lease g1, Lease g2) {
         // snippet:contract
-        assert g2.token() > g1.token();      // strictly increasing, whoever holds, whichever client
+        assert g2.token() > g1.token(); // strictly increasing, whoever holds, whichever client
         // end:contract
     }
 }

@@ -47,8 +47,13 @@ public final class InventoryReservations {
                     return false;
                 }
                 update(connection, "update inventory_stock set quantity = ? where sku = ?", available - quantity, sku);
-                update(connection, "insert into inventory_reservation (order_id, sku, quantity, token)"
-                        + " values (?, ?, ?, ?)", orderId, sku, quantity, token);
+                update(
+                        connection,
+                        "insert into inventory_reservation (order_id, sku, quantity, token)" + " values (?, ?, ?, ?)",
+                        orderId,
+                        sku,
+                        quantity,
+                        token);
                 return true;
             });
         }
@@ -77,7 +82,7 @@ public final class InventoryReservations {
     public static void main(String[] args) {
         // snippet:pool
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(args[1]);            // e.g. jdbc:postgresql://db:5432/shop
+        config.setJdbcUrl(args[1]); // e.g. jdbc:postgresql://db:5432/shop
         config.setUsername(args[2]);
         config.setPassword(args[3]);
         config.setMaximumPoolSize(10);
@@ -87,7 +92,8 @@ public final class InventoryReservations {
             Schema.apply(pool, InventoryReservations.class);
             InventoryReservations reservations = new InventoryReservations(locks, pool);
             boolean done = reservations.reserve(args[4], args[5], Integer.parseInt(args[6]));
-            System.out.println(args[5] + (done ? ": reserved " : ": not enough stock for ") + args[6] + " of " + args[4]);
+            System.out.println(
+                    args[5] + (done ? ": reserved " : ": not enough stock for ") + args[6] + " of " + args[4]);
         }
         // end:pool
     }

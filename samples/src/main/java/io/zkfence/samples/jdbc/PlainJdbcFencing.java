@@ -18,8 +18,7 @@ import org.h2.jdbcx.JdbcDataSource;
  */
 public final class PlainJdbcFencing {
 
-    private PlainJdbcFencing() {
-    }
+    private PlainJdbcFencing() {}
 
     /**
      * Runs the writes on the database behind {@code dataSource}: the current holder's, the former
@@ -32,8 +31,8 @@ public final class PlainJdbcFencing {
         createStock(dataSource);
         String outcome;
         // snippet:plain-jdbc
-        JdbcFence fence = JdbcFence.create(dataSource);  // the dialect is detected from a connection
-        fence.createIfMissing();                          // or ship the dialect's DDL as a migration
+        JdbcFence fence = JdbcFence.create(dataSource); // the dialect is detected from a connection
+        fence.createIfMissing(); // or ship the dialect's DDL as a migration
 
         // The current holder, token 2: the fence advances, then its writes, one transaction.
         fence.inTransaction("inventory:sku:123", 2, c -> setStock(c, "123", 40));
@@ -68,7 +67,8 @@ public final class PlainJdbcFencing {
     }
 
     private static void createStock(DataSource dataSource) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute("create table if not exists stock (sku varchar(64) primary key, quantity int not null)");
             s.execute("delete from stock where sku = '123'");
             s.execute("insert into stock (sku, quantity) values ('123', 50)");
@@ -79,7 +79,7 @@ public final class PlainJdbcFencing {
 
     private static int stock(DataSource dataSource, String sku) {
         try (Connection c = dataSource.getConnection();
-             PreparedStatement ps = c.prepareStatement("select quantity from stock where sku = ?")) {
+                PreparedStatement ps = c.prepareStatement("select quantity from stock where sku = ?")) {
             ps.setString(1, sku);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getInt(1) : -1;

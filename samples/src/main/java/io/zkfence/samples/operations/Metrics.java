@@ -16,7 +16,7 @@ public final class Metrics {
     // snippet:bind
     /** The lock client's meters, and the fences' if the application has them (null: none). */
     public static void bind(MeterRegistry registry, LockClient locks, JdbcFence fence, FencedBucket bucket) {
-        LockClientMetrics.of(locks).bindTo(registry);      // no lock-name tag: names are unbounded
+        LockClientMetrics.of(locks).bindTo(registry); // no lock-name tag: names are unbounded
         if (fence != null) {
             JdbcFenceMetrics.of(fence).bindTo(registry);
         }

@@ -19,8 +19,7 @@ import org.apache.zookeeper.client.ZKClientConfig;
  */
 public final class ZooKeeperClients {
 
-    private ZooKeeperClients() {
-    }
+    private ZooKeeperClients() {}
 
     // snippet:acl
     /** A Curator client authenticated as {@code user} with ZooKeeper's digest scheme. */
@@ -37,10 +36,12 @@ public final class ZooKeeperClients {
 
     /** Locks whose znodes only clients authenticated as the same user can read, change or delete. */
     public static LockClient lockClient(CuratorFramework authenticated) {
-        return LockClient.create(authenticated, LockClientConfig.builder()
-                .rootPath("/orders/locks")
-                .acl(ZooDefs.Ids.CREATOR_ALL_ACL) // root path, lock znodes and queue nodes
-                .build());
+        return LockClient.create(
+                authenticated,
+                LockClientConfig.builder()
+                        .rootPath("/orders/locks")
+                        .acl(ZooDefs.Ids.CREATOR_ALL_ACL) // root path, lock znodes and queue nodes
+                        .build());
     }
     // end:acl
 
@@ -50,7 +51,7 @@ public final class ZooKeeperClients {
         ZKClientConfig tls = new ZKClientConfig();
         tls.setProperty("zookeeper.client.secure", "true");
         tls.setProperty("zookeeper.clientCnxnSocket", "org.apache.zookeeper.ClientCnxnSocketNetty"); // TLS needs Netty
-        tls.setProperty("zookeeper.ssl.keyStore.location", keyStore.toString());     // our certificate
+        tls.setProperty("zookeeper.ssl.keyStore.location", keyStore.toString()); // our certificate
         tls.setProperty("zookeeper.ssl.keyStore.password", password);
         tls.setProperty("zookeeper.ssl.trustStore.location", trustStore.toString()); // who signed the servers'
         tls.setProperty("zookeeper.ssl.trustStore.password", password);
@@ -72,10 +73,10 @@ public final class ZooKeeperClients {
         Map<String, Long> m = new LinkedHashMap<>();
         m.put("zkfence.grants", s.grants());
         m.put("zkfence.releases", s.releases());
-        m.put("zkfence.leases.lost", s.leasesLost());       // alert when it grows: holders are losing sessions
-        m.put("zkfence.creates", s.creates());              // above grants: retries after connection loss
+        m.put("zkfence.leases.lost", s.leasesLost()); // alert when it grows: holders are losing sessions
+        m.put("zkfence.creates", s.creates()); // above grants: retries after connection loss
         m.put("zkfence.children.reads", s.childrenReads());
-        m.put("zkfence.wakeups", s.wakeUps());               // one per contended release
+        m.put("zkfence.wakeups", s.wakeUps()); // one per contended release
         return m;
     }
     // end:metrics

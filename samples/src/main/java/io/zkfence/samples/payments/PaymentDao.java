@@ -34,10 +34,18 @@ public final class PaymentDao {
             if (exists(c, payment.paymentId())) {
                 return false;
             }
-            write(c, "insert into payment (payment_id, order_id, amount, token) values (?, ?, ?, ?)",
-                    payment.paymentId(), payment.orderId(), payment.amount(), token);
-            write(c, "update shop_order set amount_paid = amount_paid + ? where order_id = ?",
-                    payment.amount(), payment.orderId());
+            write(
+                    c,
+                    "insert into payment (payment_id, order_id, amount, token) values (?, ?, ?, ?)",
+                    payment.paymentId(),
+                    payment.orderId(),
+                    payment.amount(),
+                    token);
+            write(
+                    c,
+                    "update shop_order set amount_paid = amount_paid + ? where order_id = ?",
+                    payment.amount(),
+                    payment.orderId());
             return true;
         });
     }

@@ -8,5 +8,4 @@ package io.zkfence.samples.payments;
  * @param orderId   our order it pays
  * @param amount    in the smallest currency unit
  */
-public record PaymentEvent(String paymentId, String orderId, long amount) {
-}
+public record PaymentEvent(String paymentId, String orderId, long amount) {}

@@ -40,7 +40,7 @@ public final class PaymentWebhookHandler {
                 } catch (SerializationConflictException e) {
                     if (attempt == 3) {
                         throw e; // the database kept aborting; the provider will deliver again
-                    }           // else retry the whole unit with the same token: nothing was written
+                    } // else retry the whole unit with the same token: nothing was written
                 }
             }
         } catch (StaleTokenException e) {

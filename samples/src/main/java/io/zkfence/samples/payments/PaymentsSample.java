@@ -16,21 +16,22 @@ import java.util.stream.IntStream;
  */
 public final class PaymentsSample {
 
-    private PaymentsSample() {
-    }
+    private PaymentsSample() {}
 
     public static void main(String[] args) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(args[1]);
         config.setUsername(args[2]);
         config.setPassword(args[3]);
-        try (HikariDataSource pool = new HikariDataSource(config); LockClient locks = LockClient.connect(args[0])) {
+        try (HikariDataSource pool = new HikariDataSource(config);
+                LockClient locks = LockClient.connect(args[0])) {
             JdbcFence.create(pool).createIfMissing();
             Schema.apply(pool, PaymentsSample.class);
             PaymentWebhookHandler handler = new PaymentWebhookHandler(locks, new PaymentDao(pool));
             PaymentEvent event = new PaymentEvent("pay_" + System.nanoTime(), "order-1", 4200);
             List<CompletableFuture<PaymentWebhookHandler.Outcome>> deliveries = IntStream.range(0, 3)
-                    .mapToObj(i -> CompletableFuture.supplyAsync(() -> handler.handle(event))).toList();
+                    .mapToObj(i -> CompletableFuture.supplyAsync(() -> handler.handle(event)))
+                    .toList();
             deliveries.forEach(d -> System.out.println(event.paymentId() + ": " + d.join()));
         }
     }

@@ -34,13 +34,18 @@ public final class DailyCsvImport {
             System.exit(2);
         }
         DataSource db = SampleDatabase.postgres(args[1], args[2], args[3]);
-        S3Client s3 = S3Client.builder().region(Region.US_EAST_1).forcePathStyle(true).endpointOverride(URI.create(args[4]))
-                .credentialsProvider(DefaultCredentialsProvider.builder().build()).build();
+        S3Client s3 = S3Client.builder()
+                .region(Region.US_EAST_1)
+                .forcePathStyle(true)
+                .endpointOverride(URI.create(args[4]))
+                .credentialsProvider(DefaultCredentialsProvider.builder().build())
+                .build();
         try (LockClient client = LockClient.connect(args[0])) {
             FileProcessor importer = importer(client, s3, args[5], db);
             while (!Thread.currentThread().isInterrupted()) {
                 FilePass pass = importer.processPending();
-                System.out.println("imported " + pass.processed() + ", " + pass.alreadyDone().size() + " done before, "
+                System.out.println("imported " + pass.processed() + ", "
+                        + pass.alreadyDone().size() + " done before, "
                         + pass.claimedElsewhere().size() + " being imported elsewhere");
                 TimeUnit.SECONDS.sleep(5); // the next look at the prefix
             }
@@ -52,8 +57,13 @@ public final class DailyCsvImport {
     static FileProcessor importer(LockClient client, S3Client s3, String bucket, DataSource db) {
         JdbcFence fence = JdbcFence.create(db);
         fence.createIfMissing();
-        FileProcessor importer = FileProcessor.builder(client, s3, FencedBucket.create(s3, S3FenceConfig.of(bucket)),
-                        fence, db, (key, csv, token) -> summary(csv))
+        FileProcessor importer = FileProcessor.builder(
+                        client,
+                        s3,
+                        FencedBucket.create(s3, S3FenceConfig.of(bucket)),
+                        fence,
+                        db,
+                        (key, csv, token) -> summary(csv))
                 .input(bucket, "in/")
                 .outputPrefix("out/")
                 .build();
@@ -64,8 +74,12 @@ public final class DailyCsvImport {
 
     /** The sum of the second column of a CSV with a header line. */
     static byte[] summary(byte[] csv) {
-        long sum = new String(csv, StandardCharsets.UTF_8).lines().skip(1).filter(l -> !l.isBlank())
-                .mapToLong(l -> Long.parseLong(l.split(",")[1].strip())).sum();
+        long sum = new String(csv, StandardCharsets.UTF_8)
+                .lines()
+                .skip(1)
+                .filter(l -> !l.isBlank())
+                .mapToLong(l -> Long.parseLong(l.split(",")[1].strip()))
+                .sum();
         return ("total," + sum + "\n").getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -32,8 +32,7 @@ public final class LeaderElectionSample {
 
     static final String ELECTION = "report-scheduler";
 
-    private LeaderElectionSample() {
-    }
+    private LeaderElectionSample() {}
 
     public static void main(String[] args) throws InterruptedException {
         if (args.length != 5) {
@@ -46,8 +45,9 @@ public final class LeaderElectionSample {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
-        try (LockClient client = LockClient.connect(args[0], LockClientConfig.builder().ownerId(args[4]).build());
-             LeaderElection election = join(client, fence, args[4], timer)) {
+        try (LockClient client = LockClient.connect(
+                        args[0], LockClientConfig.builder().ownerId(args[4]).build());
+                LeaderElection election = join(client, fence, args[4], timer)) {
             System.out.println(args[4] + " is a candidate in '" + election.name() + "'");
             stop.await();
         } finally {
@@ -57,8 +57,10 @@ public final class LeaderElectionSample {
 
     static void createTables(DataSource db) {
         JdbcFence.create(db).createIfMissing();
-        SampleDatabase.execute(db, "create table if not exists leader_heartbeat ("
-                + "leader varchar(100) not null, term bigint not null, at timestamp with time zone default now())");
+        SampleDatabase.execute(
+                db,
+                "create table if not exists leader_heartbeat ("
+                        + "leader varchar(100) not null, term bigint not null, at timestamp with time zone default now())");
     }
 
     // snippet:join
@@ -69,8 +71,8 @@ public final class LeaderElectionSample {
                 .listener(new LeadershipListener() {
                     @Override
                     public void elected(Leadership leadership) {
-                        work.set(timer.scheduleWithFixedDelay(() -> beat(fence, instance, leadership), 0, 1,
-                                TimeUnit.SECONDS));
+                        work.set(timer.scheduleWithFixedDelay(
+                                () -> beat(fence, instance, leadership), 0, 1, TimeUnit.SECONDS));
                     }
 
                     @Override
@@ -118,8 +120,8 @@ public final class LeaderElectionSample {
     /** A leader-only write, fenced by the term: a deposed leader's call throws StaleTokenException. */
     static void writeHeartbeat(JdbcFence fence, String instance, long term) {
         fence.inTransaction(ELECTION, term, connection -> {
-            try (PreparedStatement insert = connection.prepareStatement(
-                    "insert into leader_heartbeat (leader, term) values (?, ?)")) {
+            try (PreparedStatement insert =
+                    connection.prepareStatement("insert into leader_heartbeat (leader, term) values (?, ?)")) {
                 insert.setString(1, instance);
                 insert.setLong(2, term);
                 return insert.executeUpdate();

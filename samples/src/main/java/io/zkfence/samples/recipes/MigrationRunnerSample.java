@@ -18,8 +18,7 @@ import org.flywaydb.core.Flyway;
  */
 public final class MigrationRunnerSample {
 
-    private MigrationRunnerSample() {
-    }
+    private MigrationRunnerSample() {}
 
     public static void main(String[] args) {
         if (args.length != 4) {
@@ -28,19 +27,22 @@ public final class MigrationRunnerSample {
         }
         try (LockClient client = LockClient.connect(args[0])) {
             MigrationReport report = migrate(client, SampleDatabase.postgres(args[1], args[2], args[3]));
-            System.out.println("schema at version " + report.schemaVersion() + ": applied " + report.migrationsExecuted()
-                    + " migrations with token " + report.token() + " after waiting " + report.waited().toMillis() + " ms");
+            System.out.println("schema at version " + report.schemaVersion() + ": applied "
+                    + report.migrationsExecuted() + " migrations with token " + report.token() + " after waiting "
+                    + report.waited().toMillis() + " ms");
         }
     }
 
     // snippet:migrate
     /** At start-up, on every pod: returns once the schema is current, whoever migrated it. */
     static MigrationReport migrate(LockClient client, DataSource dataSource) {
-        FencedFlyway migrations = FencedFlyway.builder(client, "db-migration:orders",
+        FencedFlyway migrations = FencedFlyway.builder(
+                        client,
+                        "db-migration:orders",
                         Flyway.configure().dataSource(dataSource).locations("classpath:db/orders"))
-                .waitTimeout(Duration.ofMinutes(10))  // longer than the slowest migration you expect
+                .waitTimeout(Duration.ofMinutes(10)) // longer than the slowest migration you expect
                 .build();
-        return migrations.migrate();  // MigrationLockTimeoutException after 10 min: do not start serving
+        return migrations.migrate(); // MigrationLockTimeoutException after 10 min: do not start serving
     }
     // end:migrate
 }

@@ -18,9 +18,9 @@ import java.time.temporal.ChronoUnit;
 public final class NightlyReport {
 
     static final RunOnceJob JOB = RunOnceJob.builder("nightly-report")
-            .holdAtLeast(Duration.ofMinutes(10))      // > clock skew + scheduler lateness, twice over
-            .misfireThreshold(Duration.ofMinutes(5))  // a replica reaching 02:00 later than 02:05 skips it
-            .maxHold(Duration.ofHours(2))          // a hung run loses its lease after two hours
+            .holdAtLeast(Duration.ofMinutes(10)) // > clock skew + scheduler lateness, twice over
+            .misfireThreshold(Duration.ofMinutes(5)) // a replica reaching 02:00 later than 02:05 skips it
+            .maxHold(Duration.ofHours(2)) // a hung run loses its lease after two hours
             .build();
 
     private final JobRunner jobs;
@@ -41,14 +41,17 @@ public final class NightlyReport {
     public JobOutcome run(Instant firedAt) {
         // The occurrence is the cron time, not the moment this replica happened to fire.
         Instant occurrence = firedAt.truncatedTo(ChronoUnit.DAYS).plus(Duration.ofHours(2));
-        return jobs.runOnce(job, occurrence, run -> fence.inTransaction("nightly-report", run.token(), connection -> {
-            try (PreparedStatement insert = connection.prepareStatement(
-                    "insert into daily_report (day, token) values (?, ?)")) {
-                insert.setString(1, run.occurrence().substring(0, 10));
-                insert.setLong(2, run.token());
-                return insert.executeUpdate();
-            }
-        }));
+        return jobs.runOnce(
+                job,
+                occurrence,
+                run -> fence.inTransaction("nightly-report", run.token(), connection -> {
+                    try (PreparedStatement insert =
+                            connection.prepareStatement("insert into daily_report (day, token) values (?, ?)")) {
+                        insert.setString(1, run.occurrence().substring(0, 10));
+                        insert.setLong(2, run.token());
+                        return insert.executeUpdate();
+                    }
+                }));
     }
 }
 // end:nightly

@@ -57,13 +57,17 @@ public final class ProductListCache {
     // snippet:setup
     /** One per pod, at start-up. */
     static CacheRebuild<String> productCache(LockClient client, DataSource db) {
-        JdbcCacheStore<String> store = JdbcCacheStore.create(db, JdbcFence.create(db), "product_cache",
-                Function.identity(), Function.identity());   // the value is already text
+        JdbcCacheStore<String> store = JdbcCacheStore.create(
+                db,
+                JdbcFence.create(db),
+                "product_cache",
+                Function.identity(),
+                Function.identity()); // the value is already text
         store.createTableIfMissing();
         return CacheRebuild.builder(client, store)
-                .freshFor(Duration.ofMinutes(5))       // rebuild 5 min after the last rebuild
-                .maxStaleness(Duration.ofMinutes(1))   // until 1 min past that, serve the old list meanwhile
-                .waitTimeout(Duration.ofSeconds(10))   // callers with nothing to serve wait this long
+                .freshFor(Duration.ofMinutes(5)) // rebuild 5 min after the last rebuild
+                .maxStaleness(Duration.ofMinutes(1)) // until 1 min past that, serve the old list meanwhile
+                .waitTimeout(Duration.ofSeconds(10)) // callers with nothing to serve wait this long
                 .failureBackoff(Duration.ofSeconds(5)) // after a failed query, wait before trying again
                 .build();
     }
@@ -83,8 +87,10 @@ public final class ProductListCache {
 
     private String queryProductList(DataSource db) {
         queries.incrementAndGet();
-        try (Connection c = db.getConnection(); Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("select coalesce(string_agg(name, ',' order by name), '') from product")) {
+        try (Connection c = db.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs =
+                        s.executeQuery("select coalesce(string_agg(name, ',' order by name), '') from product")) {
             rs.next();
             return rs.getString(1);
         } catch (SQLException e) {

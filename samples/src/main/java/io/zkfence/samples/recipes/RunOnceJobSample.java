@@ -26,8 +26,7 @@ import javax.sql.DataSource;
  */
 public final class RunOnceJobSample {
 
-    private RunOnceJobSample() {
-    }
+    private RunOnceJobSample() {}
 
     public static void main(String[] args) throws InterruptedException {
         if (args.length != 4 && args.length != 5) {
@@ -41,7 +40,7 @@ public final class RunOnceJobSample {
         CountDownLatch stop = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
         try (LockClient client = LockClient.connect(args[0]);
-             JobRunner jobs = JobRunner.create(client)) {
+                JobRunner jobs = JobRunner.create(client)) {
             JobSchedule schedule = scheduleCleanup(jobs, executor, JdbcFence.create(db), period);
             System.out.println("scheduled " + schedule.job().name() + " every " + period + ", next at "
                     + schedule.nextOccurrence());
@@ -53,27 +52,31 @@ public final class RunOnceJobSample {
 
     static void createTables(DataSource db) {
         JdbcFence.create(db).createIfMissing();
-        SampleDatabase.execute(db, "create table if not exists user_session ("
-                + "id bigint primary key, expires_at timestamp with time zone not null)");
-        SampleDatabase.execute(db, "create table if not exists job_runs ("
-                + "job varchar(100) not null, occurrence varchar(64) not null, token bigint not null, deleted int not null)");
+        SampleDatabase.execute(
+                db,
+                "create table if not exists user_session ("
+                        + "id bigint primary key, expires_at timestamp with time zone not null)");
+        SampleDatabase.execute(
+                db,
+                "create table if not exists job_runs ("
+                        + "job varchar(100) not null, occurrence varchar(64) not null, token bigint not null, deleted int not null)");
     }
 
     // snippet:job
     /** The cleanup job: one run per period, whichever replica gets there first. */
     static RunOnceJob cleanupJob(Duration period) {
         return RunOnceJob.builder("expired-sessions-cleanup")
-                .holdAtLeast(period.multipliedBy(3).dividedBy(4))  // keep the occurrence most of the period
-                .misfireThreshold(period.dividedBy(2))             // skip it if more than half a period late
-                .maxHold(period.multipliedBy(3))                // a hung run loses its lease
+                .holdAtLeast(period.multipliedBy(3).dividedBy(4)) // keep the occurrence most of the period
+                .misfireThreshold(period.dividedBy(2)) // skip it if more than half a period late
+                .maxHold(period.multipliedBy(3)) // a hung run loses its lease
                 .build();
     }
     // end:job
 
     // snippet:schedule
     /** Every replica calls this at start-up; each occurrence runs on one of them. */
-    static JobSchedule scheduleCleanup(JobRunner jobs, ScheduledExecutorService executor, JdbcFence fence,
-            Duration period) {
+    static JobSchedule scheduleCleanup(
+            JobRunner jobs, ScheduledExecutorService executor, JdbcFence fence, Duration period) {
         return jobs.scheduleAtFixedRate(executor, cleanupJob(period), period, run -> deleteExpiredSessions(fence, run));
     }
     // end:schedule
@@ -90,8 +93,8 @@ public final class RunOnceJobSample {
     static void deleteExpiredSessions(JdbcFence fence, JobRun run) {
         fence.inTransaction(run.jobName(), run.token(), connection -> {
             int deleted;
-            try (PreparedStatement delete = connection.prepareStatement(
-                    "delete from user_session where expires_at < now()")) {
+            try (PreparedStatement delete =
+                    connection.prepareStatement("delete from user_session where expires_at < now()")) {
                 deleted = delete.executeUpdate();
             }
             try (PreparedStatement log = connection.prepareStatement(

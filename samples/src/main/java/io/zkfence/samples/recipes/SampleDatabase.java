@@ -9,8 +9,7 @@ import org.postgresql.ds.PGSimpleDataSource;
 /** Plumbing shared by the recipe samples' main methods: a PostgreSQL data source and DDL. */
 final class SampleDatabase {
 
-    private SampleDatabase() {
-    }
+    private SampleDatabase() {}
 
     static DataSource postgres(String jdbcUrl, String user, String password) {
         PGSimpleDataSource ds = new PGSimpleDataSource();
@@ -21,7 +20,8 @@ final class SampleDatabase {
     }
 
     static void execute(DataSource dataSource, String sql) {
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement()) {
             s.execute(sql);
         } catch (SQLException e) {
             throw new IllegalStateException("failed: " + sql, e);

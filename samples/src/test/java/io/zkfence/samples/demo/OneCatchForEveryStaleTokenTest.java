@@ -30,17 +30,20 @@ class OneCatchForEveryStaleTokenTest {
         fence.createIfMissing();
         String key = "orders:" + UUID.randomUUID();
         try (EmbeddedServers servers = EmbeddedServers.start(false, false, true, folder);
-                S3Client s3 = Clients.s3(servers.s3Endpoint(), "us-east-1", true,
+                S3Client s3 = Clients.s3(
+                        servers.s3Endpoint(),
+                        "us-east-1",
+                        true,
                         StaticCredentialsProvider.create(AwsBasicCredentials.create("key", "secret")))) {
             s3.createBucket(b -> b.bucket("orders"));
-            FencedBucket bucket = FencedBucket.create(s3, S3FenceConfig.builder("orders").build());
-            fence.claim(key, 20);                                          // the newer holder wrote both
+            FencedBucket bucket =
+                    FencedBucket.create(s3, S3FenceConfig.builder("orders").build());
+            fence.claim(key, 20); // the newer holder wrote both
             bucket.put(key, 20, RequestBody.fromString("from holder 20"));
 
             List<StaleTokenException> caught = new ArrayList<>();
             List<Runnable> staleWrites = List.of(
-                    () -> fence.claim(key, 19),
-                    () -> bucket.put(key, 19, RequestBody.fromString("from holder 19")));
+                    () -> fence.claim(key, 19), () -> bucket.put(key, 19, RequestBody.fromString("from holder 19")));
             for (Runnable write : staleWrites) {
                 try {
                     write.run();
@@ -59,7 +62,8 @@ class OneCatchForEveryStaleTokenTest {
                 assertThat(e.storedToken()).isEqualTo(20);
             });
             assertThat(fence.currentToken(key)).hasValue(20);
-            assertThat(s3.getObjectAsBytes(b -> b.bucket("orders").key(key)).asUtf8String()).isEqualTo("from holder 20");
+            assertThat(s3.getObjectAsBytes(b -> b.bucket("orders").key(key)).asUtf8String())
+                    .isEqualTo("from holder 20");
         }
     }
 }

@@ -45,7 +45,10 @@ class PausedHolderDemoTest {
     @BeforeAll
     static void startGivenServers() {
         given = EmbeddedServers.start(true, true, true, givenServersFolder);
-        try (S3Client s3 = Clients.s3(given.s3Endpoint(), "us-east-1", true,
+        try (S3Client s3 = Clients.s3(
+                given.s3Endpoint(),
+                "us-east-1",
+                true,
                 StaticCredentialsProvider.create(AwsBasicCredentials.create("given", "given")))) {
             s3.createBucket(b -> b.bucket(GIVEN_BUCKET));
         }
@@ -65,7 +68,8 @@ class PausedHolderDemoTest {
 
         assertThat(run.exitCode).as(run.output).isZero();
         assertStoryTold(run.output);
-        assertThat(run.output).contains("starting in this process: a 3-server ZooKeeper ensemble, PostgreSQL, S3Mock")
+        assertThat(run.output)
+                .contains("starting in this process: a 3-server ZooKeeper ensemble, PostgreSQL, S3Mock")
                 .containsPattern("work folder " + Pattern.quote(work.toString()) + "/zkfence-demo\\d+ \\(pods' logs,"
                         + " S3Mock's objects\\), deleted at the end");
         assertPodsGone(run.output);
@@ -78,7 +82,8 @@ class PausedHolderDemoTest {
 
         assertThat(run.exitCode).as(run.output).isZero();
         assertStoryTold(run.output);
-        assertThat(run.output).doesNotContain("starting in this process")
+        assertThat(run.output)
+                .doesNotContain("starting in this process")
                 .contains("ZooKeeper   " + given.zookeeperConnectString())
                 .contains("S3          " + given.s3Endpoint() + ", bucket " + GIVEN_BUCKET);
         assertPodsGone(run.output);
@@ -103,9 +108,14 @@ class PausedHolderDemoTest {
 
     @Test
     void interruptedDemoEndsItsPodsEvenAFrozenOneAndDeletesItsTemporaryFolder(@TempDir Path tmp) throws Exception {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "-Djava.io.tmpdir=" + tmp,
-                "-Daws.accessKeyId=given", "-Daws.secretAccessKey=given", DemoCommand.class.getName()));
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                "-Djava.io.tmpdir=" + tmp,
+                "-Daws.accessKeyId=given",
+                "-Daws.secretAccessKey=given",
+                DemoCommand.class.getName()));
         command.addAll(List.of(givenServerFlags()));
         command.add("--session-timeout=20s"); // pod-A stays frozen until the interrupt
         Process demo = new ProcessBuilder(command).redirectErrorStream(true).start();
@@ -165,24 +175,38 @@ class PausedHolderDemoTest {
     }
 
     private static String[] givenServerFlags() {
-        return new String[] {"--zookeeper=" + given.zookeeperConnectString(), "--jdbc-url=" + given.jdbcUrl(),
-            "--jdbc-user=postgres", "--s3-endpoint=" + given.s3Endpoint(), "--s3-bucket=" + GIVEN_BUCKET,
-            "--s3-path-style"};
+        return new String[] {
+            "--zookeeper=" + given.zookeeperConnectString(),
+            "--jdbc-url=" + given.jdbcUrl(),
+            "--jdbc-user=postgres",
+            "--s3-endpoint=" + given.s3Endpoint(),
+            "--s3-bucket=" + GIVEN_BUCKET,
+            "--s3-path-style"
+        };
     }
 
     private static void assertStoryTold(String output) {
         assertThat(output).contains("kill -STOP", "kill -CONT");
-        assertThat(output.lines().filter(l -> l.contains("pod-A    fenced") && l.contains("REJECTED: StaleTokenException")))
-                .as("pod-A's rejected fenced writes").hasSize(2);
-        assertThat(output.lines().filter(l -> l.contains("pod-A    unfenced")
-                && l.contains("a stale write went through"))).as("pod-A's unfenced writes").hasSize(2);
-        assertThat(output).contains("an update was lost")
+        assertThat(output.lines()
+                        .filter(l -> l.contains("pod-A    fenced") && l.contains("REJECTED: StaleTokenException")))
+                .as("pod-A's rejected fenced writes")
+                .hasSize(2);
+        assertThat(output.lines()
+                        .filter(l -> l.contains("pod-A    unfenced") && l.contains("a stale write went through")))
+                .as("pod-A's unfenced writes")
+                .hasSize(2);
+        assertThat(output)
+                .contains("an update was lost")
                 .contains("RESULT: the paused holder's stale writes were rejected by PostgreSQL and S3 (exit 0)")
                 .doesNotContain("[FAIL]");
-        Matcher fenced = Pattern.compile("PostgreSQL  fenced\\s+7  B-1\\s+pod-B").matcher(output);
+        Matcher fenced =
+                Pattern.compile("PostgreSQL  fenced\\s+7  B-1\\s+pod-B").matcher(output);
         assertThat(fenced.find()).as("fenced PostgreSQL row in the final table").isTrue();
-        Matcher unfenced = Pattern.compile("PostgreSQL  unfenced\\s+6  A-2\\s+pod-A").matcher(output);
-        assertThat(unfenced.find()).as("unfenced PostgreSQL row in the final table").isTrue();
+        Matcher unfenced =
+                Pattern.compile("PostgreSQL  unfenced\\s+6  A-2\\s+pod-A").matcher(output);
+        assertThat(unfenced.find())
+                .as("unfenced PostgreSQL row in the final table")
+                .isTrue();
     }
 
     private static void assertPodsGone(String output) {
@@ -190,7 +214,8 @@ class PausedHolderDemoTest {
         int pods = 0;
         while (m.find()) {
             long pid = Long.parseLong(m.group(2));
-            assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive)).as(m.group(1) + " (pid " + pid + ")")
+            assertThat(ProcessHandle.of(pid).filter(ProcessHandle::isAlive))
+                    .as(m.group(1) + " (pid " + pid + ")")
                     .isEmpty();
             pods++;
         }
@@ -199,12 +224,13 @@ class PausedHolderDemoTest {
 
     private static void assertFolderEmpty(Path folder) throws IOException {
         try (Stream<Path> left = Files.list(folder)) {
-            assertThat(left.map(Path::getFileName).map(Path::toString)).as("left behind in " + folder).isEmpty();
+            assertThat(left.map(Path::getFileName).map(Path::toString))
+                    .as("left behind in " + folder)
+                    .isEmpty();
         }
     }
 
-    private record Run(int exitCode, String output, String errors) {
-    }
+    private record Run(int exitCode, String output, String errors) {}
 
     /** Runs the demo in this JVM (its pods are JVMs of their own), echoing its output to the test log. */
     private static Run run(String... args) {

@@ -36,7 +36,9 @@ class VerdictTest {
         Verdict v = Verdict.of(r, Optional.of(finalState("pod-A", TA, 6)));
 
         assertThat(v.exitCode()).isEqualTo(Verdict.STALE_WRITE_ACCEPTED);
-        assertThat(v.checks()).filteredOn(c -> !c.passed()).extracting(Verdict.Check::text)
+        assertThat(v.checks())
+                .filteredOn(c -> !c.passed())
+                .extracting(Verdict.Check::text)
                 .anyMatch(t -> t.startsWith("pod-A's stale write to PostgreSQL through the fence"))
                 .anyMatch(t -> t.startsWith("fenced PostgreSQL holds pod-B's write"));
     }
@@ -46,7 +48,8 @@ class VerdictTest {
         StoryRecord r = told();
         r.staleWritesOfA.set(1, new StoryRecord.Write("fenced", "s3", TA, "failed"));
 
-        assertThat(Verdict.of(r, Optional.of(finalState("pod-B", TB, 7))).exitCode()).isEqualTo(Verdict.STORY_NOT_AS_TOLD);
+        assertThat(Verdict.of(r, Optional.of(finalState("pod-B", TB, 7))).exitCode())
+                .isEqualTo(Verdict.STORY_NOT_AS_TOLD);
     }
 
     @Test
@@ -57,8 +60,12 @@ class VerdictTest {
         Verdict v = Verdict.of(r, Optional.of(finalState("pod-B", TB, 7)));
 
         assertThat(v.exitCode()).isEqualTo(Verdict.STORY_NOT_AS_TOLD);
-        assertThat(v.checks()).filteredOn(c -> !c.passed()).extracting(Verdict.Check::text)
-                .singleElement().asString().startsWith("the servers expired pod-A's session");
+        assertThat(v.checks())
+                .filteredOn(c -> !c.passed())
+                .extracting(Verdict.Check::text)
+                .singleElement()
+                .asString()
+                .startsWith("the servers expired pod-A's session");
     }
 
     @Test
@@ -66,7 +73,8 @@ class VerdictTest {
         StoryRecord r = told();
         r.resumedAt = r.frozenAt.plusSeconds(3);
 
-        assertThat(Verdict.of(r, Optional.of(finalState("pod-B", TB, 7))).exitCode()).isEqualTo(Verdict.STORY_NOT_AS_TOLD);
+        assertThat(Verdict.of(r, Optional.of(finalState("pod-B", TB, 7))).exitCode())
+                .isEqualTo(Verdict.STORY_NOT_AS_TOLD);
     }
 
     @Test
@@ -79,8 +87,11 @@ class VerdictTest {
 
         assertThat(v.exitCode()).isEqualTo(Verdict.STORY_NOT_AS_TOLD);
         assertThat(v.checks()).noneMatch(Verdict.Check::safety);
-        assertThat(v.checks()).filteredOn(c -> c.text().startsWith("pod-A's stale write to"))
-                .extracting(Verdict.Check::status).containsOnly(Verdict.Status.NOT_REACHED).hasSize(2);
+        assertThat(v.checks())
+                .filteredOn(c -> c.text().startsWith("pod-A's stale write to"))
+                .extracting(Verdict.Check::status)
+                .containsOnly(Verdict.Status.NOT_REACHED)
+                .hasSize(2);
     }
 
     private static StoryRecord told() {
@@ -97,7 +108,8 @@ class VerdictTest {
             for (String store : List.of("postgres", "s3")) {
                 r.firstWritesOfA.add(new StoryRecord.Write(copy, store, TA, "accepted"));
                 r.writesOfB.add(new StoryRecord.Write(copy, store, TB, "accepted"));
-                r.staleWritesOfA.add(new StoryRecord.Write(copy, store, TA, copy.equals("fenced") ? "rejected" : "accepted"));
+                r.staleWritesOfA.add(
+                        new StoryRecord.Write(copy, store, TA, copy.equals("fenced") ? "rejected" : "accepted"));
             }
         }
         return r;
@@ -106,18 +118,34 @@ class VerdictTest {
     private static FinalState finalState(String fencedWriter, long fencedToken, int fencedStock) {
         String fencedOrder = fencedWriter.equals("pod-B") ? "B-1" : "A-2";
         List<Inventory.Reservation> fencedReservations = fencedWriter.equals("pod-B")
-                ? List.of(new Inventory.Reservation("A-1", 1, "pod-A", TA), new Inventory.Reservation("B-1", 2, "pod-B", TB))
-                : List.of(new Inventory.Reservation("A-1", 1, "pod-A", TA), new Inventory.Reservation("B-1", 2, "pod-B", TB),
+                ? List.of(
+                        new Inventory.Reservation("A-1", 1, "pod-A", TA),
+                        new Inventory.Reservation("B-1", 2, "pod-B", TB))
+                : List.of(
+                        new Inventory.Reservation("A-1", 1, "pod-A", TA),
+                        new Inventory.Reservation("B-1", 2, "pod-B", TB),
                         new Inventory.Reservation("A-2", 3, "pod-A", TA));
         return new FinalState(
-                Map.of(FENCED, new Inventory.Stock(fencedStock, fencedOrder, fencedWriter, fencedToken),
-                        UNFENCED, new Inventory.Stock(6, "A-2", "pod-A", TA)),
-                Map.of(FENCED, fencedReservations,
-                        UNFENCED, List.of(new Inventory.Reservation("A-1", 1, "pod-A", TA),
-                                new Inventory.Reservation("B-1", 2, "pod-B", TB), new Inventory.Reservation("A-2", 3, "pod-A", TA))),
-                Map.of(FENCED, Optional.of(new StockDocument(fencedStock, fencedOrder, fencedWriter, fencedToken)),
-                        UNFENCED, Optional.of(new StockDocument(6, "A-2", "pod-A", TA))),
-                OptionalLong.of(fencedToken), OptionalLong.of(fencedToken));
+                Map.of(
+                        FENCED,
+                        new Inventory.Stock(fencedStock, fencedOrder, fencedWriter, fencedToken),
+                        UNFENCED,
+                        new Inventory.Stock(6, "A-2", "pod-A", TA)),
+                Map.of(
+                        FENCED,
+                        fencedReservations,
+                        UNFENCED,
+                        List.of(
+                                new Inventory.Reservation("A-1", 1, "pod-A", TA),
+                                new Inventory.Reservation("B-1", 2, "pod-B", TB),
+                                new Inventory.Reservation("A-2", 3, "pod-A", TA))),
+                Map.of(
+                        FENCED,
+                        Optional.of(new StockDocument(fencedStock, fencedOrder, fencedWriter, fencedToken)),
+                        UNFENCED,
+                        Optional.of(new StockDocument(6, "A-2", "pod-A", TA))),
+                OptionalLong.of(fencedToken),
+                OptionalLong.of(fencedToken));
     }
 
     private static LockInfo.Entry entry(String owner, long token) {

@@ -19,16 +19,23 @@ class FaultCampaignTest {
 
     @Test
     void aShortCampaignWithFaultsOfSeveralKindsEndsWithNoViolationAtTheResources() throws Exception {
-        FaultCampaign.Outcome o = FaultCampaign.run(new FaultCampaign.Settings(Duration.ofSeconds(60), 42, 4, 2, 3, 2, out));
+        FaultCampaign.Outcome o =
+                FaultCampaign.run(new FaultCampaign.Settings(Duration.ofSeconds(60), 42, 4, 2, 3, 2, out));
         assertThat(o.check().violations()).isEmpty();
-        assertThat(o.check().stalled()).as("workers without progress after the last fault").isEmpty();
+        assertThat(o.check().stalled())
+                .as("workers without progress after the last fault")
+                .isEmpty();
         assertThat(o.leftoverQueueNodes()).isZero();
-        assertThat(o.faults().values().stream().mapToInt(Integer::intValue).sum()).as("faults injected").isGreaterThanOrEqualTo(5);
+        assertThat(o.faults().values().stream().mapToInt(Integer::intValue).sum())
+                .as("faults injected")
+                .isGreaterThanOrEqualTo(5);
         assertThat(o.faults()).hasSizeGreaterThanOrEqualTo(3);
         assertThat(o.check().rows()).as("committed writes").isPositive();
         assertThat(Files.readString(o.report())).contains("seed 42", "0 violations");
         assertThat(o.report().resolveSibling("report.json")).exists();
         assertThat(o.report().resolveSibling(CampaignReport.TIMELINE_PNG)).isNotEmptyFile();
-        assertThat(o.recovery()).as("faults whose victim never wrote again").allSatisfy(k -> assertThat(k.notRecovered()).isZero());
+        assertThat(o.recovery())
+                .as("faults whose victim never wrote again")
+                .allSatisfy(k -> assertThat(k.notRecovered()).isZero());
     }
 }

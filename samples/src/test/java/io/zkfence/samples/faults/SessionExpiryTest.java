@@ -39,9 +39,11 @@ class SessionExpiryTest {
     }
 
     private static CuratorFramework connect() throws InterruptedException {
-        CuratorFramework c = CuratorFrameworkFactory.newClient(ensemble.connectString(), 4_000, 15_000, new RetryOneTime(100));
+        CuratorFramework c =
+                CuratorFrameworkFactory.newClient(ensemble.connectString(), 4_000, 15_000, new RetryOneTime(100));
         c.start();
-        assertThat(c.blockUntilConnected(15, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(c.blockUntilConnected(15, java.util.concurrent.TimeUnit.SECONDS))
+                .isTrue();
         return c;
     }
 
@@ -57,21 +59,33 @@ class SessionExpiryTest {
 
     @Test
     void theWaitersSessionIsExpiredByTheServerAndItsNodeLeavesTheQueue() throws Exception {
-        try (CuratorFramework holderZk = connect(); CuratorFramework waiterZk = connect(); CuratorFramework observer = connect();
-                LockClient holder = LockClient.create(holderZk, LockClientConfig.builder().rootPath("/faults/locks").build());
-                LockClient waiter = LockClient.create(waiterZk, LockClientConfig.builder().rootPath("/faults/locks").build())) {
+        try (CuratorFramework holderZk = connect();
+                CuratorFramework waiterZk = connect();
+                CuratorFramework observer = connect();
+                LockClient holder = LockClient.create(
+                        holderZk,
+                        LockClientConfig.builder().rootPath("/faults/locks").build());
+                LockClient waiter = LockClient.create(
+                        waiterZk,
+                        LockClientConfig.builder().rootPath("/faults/locks").build())) {
             ZooKeeper zk = waiterZk.getZookeeperClient().getZooKeeper();
             SessionExpiry.Session session = new SessionExpiry.Session(zk.getSessionId(), zk.getSessionPasswd());
-            assertThat(SessionExpiry.waitingNode(observer, "/faults/locks", session.id())).as("nothing queued yet").isEmpty();
+            assertThat(SessionExpiry.waitingNode(observer, "/faults/locks", session.id()))
+                    .as("nothing queued yet")
+                    .isEmpty();
             Lease held = holder.lock("res-0").acquire();
-            CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> waiter.lock("res-0").acquire(Duration.ofSeconds(60)));
+            CompletableFuture<Lease> waiting =
+                    CompletableFuture.supplyAsync(() -> waiter.lock("res-0").acquire(Duration.ofSeconds(60)));
             await().atMost(Duration.ofSeconds(15))
-                    .until(() -> SessionExpiry.waitingNode(observer, "/faults/locks", session.id()).isPresent());
-            String node = SessionExpiry.waitingNode(observer, "/faults/locks", session.id()).orElseThrow();
+                    .until(() -> SessionExpiry.waitingNode(observer, "/faults/locks", session.id())
+                            .isPresent());
+            String node = SessionExpiry.waitingNode(observer, "/faults/locks", session.id())
+                    .orElseThrow();
 
             SessionExpiry.expire(ensemble.connectString(), session);
 
-            await().atMost(Duration.ofSeconds(15)).until(() -> observer.checkExists().forPath(node) == null);
+            await().atMost(Duration.ofSeconds(15))
+                    .until(() -> observer.checkExists().forPath(node) == null);
             await().atMost(Duration.ofSeconds(15))
                     .until(() -> waiterZk.getZookeeperClient().getZooKeeper().getSessionId() != session.id());
             assertThat(held.state()).as("the holder's session was not touched").isEqualTo(LeaseState.HELD);
@@ -81,7 +95,8 @@ class SessionExpiryTest {
                 assertThat(granted.state()).isEqualTo(LeaseState.HELD);
                 assertThat(granted.token()).isGreaterThan(held.token());
             }
-            assertThat(SessionExpiry.waitingNode(observer, "/faults/locks", session.id())).isEmpty();
+            assertThat(SessionExpiry.waitingNode(observer, "/faults/locks", session.id()))
+                    .isEmpty();
         }
     }
 }

@@ -29,7 +29,11 @@ class LockCoreGuideTest {
                 LockClient onCurator = LockCoreGuide.onCurator(curator, "host-1")) {
             owned.lock("guide:clients").acquire(Duration.ofSeconds(30)).release();
             try (Lease lease = onCurator.lock("guide:clients").acquire(Duration.ofSeconds(30))) {
-                assertThat(onCurator.inspect("guide:clients").holder().orElseThrow().ownerId())
+                assertThat(onCurator
+                                .inspect("guide:clients")
+                                .holder()
+                                .orElseThrow()
+                                .ownerId())
                         .isEqualTo("checkout-7f9c@host-1");
                 assertThat(lease.nodePath()).startsWith("/myapp/locks/");
             }
@@ -56,9 +60,11 @@ class LockCoreGuideTest {
             LockCoreGuide.watch(lease, stopped::countDown);
             lease.release();
 
-            assertThat(stopped.await(30, TimeUnit.SECONDS)).as("stopWorkers ran").isTrue();
+            assertThat(stopped.await(30, TimeUnit.SECONDS))
+                    .as("stopWorkers ran")
+                    .isTrue();
             assertThat(lease.state()).isEqualTo(LeaseState.RELEASED);
-            assertThatThrownBy(() -> LockCoreGuide.watch(lease, () -> { })).hasMessageContaining("RELEASED");
+            assertThatThrownBy(() -> LockCoreGuide.watch(lease, () -> {})).hasMessageContaining("RELEASED");
         }
     }
 
@@ -68,7 +74,8 @@ class LockCoreGuideTest {
                 Lease lease = client.lock("db-migration:user-service").acquire(Duration.ofSeconds(30))) {
             LockInfo info = LockCoreGuide.lookInside(client);
 
-            assertThat(info.holder()).hasValueSatisfying(h -> assertThat(h.token()).isEqualTo(lease.token()));
+            assertThat(info.holder())
+                    .hasValueSatisfying(h -> assertThat(h.token()).isEqualTo(lease.token()));
             assertThat(info.waiters()).isEmpty();
         }
     }

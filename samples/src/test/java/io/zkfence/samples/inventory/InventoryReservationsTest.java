@@ -32,8 +32,10 @@ class InventoryReservationsTest {
 
     private static final SampleDatabase db = SampleDatabase.shared();
     private final Ensemble ensemble = Ensemble.shared();
+
     @RegisterExtension
     final Teardown teardown = Teardown.afterEach();
+
     private String sku;
 
     @BeforeAll
@@ -66,13 +68,19 @@ class InventoryReservationsTest {
         }
 
         assertThat(attempts).filteredOn(CompletableFuture::join).hasSize(15);
-        assertThat(db.queryLong("select quantity from inventory_stock where sku = ?", sku)).isZero();
-        assertThat(db.queryLong("select count(*) from inventory_reservation where sku = ?", sku)).isEqualTo(15);
+        assertThat(db.queryLong("select quantity from inventory_stock where sku = ?", sku))
+                .isZero();
+        assertThat(db.queryLong("select count(*) from inventory_reservation where sku = ?", sku))
+                .isEqualTo(15);
         assertThat(db.queryLong("select count(distinct token) from inventory_reservation where sku = ?", sku))
-                .as("each reservation under its own grant").isEqualTo(15);
+                .as("each reservation under its own grant")
+                .isEqualTo(15);
         // Attempts that found no stock advanced the fence too (under later grants), never past the lock.
-        assertThat(JdbcFence.create(db.pool()).currentToken("inventory:sku:" + sku).orElseThrow())
-                .isGreaterThanOrEqualTo(db.queryLong("select max(token) from inventory_reservation where sku = ?", sku));
+        assertThat(JdbcFence.create(db.pool())
+                        .currentToken("inventory:sku:" + sku)
+                        .orElseThrow())
+                .isGreaterThanOrEqualTo(
+                        db.queryLong("select max(token) from inventory_reservation where sku = ?", sku));
     }
 
     @Test
@@ -86,14 +94,17 @@ class InventoryReservationsTest {
         pausedPool.hold();
         CompletableFuture<Boolean> late = CompletableFuture.supplyAsync(() -> paused.reserve(sku, "late", 3));
         pausedPool.awaitHeld(1, TimeUnit.MINUTES); // it holds the lock and its token, and has written nothing yet
-        pausedClient.freeze();                     // no heartbeats: the servers expire its session
+        pausedClient.freeze(); // no heartbeats: the servers expire its session
 
-        assertThat(next.reserve(sku, "on-time", 2)).as("granted once the paused holder's node is gone").isTrue();
+        assertThat(next.reserve(sku, "on-time", 2))
+                .as("granted once the paused holder's node is gone")
+                .isTrue();
         pausedClient.thaw();
-        pausedPool.release();                      // the paused holder goes on with its write
+        pausedPool.release(); // the paused holder goes on with its write
 
         assertThatThrownBy(() -> late.get(1, TimeUnit.MINUTES)).cause().isInstanceOf(StaleTokenException.class);
-        assertThat(db.queryLong("select quantity from inventory_stock where sku = ?", sku)).isEqualTo(8);
+        assertThat(db.queryLong("select quantity from inventory_stock where sku = ?", sku))
+                .isEqualTo(8);
         assertThat(db.queryLong("select count(*) from inventory_reservation where sku = ? and order_id = 'late'", sku))
                 .isZero();
     }
@@ -105,17 +116,17 @@ class InventoryReservationsTest {
         PrintStream original = System.out;
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
         try {
-            InventoryReservations.main(new String[] {ensemble.connectString(), db.jdbcUrl(), "postgres", "", sku,
-                "order-main", "2"});
+            InventoryReservations.main(
+                    new String[] {ensemble.connectString(), db.jdbcUrl(), "postgres", "", sku, "order-main", "2"});
         } finally {
             System.setOut(original);
         }
         assertThat(out.toString(StandardCharsets.UTF_8).lines()).contains("order-main: reserved 2 of " + sku);
-        assertThat(db.queryLong("select quantity from inventory_stock where sku = ?", sku)).isEqualTo(3);
+        assertThat(db.queryLong("select quantity from inventory_stock where sku = ?", sku))
+                .isEqualTo(3);
     }
 
     private LockClient client(String owner) {
         return teardown.closeLater(EnsembleClients.lockClient(ensemble, "/zkfence/locks", owner));
     }
-
 }

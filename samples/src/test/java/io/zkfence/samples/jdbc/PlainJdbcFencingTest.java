@@ -13,6 +13,7 @@ class PlainJdbcFencingTest {
         JdbcDataSource dataSource = new JdbcDataSource();
         dataSource.setURL("jdbc:h2:mem:plain-jdbc-sample-test;DB_CLOSE_DELAY=-1");
 
-        assertThat(PlainJdbcFencing.run(dataSource)).isEqualTo("stale write refused: presented 1, stored 2; stock 30 at token 3");
+        assertThat(PlainJdbcFencing.run(dataSource))
+                .isEqualTo("stale write refused: presented 1, stored 2; stock 30 at token 3");
     }
 }

@@ -16,25 +16,36 @@ class MetricsTest {
 
     @Test
     void boundMetersCountTheClientsGrantsWithoutALockTag() {
-        try (LockClient locks = EnsembleClients.lockClient(ensemble, Ensemble.freshRoot("metrics-sample"), "metrics-sample")) {
+        try (LockClient locks =
+                EnsembleClients.lockClient(ensemble, Ensemble.freshRoot("metrics-sample"), "metrics-sample")) {
             MeterRegistry registry = new SimpleMeterRegistry();
             Metrics.bind(registry, locks, null, null);
             locks.lock("inventory:sku:1").acquire(Duration.ofSeconds(30)).release();
             assertThat(registry.get("zkfence.lock.grants").counter().count()).isEqualTo(1);
-            assertThat(registry.get("zkfence.lock.grants").counter().getId().getTag("lock")).isNull();
+            assertThat(registry.get("zkfence.lock.grants").counter().getId().getTag("lock"))
+                    .isNull();
         }
     }
 
     @Test
     void theOptInLockTagGroupsNamesByFamily() {
-        try (LockClient locks = EnsembleClients.lockClient(ensemble, Ensemble.freshRoot("metrics-sample"), "metrics-sample")) {
+        try (LockClient locks =
+                EnsembleClients.lockClient(ensemble, Ensemble.freshRoot("metrics-sample"), "metrics-sample")) {
             MeterRegistry registry = new SimpleMeterRegistry();
             Metrics.bindByFamily(registry, locks);
             locks.lock("inventory:sku:1").acquire(Duration.ofSeconds(30)).release();
             locks.lock("inventory:sku:2").acquire(Duration.ofSeconds(30)).release();
             locks.lock("nightly-report").acquire(Duration.ofSeconds(30)).release();
-            assertThat(registry.get("zkfence.lock.grants").tag("lock", "inventory").counter().count()).isEqualTo(2);
-            assertThat(registry.get("zkfence.lock.grants").tag("lock", "other").counter().count()).isEqualTo(1);
+            assertThat(registry.get("zkfence.lock.grants")
+                            .tag("lock", "inventory")
+                            .counter()
+                            .count())
+                    .isEqualTo(2);
+            assertThat(registry.get("zkfence.lock.grants")
+                            .tag("lock", "other")
+                            .counter()
+                            .count())
+                    .isEqualTo(1);
         }
     }
 }

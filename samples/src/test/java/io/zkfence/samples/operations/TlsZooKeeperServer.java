@@ -18,8 +18,7 @@ final class TlsZooKeeperServer implements AutoCloseable {
     static final String PASSWORD = "changeit";
 
     /** A key store with a key pair and its certificate, and a trust store holding only that certificate. */
-    record Stores(Path keyStore, Path trustStore) {
-    }
+    record Stores(Path keyStore, Path trustStore) {}
 
     private final Process process;
     private final int port;
@@ -38,17 +37,24 @@ final class TlsZooKeeperServer implements AutoCloseable {
             port = s.getLocalPort();
         }
         Path data = Files.createDirectories(dir.resolve("data"));
-        Path config = Files.writeString(dir.resolve("zoo.cfg"),
-                "tickTime=1000\ndataDir=" + data + "\nsecureClientPort=" + port + "\n");
+        Path config = Files.writeString(
+                dir.resolve("zoo.cfg"), "tickTime=1000\ndataDir=" + data + "\nsecureClientPort=" + port + "\n");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process p = new ProcessBuilder(List.of(java, "-cp", System.getProperty("java.class.path"),
-                "-Dzookeeper.serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory",
-                "-Dzookeeper.ssl.keyStore.location=" + stores.keyStore(), "-Dzookeeper.ssl.keyStore.password=" + PASSWORD,
-                "-Dzookeeper.ssl.trustStore.location=" + stores.trustStore(),
-                "-Dzookeeper.ssl.trustStore.password=" + PASSWORD,
-                "-Dzookeeper.admin.enableServer=false",
-                "org.apache.zookeeper.server.ZooKeeperServerMain", config.toString()))
-                .redirectErrorStream(true).redirectOutput(dir.resolve("server.log").toFile()).start();
+        Process p = new ProcessBuilder(List.of(
+                        java,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "-Dzookeeper.serverCnxnFactory=org.apache.zookeeper.server.NettyServerCnxnFactory",
+                        "-Dzookeeper.ssl.keyStore.location=" + stores.keyStore(),
+                        "-Dzookeeper.ssl.keyStore.password=" + PASSWORD,
+                        "-Dzookeeper.ssl.trustStore.location=" + stores.trustStore(),
+                        "-Dzookeeper.ssl.trustStore.password=" + PASSWORD,
+                        "-Dzookeeper.admin.enableServer=false",
+                        "org.apache.zookeeper.server.ZooKeeperServerMain",
+                        config.toString()))
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("server.log").toFile())
+                .start();
         return new TlsZooKeeperServer(p, port, stores);
     }
 
@@ -61,13 +67,49 @@ final class TlsZooKeeperServer implements AutoCloseable {
         Path keyStore = dir.resolve(name + "-key.p12");
         Path certificate = dir.resolve(name + ".pem");
         Path trustStore = dir.resolve(name + "-trust.p12");
-        keytool("-genkeypair", "-alias", "zk", "-keyalg", "RSA", "-keysize", "2048", "-dname", "CN=" + host,
-                "-ext", "SAN=dns:" + host + ",ip:127.0.0.1", "-validity", "2", "-storetype", "PKCS12",
-                "-keystore", keyStore.toString(), "-storepass", PASSWORD);
-        keytool("-exportcert", "-alias", "zk", "-rfc", "-keystore", keyStore.toString(), "-storepass", PASSWORD,
-                "-file", certificate.toString());
-        keytool("-importcert", "-alias", "zk", "-file", certificate.toString(), "-storetype", "PKCS12",
-                "-keystore", trustStore.toString(), "-storepass", PASSWORD);
+        keytool(
+                "-genkeypair",
+                "-alias",
+                "zk",
+                "-keyalg",
+                "RSA",
+                "-keysize",
+                "2048",
+                "-dname",
+                "CN=" + host,
+                "-ext",
+                "SAN=dns:" + host + ",ip:127.0.0.1",
+                "-validity",
+                "2",
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                keyStore.toString(),
+                "-storepass",
+                PASSWORD);
+        keytool(
+                "-exportcert",
+                "-alias",
+                "zk",
+                "-rfc",
+                "-keystore",
+                keyStore.toString(),
+                "-storepass",
+                PASSWORD,
+                "-file",
+                certificate.toString());
+        keytool(
+                "-importcert",
+                "-alias",
+                "zk",
+                "-file",
+                certificate.toString(),
+                "-storetype",
+                "PKCS12",
+                "-keystore",
+                trustStore.toString(),
+                "-storepass",
+                PASSWORD);
         return new Stores(keyStore, trustStore);
     }
 

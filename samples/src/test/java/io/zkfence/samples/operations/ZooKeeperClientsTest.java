@@ -14,8 +14,8 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.common.ClientX509Util;
 import org.apache.zookeeper.client.ZKClientConfig;
+import org.apache.zookeeper.common.ClientX509Util;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -28,9 +28,11 @@ class ZooKeeperClientsTest {
         try (CuratorFramework orders = ZooKeeperClients.authenticated(ensemble.connectString(), "orders", "s3cret");
                 LockClient locks = ZooKeeperClients.lockClient(orders);
                 CuratorFramework anonymous = ensemble.curator(Duration.ofSeconds(10));
-                CuratorFramework billing = ZooKeeperClients.authenticated(ensemble.connectString(), "billing", "other");
-                LockClient billingLocks = LockClient.create(billing, LockClientConfig.builder().rootPath("/orders/locks")
-                        .build())) {
+                CuratorFramework billing =
+                        ZooKeeperClients.authenticated(ensemble.connectString(), "billing", "other");
+                LockClient billingLocks = LockClient.create(
+                        billing,
+                        LockClientConfig.builder().rootPath("/orders/locks").build())) {
             try (Lease lease = locks.lock("invoice:42").acquire(Duration.ofSeconds(30))) {
                 assertThatThrownBy(() -> anonymous.getData().forPath(lease.nodePath()))
                         .isInstanceOf(KeeperException.NoAuthException.class);
@@ -40,9 +42,11 @@ class ZooKeeperClientsTest {
                         .isInstanceOf(CoordinationException.class);
                 assertThat(lease.isValid()).isTrue();
             }
-            try (CuratorFramework ordersAgain = ZooKeeperClients.authenticated(ensemble.connectString(), "orders", "s3cret");
+            try (CuratorFramework ordersAgain =
+                            ZooKeeperClients.authenticated(ensemble.connectString(), "orders", "s3cret");
                     LockClient sameIdentity = ZooKeeperClients.lockClient(ordersAgain)) {
-                assertThat(sameIdentity.lock("invoice:42").tryAcquire()).as("the same identity, another session")
+                assertThat(sameIdentity.lock("invoice:42").tryAcquire())
+                        .as("the same identity, another session")
                         .hasValueSatisfying(Lease::release);
             }
         }
@@ -54,19 +58,22 @@ class ZooKeeperClientsTest {
             // The server's certificate is self-signed, so the client uses the server's own pair: it
             // trusts that certificate and presents it as the client certificate the server requires.
             TlsZooKeeperServer.Stores stores = server.stores();
-            try (CuratorFramework curator = ZooKeeperClients.overTls(server.connectString(), stores.keyStore(),
-                    stores.trustStore(), TlsZooKeeperServer.PASSWORD)) {
-                assertThat(curator.blockUntilConnected(90, TimeUnit.SECONDS)).as("TLS connection").isTrue();
+            try (CuratorFramework curator = ZooKeeperClients.overTls(
+                    server.connectString(), stores.keyStore(), stores.trustStore(), TlsZooKeeperServer.PASSWORD)) {
+                assertThat(curator.blockUntilConnected(90, TimeUnit.SECONDS))
+                        .as("TLS connection")
+                        .isTrue();
                 try (LockClient locks = LockClient.create(curator);
                         Lease lease = locks.lock("invoice:42").acquire(Duration.ofSeconds(30))) {
                     assertThat(lease.token()).isPositive();
                 }
             }
             TlsZooKeeperServer.Stores stranger = TlsZooKeeperServer.keyPair(dir, "stranger", "localhost");
-            try (CuratorFramework untrusting = ZooKeeperClients.overTls(server.connectString(), stranger.keyStore(),
-                    stranger.trustStore(), TlsZooKeeperServer.PASSWORD)) {
+            try (CuratorFramework untrusting = ZooKeeperClients.overTls(
+                    server.connectString(), stranger.keyStore(), stranger.trustStore(), TlsZooKeeperServer.PASSWORD)) {
                 assertThat(untrusting.blockUntilConnected(5, TimeUnit.SECONDS))
-                        .as("a client that does not trust the server's certificate, and is not trusted").isFalse();
+                        .as("a client that does not trust the server's certificate, and is not trusted")
+                        .isFalse();
             }
         }
     }

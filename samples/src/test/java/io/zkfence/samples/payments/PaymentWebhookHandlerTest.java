@@ -37,8 +37,10 @@ class PaymentWebhookHandlerTest {
 
     private static final SampleDatabase db = SampleDatabase.shared();
     private final Ensemble ensemble = Ensemble.shared();
+
     @RegisterExtension
     final Teardown teardown = Teardown.afterEach();
+
     private PaymentEvent event;
 
     @BeforeAll
@@ -66,18 +68,23 @@ class PaymentWebhookHandlerTest {
         try {
             for (int i = 0; i < deliveries; i++) {
                 PaymentWebhookHandler handler = i % 2 == 0 ? instance1 : instance2;
-                outcomes.add(CompletableFuture.supplyAsync(() -> {
-                    await(start);
-                    return handler.handle(event);
-                }, threads));
+                outcomes.add(CompletableFuture.supplyAsync(
+                        () -> {
+                            await(start);
+                            return handler.handle(event);
+                        },
+                        threads));
             }
             CompletableFuture.allOf(outcomes.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
         } finally {
             threads.shutdownNow();
         }
 
-        assertThat(outcomes).extracting(CompletableFuture::join).containsOnlyOnce(RECORDED)
-                .filteredOn(o -> o == DUPLICATE).hasSize(deliveries - 1);
+        assertThat(outcomes)
+                .extracting(CompletableFuture::join)
+                .containsOnlyOnce(RECORDED)
+                .filteredOn(o -> o == DUPLICATE)
+                .hasSize(deliveries - 1);
         assertThat(payments()).isEqualTo(1);
         assertThat(amountPaid()).isEqualTo(4200);
     }
@@ -90,9 +97,10 @@ class PaymentWebhookHandlerTest {
         PaymentWebhookHandler next = new PaymentWebhookHandler(client("next-instance"), new PaymentDao(db.pool()));
 
         pausedPool.hold();
-        CompletableFuture<PaymentWebhookHandler.Outcome> late = CompletableFuture.supplyAsync(() -> paused.handle(event));
+        CompletableFuture<PaymentWebhookHandler.Outcome> late =
+                CompletableFuture.supplyAsync(() -> paused.handle(event));
         pausedPool.awaitHeld(1, TimeUnit.MINUTES); // holds the payment's lock and token; nothing written yet
-        pausedClient.freeze();                     // the servers expire its session
+        pausedClient.freeze(); // the servers expire its session
 
         assertThat(next.handle(event)).isEqualTo(RECORDED); // the provider's retry, at another instance
         pausedClient.thaw();
@@ -117,7 +125,8 @@ class PaymentWebhookHandlerTest {
             assertThat(dao.record(event, newer)).isTrue();
         }
 
-        assertThatThrownBy(() -> dao.record(event, older)).isInstanceOf(StaleTokenException.class)
+        assertThatThrownBy(() -> dao.record(event, older))
+                .isInstanceOf(StaleTokenException.class)
                 .hasMessageContaining("payment:" + event.paymentId())
                 .hasMessageContaining("presented " + older)
                 .hasMessageContaining("accepted " + newer);
@@ -135,7 +144,10 @@ class PaymentWebhookHandlerTest {
         } finally {
             System.setOut(original);
         }
-        List<String> lines = out.toString(StandardCharsets.UTF_8).lines().filter(l -> l.startsWith("pay_")).toList();
+        List<String> lines = out.toString(StandardCharsets.UTF_8)
+                .lines()
+                .filter(l -> l.startsWith("pay_"))
+                .toList();
         assertThat(lines).hasSize(3);
         assertThat(lines).filteredOn(l -> l.endsWith(": RECORDED")).hasSize(1);
         assertThat(lines).filteredOn(l -> l.endsWith(": DUPLICATE")).hasSize(2);

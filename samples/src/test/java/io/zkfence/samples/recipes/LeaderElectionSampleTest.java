@@ -36,14 +36,17 @@ class LeaderElectionSampleTest extends RecipeSampleTestBase {
         eventually().until(second::isLeader);
         assertThat(LeaderElectionSample.leaderInstance(observer)).contains("pod-b");
         long secondTerm = second.leadership().orElseThrow().term();
-        eventually().until(() -> db.rows("select leader from leader_heartbeat where leader = 'pod-b'").size() >= 2);
+        eventually()
+                .until(() -> db.rows("select leader from leader_heartbeat where leader = 'pod-b'")
+                                .size()
+                        >= 2);
 
         assertThat(secondTerm).isGreaterThan(firstTerm);
         List<String> rows = db.rows("select leader, term from leader_heartbeat order by at");
         assertThat(rows).allMatch(r -> r.equals("pod-a|" + firstTerm) || r.equals("pod-b|" + secondTerm));
         // A deposed leader that did not notice (paused, partitioned) writes with its old term: refused.
-        StaleTokenException stale = assertThrows(StaleTokenException.class,
-                () -> LeaderElectionSample.writeHeartbeat(fence, "pod-a", firstTerm));
+        StaleTokenException stale = assertThrows(
+                StaleTokenException.class, () -> LeaderElectionSample.writeHeartbeat(fence, "pod-a", firstTerm));
         assertThat(stale.storedToken()).isEqualTo(secondTerm);
     }
 }

@@ -21,15 +21,20 @@ class MigrationRunnerSampleTest extends RecipeSampleTestBase {
         closeLater(pods::shutdownNow);
         List<CompletableFuture<MigrationReport>> reports = List.of("pod-1", "pod-2", "pod-3").stream()
                 .map(name -> pod(name))
-                .map(client -> CompletableFuture.supplyAsync(() -> MigrationRunnerSample.migrate(client, db.dataSource), pods))
+                .map(client ->
+                        CompletableFuture.supplyAsync(() -> MigrationRunnerSample.migrate(client, db.dataSource), pods))
                 .toList();
-        List<MigrationReport> done = reports.stream().map(f -> f.orTimeout(60, TimeUnit.SECONDS).join()).toList();
+        List<MigrationReport> done = reports.stream()
+                .map(f -> f.orTimeout(60, TimeUnit.SECONDS).join())
+                .toList();
 
         assertThat(done).extracting(MigrationReport::migrationsExecuted).containsExactlyInAnyOrder(2, 0, 0);
         assertThat(done).extracting(MigrationReport::schemaVersion).containsOnly("2");
-        assertThat(db.rows("select version from flyway_schema_history order by installed_rank")).containsExactly("1", "2");
+        assertThat(db.rows("select version from flyway_schema_history order by installed_rank"))
+                .containsExactly("1", "2");
         assertThat(db.rows("select column_name from information_schema.columns where table_name = 'orders'"
-                + " and column_name = 'status'")).containsExactly("status");
+                        + " and column_name = 'status'"))
+                .containsExactly("status");
     }
 
     @Test
@@ -44,6 +49,7 @@ class MigrationRunnerSampleTest extends RecipeSampleTestBase {
         }
         // (The library's log lines may come to the same stream.)
         assertThat(out.toString(StandardCharsets.UTF_8))
-                .containsPattern("(?m)^schema at version 2: applied 2 migrations with token \\d+ after waiting \\d+ ms$");
+                .containsPattern(
+                        "(?m)^schema at version 2: applied 2 migrations with token \\d+ after waiting \\d+ ms$");
     }
 }

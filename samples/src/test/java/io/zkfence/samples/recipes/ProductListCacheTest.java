@@ -15,8 +15,10 @@ class ProductListCacheTest extends RecipeSampleTestBase {
     void threePodsServingManyRequestsRunTheProductQueryOnce() {
         ProductListCache.createTables(db.dataSource);
         db.execute("insert into product (name) values ('anvil'), ('rope'), ('rocket skates')");
-        List<ProductListCache> pods = List.of(new ProductListCache(pod("pod-1"), db.dataSource),
-                new ProductListCache(pod("pod-2"), db.dataSource), new ProductListCache(pod("pod-3"), db.dataSource));
+        List<ProductListCache> pods = List.of(
+                new ProductListCache(pod("pod-1"), db.dataSource),
+                new ProductListCache(pod("pod-2"), db.dataSource),
+                new ProductListCache(pod("pod-3"), db.dataSource));
         ExecutorService requests = Executors.newFixedThreadPool(24);
         closeLater(requests::shutdownNow);
 

@@ -16,6 +16,7 @@ abstract class RecipeSampleTestBase {
     protected Ensemble ensemble;
     protected String root;
     protected TestPostgres db;
+
     @RegisterExtension
     final Teardown teardown = Teardown.afterEach();
 

@@ -31,14 +31,18 @@ class RunOnceJobSampleTest extends RecipeSampleTestBase {
         }
         Instant counted = schedules.get(2).nextOccurrence(); // every replica was scheduled before this one
 
-        eventually().until(() -> db.rows("select occurrence from job_runs where occurrence >= '" + counted + "'").size() >= 4);
+        eventually()
+                .until(() -> db.rows("select occurrence from job_runs where occurrence >= '" + counted + "'")
+                                .size()
+                        >= 4);
         schedules.forEach(JobSchedule::cancel);
 
         List<String> runs = db.rows("select occurrence, token, deleted from job_runs where occurrence >= '" + counted
                 + "' order by occurrence");
         List<String> occurrences = runs.stream().map(r -> r.split("\\|")[0]).toList();
         assertThat(occurrences).doesNotHaveDuplicates();
-        List<Long> tokens = runs.stream().map(r -> Long.parseLong(r.split("\\|")[1])).toList();
+        List<Long> tokens =
+                runs.stream().map(r -> Long.parseLong(r.split("\\|")[1])).toList();
         assertThat(tokens).isSorted().doesNotHaveDuplicates();
         assertThat(db.rows("select id from user_session")).containsExactly("2");
         assertThat(db.rows("select sum(deleted) from job_runs")).containsExactly("1");
@@ -55,7 +59,8 @@ class RunOnceJobSampleTest extends RecipeSampleTestBase {
 
         assertThat(RunOnceJobSample.cleanup(a, fence, period, now)).isEqualTo(JobOutcome.RAN);
         assertThat(RunOnceJobSample.cleanup(b, fence, period, now)).isEqualTo(JobOutcome.TAKEN);
-        assertThat(RunOnceJobSample.cleanup(b, fence, period, now.minus(period))).isEqualTo(JobOutcome.MISFIRED);
+        assertThat(RunOnceJobSample.cleanup(b, fence, period, now.minus(period)))
+                .isEqualTo(JobOutcome.MISFIRED);
         assertThat(db.rows("select occurrence from job_runs")).containsExactly(now.toString());
     }
 }

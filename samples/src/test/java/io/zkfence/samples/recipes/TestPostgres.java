@@ -36,7 +36,9 @@ final class TestPostgres {
     /** The rows of a query, each as its columns joined by '|'. */
     List<String> rows(String sql) {
         List<String> rows = new ArrayList<>();
-        try (Connection c = dataSource.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+        try (Connection c = dataSource.getConnection();
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
             int columns = rs.getMetaData().getColumnCount();
             while (rs.next()) {
                 StringBuilder row = new StringBuilder();

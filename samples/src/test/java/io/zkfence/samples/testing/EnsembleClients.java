@@ -12,7 +12,12 @@ public final class EnsembleClients {
 
     /** A lock client on its own 10 s session on the whole ensemble, under {@code root}. */
     public static LockClient lockClient(Ensemble ensemble, String root, String ownerId) {
-        return LockClient.connect(ensemble.connectString(), LockClientConfig.builder().rootPath(root).ownerId(ownerId)
-                .sessionTimeout(Duration.ofSeconds(10)).build());
+        return LockClient.connect(
+                ensemble.connectString(),
+                LockClientConfig.builder()
+                        .rootPath(root)
+                        .ownerId(ownerId)
+                        .sessionTimeout(Duration.ofSeconds(10))
+                        .build());
     }
 }

@@ -22,12 +22,14 @@ public final class PausedClient implements AutoCloseable {
 
     public PausedClient(Ensemble ensemble, String ownerId) {
         try {
-            proxy = new FreezableProxy(ensemble.cluster().getInstances().iterator().next().getPort());
+            proxy = new FreezableProxy(
+                    ensemble.cluster().getInstances().iterator().next().getPort());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
         curator = Ensemble.curator(proxy.connectString(), Duration.ofSeconds(4));
-        locks = LockClient.create(curator, LockClientConfig.builder().ownerId(ownerId).build());
+        locks = LockClient.create(
+                curator, LockClientConfig.builder().ownerId(ownerId).build());
     }
 
     public LockClient locks() {

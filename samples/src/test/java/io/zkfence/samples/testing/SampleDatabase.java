@@ -48,7 +48,8 @@ public final class SampleDatabase {
 
     /** Runs one statement with parameters (test setup). */
     public int update(String sql, Object... values) {
-        try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < values.length; i++) {
                 ps.setObject(i + 1, values[i]);
             }
@@ -60,7 +61,8 @@ public final class SampleDatabase {
 
     /** The single long (count, sum, ...) a query returns. */
     public long queryLong(String sql, Object... values) {
-        try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = pool.getConnection();
+                PreparedStatement ps = c.prepareStatement(sql)) {
             for (int i = 0; i < values.length; i++) {
                 ps.setObject(i + 1, values[i]);
             }

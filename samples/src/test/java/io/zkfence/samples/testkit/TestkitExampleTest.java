@@ -20,7 +20,10 @@ class TestkitExampleTest {
     @Test
     void aHolderCutOffByTheProxyLosesTheLockToANewHolderWithAHigherToken() throws IOException {
         // snippet:testkit
-        try (EmbeddedEnsemble zk = EmbeddedEnsemble.builder().servers(3).tickTime(Duration.ofSeconds(1)).start();
+        try (EmbeddedEnsemble zk = EmbeddedEnsemble.builder()
+                        .servers(3)
+                        .tickTime(Duration.ofSeconds(1))
+                        .start();
                 FreezableProxy proxy = new FreezableProxy(zk.servers().get(0).getPort());
                 CuratorFramework throughProxy = CuratorFrameworkFactory.builder()
                         .connectString(proxy.connectString())
@@ -32,8 +35,8 @@ class TestkitExampleTest {
             throughProxy.start();
             LockClient paused = LockClient.create(throughProxy, LockClientConfig.defaults());
             Lease old = paused.lock("orders:42").acquire();
-            proxy.freeze();                                  // no heartbeat reaches the server any more
-            Lease fresh = next.lock("orders:42").acquire();  // granted once the server expired the session
+            proxy.freeze(); // no heartbeat reaches the server any more
+            Lease fresh = next.lock("orders:42").acquire(); // granted once the server expired the session
             assertThat(fresh.token()).isGreaterThan(old.token()); // your resource must now reject old.token()
             paused.close();
         }

@@ -35,12 +35,17 @@ final class CuratorSettings {
                 .zkClientConfig(clientConfig(p.getTls()));
         ZkfenceProperties.Auth auth = p.getAuth();
         if (auth.getUsername() != null || auth.getPassword() != null) {
-            if (auth.getUsername() == null || auth.getUsername().isBlank() || auth.getUsername().contains(":")) {
-                throw PropertyCheck.invalid("zkfence.auth.username", auth.getUsername(),
+            if (auth.getUsername() == null
+                    || auth.getUsername().isBlank()
+                    || auth.getUsername().contains(":")) {
+                throw PropertyCheck.invalid(
+                        "zkfence.auth.username",
+                        auth.getUsername(),
                         "must be set, not blank and without ':' when zkfence.auth.password is set");
             }
             if (auth.getPassword() == null) {
-                throw PropertyCheck.invalid("zkfence.auth.password", "", "must be set when zkfence.auth.username is set");
+                throw PropertyCheck.invalid(
+                        "zkfence.auth.password", "", "must be set when zkfence.auth.username is set");
             }
             b.authorization("digest", (auth.getUsername() + ":" + auth.getPassword()).getBytes(StandardCharsets.UTF_8));
         }
@@ -54,7 +59,9 @@ final class CuratorSettings {
             return c;
         }
         if (tls.getTrustStoreLocation() == null) {
-            throw PropertyCheck.invalid("zkfence.tls.trust-store-location", null,
+            throw PropertyCheck.invalid(
+                    "zkfence.tls.trust-store-location",
+                    null,
                     "must be set when zkfence.tls.enabled is true (the servers' CA)");
         }
         c.setProperty(ZKClientConfig.SECURE_CLIENT, "true");
@@ -66,7 +73,8 @@ final class CuratorSettings {
             setIfPresent(c, x509.getSslTruststoreLocationProperty(), tls.getTrustStoreLocation());
             setIfPresent(c, x509.getSslTruststorePasswdProperty(), tls.getTrustStorePassword());
             setIfPresent(c, x509.getSslTruststoreTypeProperty(), tls.getTrustStoreType());
-            c.setProperty(x509.getSslHostnameVerificationEnabledProperty(), Boolean.toString(tls.isHostnameVerification()));
+            c.setProperty(
+                    x509.getSslHostnameVerificationEnabledProperty(), Boolean.toString(tls.isHostnameVerification()));
         }
         return c;
     }
@@ -82,8 +90,9 @@ final class CuratorSettings {
         try {
             if (!curator.blockUntilConnected(Math.toIntExact(waitMs), TimeUnit.MILLISECONDS)) {
                 curator.close();
-                throw new IllegalStateException("could not connect to ZooKeeper at " + curator.getZookeeperClient()
-                        .getCurrentConnectionString() + " (zkfence.connect-string) within " + waitMs
+                throw new IllegalStateException("could not connect to ZooKeeper at "
+                        + curator.getZookeeperClient().getCurrentConnectionString()
+                        + " (zkfence.connect-string) within " + waitMs
                         + " ms (zkfence.connection-timeout)");
             }
         } catch (InterruptedException e) {

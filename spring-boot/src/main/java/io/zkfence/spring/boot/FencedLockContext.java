@@ -34,8 +34,9 @@ public final class FencedLockContext {
      * @throws IllegalStateException outside a {@code @FencedLocked} call
      */
     public static long currentToken() {
-        return currentLease().orElseThrow(() -> new IllegalStateException(
-                "no @FencedLocked call on this thread: call it from a @FencedLocked method, through its bean"))
+        return currentLease()
+                .orElseThrow(() -> new IllegalStateException(
+                        "no @FencedLocked call on this thread: call it from a @FencedLocked method, through its bean"))
                 .token();
     }
 

@@ -39,7 +39,8 @@ final class FencedLockedAdvisor extends AbstractPointcutAdvisor {
                 return false;
             }
             if (locks.getIfAvailable() == null) {
-                throw FencedLockedInterceptor.noClient(FencedLockedMethods.describe(annotated.keySet().iterator().next()));
+                throw FencedLockedInterceptor.noClient(FencedLockedMethods.describe(
+                        annotated.keySet().iterator().next()));
             }
             return true;
         });

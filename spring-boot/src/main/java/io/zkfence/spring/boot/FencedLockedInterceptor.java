@@ -26,8 +26,10 @@ final class FencedLockedInterceptor implements MethodInterceptor {
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
-        Class<?> targetClass = target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
-        FencedLockedMethods.Definition method = methods.find(invocation.getMethod(), targetClass).orElse(null);
+        Class<?> targetClass =
+                target == null ? invocation.getMethod().getDeclaringClass() : AopUtils.getTargetClass(target);
+        FencedLockedMethods.Definition method =
+                methods.find(invocation.getMethod(), targetClass).orElse(null);
         if (method == null) {
             return invocation.proceed();
         }
@@ -36,7 +38,8 @@ final class FencedLockedInterceptor implements MethodInterceptor {
         try {
             lock = client(method).lock(name);
         } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(method.where() + ": lock name '" + name + "' is invalid: " + e.getMessage(), e);
+            throw new IllegalArgumentException(
+                    method.where() + ": lock name '" + name + "' is invalid: " + e.getMessage(), e);
         }
         if (method.maxHold() != null) {
             lock = lock.withMaxHold(method.maxHold());

@@ -51,9 +51,9 @@ final class FencedLockedMethods {
         if (!AnnotationUtils.isCandidateClass(type, FencedLocked.class)) {
             return Map.of();
         }
-        Map<Method, FencedLocked> found = MethodIntrospector.selectMethods(type,
-                (MethodIntrospector.MetadataLookup<FencedLocked>) m -> AnnotatedElementUtils.findMergedAnnotation(m,
-                        FencedLocked.class));
+        Map<Method, FencedLocked> found =
+                MethodIntrospector.selectMethods(type, (MethodIntrospector.MetadataLookup<FencedLocked>)
+                        m -> AnnotatedElementUtils.findMergedAnnotation(m, FencedLocked.class));
         found.keySet().forEach(m -> find(m, type));
         return found;
     }
@@ -74,8 +74,10 @@ final class FencedLockedMethods {
             throw new IllegalStateException(where + ": the lock name is empty");
         }
         Class<?> returned = method.getReturnType();
-        if (CompletionStage.class.isAssignableFrom(returned) || Future.class.isAssignableFrom(returned)
-                || ClassUtils.getAllInterfacesForClassAsSet(returned).stream().map(Class::getName)
+        if (CompletionStage.class.isAssignableFrom(returned)
+                || Future.class.isAssignableFrom(returned)
+                || ClassUtils.getAllInterfacesForClassAsSet(returned).stream()
+                        .map(Class::getName)
                         .anyMatch("org.reactivestreams.Publisher"::equals)) {
             throw new IllegalStateException(where + ": returns " + returned.getName()
                     + ", whose work outlives the call; the lock would be released before it ends");
@@ -84,8 +86,10 @@ final class FencedLockedMethods {
         try {
             name = PARSER.parseExpression(annotation.name(), ParserContext.TEMPLATE_EXPRESSION);
         } catch (ParseException e) {
-            throw new IllegalStateException(where + ": the lock name '" + annotation.name()
-                    + "' is not a valid SpEL template: " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    where + ": the lock name '" + annotation.name() + "' is not a valid SpEL template: "
+                            + e.getMessage(),
+                    e);
         }
         Duration waitFor = duration(where, "waitFor", annotation.waitFor(), true);
         Duration maxHold = duration(where, "maxHold", annotation.maxHold(), false);
@@ -108,29 +112,37 @@ final class FencedLockedMethods {
         try {
             d = DurationStyle.detectAndParse(value.strip());
         } catch (IllegalArgumentException e) {
-            throw new IllegalStateException(where + ": " + attribute + " '" + value
-                    + "' is not a duration (e.g. 5s, 500ms, PT5S)", e);
+            throw new IllegalStateException(
+                    where + ": " + attribute + " '" + value + "' is not a duration (e.g. 5s, 500ms, PT5S)", e);
         }
         if (d.isNegative() || (!zeroAllowed && d.isZero())) {
-            throw new IllegalStateException(where + ": " + attribute + " must be " + (zeroAllowed ? "0 or more" : "positive")
-                    + ", was " + value);
+            throw new IllegalStateException(where + ": " + attribute + " must be "
+                    + (zeroAllowed ? "0 or more" : "positive") + ", was " + value);
         }
         return d;
     }
 
     static String describe(Method method) {
         return "@FencedLocked on " + method.getDeclaringClass().getName() + "." + method.getName()
-                + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
+                + Arrays.stream(method.getParameterTypes())
+                        .map(Class::getSimpleName)
                         .collect(Collectors.joining(",", "(", ")"));
     }
 
     /** One annotated method: where it is, its parsed lock name, its wait and max-hold (null: none). */
-    record Definition(Method method, String where, String template, Expression name, Duration waitFor,
-            Duration maxHold, BeanFactory beanFactory) {
+    record Definition(
+            Method method,
+            String where,
+            String template,
+            Expression name,
+            Duration waitFor,
+            Duration maxHold,
+            BeanFactory beanFactory) {
 
         /** Evaluates the lock name against this call's arguments; the bean is the root object. */
         String lockName(Object target, Object[] args) {
-            MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(target, method, args, PARAMETER_NAMES);
+            MethodBasedEvaluationContext context =
+                    new MethodBasedEvaluationContext(target, method, args, PARAMETER_NAMES);
             if (beanFactory != null) {
                 context.setBeanResolver(new BeanFactoryResolver(beanFactory));
             }
@@ -138,8 +150,8 @@ final class FencedLockedMethods {
             try {
                 value = name.getValue(context, String.class);
             } catch (EvaluationException e) {
-                throw new IllegalStateException(where + ": cannot evaluate the lock name '" + template + "': "
-                        + e.getMessage(), e);
+                throw new IllegalStateException(
+                        where + ": cannot evaluate the lock name '" + template + "': " + e.getMessage(), e);
             }
             if (value == null || value.isBlank()) {
                 throw new IllegalStateException(where + ": the lock name '" + template + "' evaluated to "

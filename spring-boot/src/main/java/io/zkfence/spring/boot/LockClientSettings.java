@@ -28,16 +28,24 @@ final class LockClientSettings {
             b.sessionTimeout(p.getSessionTimeout());
         }
         if (p.getConnectionTimeout() != null) {
-            check("zkfence.connection-timeout", p.getConnectionTimeout(), x -> x.connectionTimeout(p.getConnectionTimeout()));
+            check(
+                    "zkfence.connection-timeout",
+                    p.getConnectionTimeout(),
+                    x -> x.connectionTimeout(p.getConnectionTimeout()));
             b.connectionTimeout(p.getConnectionTimeout());
         }
         if (p.getOperationTimeout() != null) {
-            check("zkfence.operation-timeout", p.getOperationTimeout(), x -> x.operationTimeout(p.getOperationTimeout()));
+            check(
+                    "zkfence.operation-timeout",
+                    p.getOperationTimeout(),
+                    x -> x.operationTimeout(p.getOperationTimeout()));
             b.operationTimeout(p.getOperationTimeout());
         }
         if (p.getAcl() == ZkfenceProperties.AclMode.CREATOR) {
             if (p.getAuth().getUsername() == null) {
-                throw PropertyCheck.invalid("zkfence.acl", "creator",
+                throw PropertyCheck.invalid(
+                        "zkfence.acl",
+                        "creator",
                         "the creator ACL needs an authenticated client: set zkfence.auth.username and zkfence.auth.password");
             }
             b.acl(ZooDefs.Ids.CREATOR_ALL_ACL);
@@ -47,7 +55,10 @@ final class LockClientSettings {
 
     /** Builds a config with only {@code set} applied (and a fixed owner id): lock-core's rule for that one knob. */
     private static void check(String property, Object value, UnaryOperator<LockClientConfig.Builder> set) {
-        PropertyCheck.check(property, value, () -> set.apply(LockClientConfig.builder().ownerId("check")).build());
+        PropertyCheck.check(
+                property,
+                value,
+                () -> set.apply(LockClientConfig.builder().ownerId("check")).build());
     }
 
     /** The pod name on Kubernetes (HOSTNAME), else the host name the JVM resolves. */

@@ -13,13 +13,15 @@ final class OnAnyPropertyUnderCondition extends SpringBootCondition {
 
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-        Map<String, Object> attributes = metadata.getAnnotationAttributes(ConditionalOnAnyPropertyUnder.class.getName());
+        Map<String, Object> attributes =
+                metadata.getAnnotationAttributes(ConditionalOnAnyPropertyUnder.class.getName());
         String prefix = (String) attributes.get("value");
         boolean any = Binder.get(context.getEnvironment())
                 .bind(prefix, Bindable.mapOf(String.class, Object.class))
                 .map(m -> !m.isEmpty())
                 .orElse(false);
-        return any ? ConditionOutcome.match("a property under " + prefix + " is set")
+        return any
+                ? ConditionOutcome.match("a property under " + prefix + " is set")
                 : ConditionOutcome.noMatch("no property under " + prefix + " is set");
     }
 }

@@ -42,7 +42,8 @@ final class ZkfenceHealthIndicator extends AbstractHealthIndicator implements Co
         } else {
             builder.down();
         }
-        builder.withDetail("connectionState", state == null ? (connected ? "CONNECTED" : "NOT_CONNECTED") : state.name())
+        builder.withDetail(
+                        "connectionState", state == null ? (connected ? "CONNECTED" : "NOT_CONNECTED") : state.name())
                 .withDetail("connectString", curator.getZookeeperClient().getCurrentConnectionString())
                 .withDetail("rootPath", client.config().rootPath());
         ZooKeeper zk = curator.getZookeeperClient().getZooKeeper();

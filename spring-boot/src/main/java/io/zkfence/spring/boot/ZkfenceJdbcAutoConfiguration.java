@@ -22,9 +22,11 @@ import org.springframework.context.annotation.Bean;
  * path and any {@code zkfence.jdbc.*} property is set. The fence table is created at start-up
  * only with {@code zkfence.jdbc.create-if-missing=true}.
  */
-@AutoConfiguration(afterName = {
-        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
-        "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration"})
+@AutoConfiguration(
+        afterName = {
+            "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+            "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration"
+        })
 @ConditionalOnBooleanProperty(name = "zkfence.enabled", matchIfMissing = true)
 @ConditionalOnClass(JdbcFence.class)
 @ConditionalOnBean(DataSource.class)
@@ -53,7 +55,11 @@ public class ZkfenceJdbcAutoConfiguration {
         set(dialect, b, "zkfence.jdbc.key-column", p.getKeyColumn(), x -> x.keyColumn(p.getKeyColumn()));
         set(dialect, b, "zkfence.jdbc.token-column", p.getTokenColumn(), x -> x.tokenColumn(p.getTokenColumn()));
         set(dialect, b, "zkfence.jdbc.holder-column", p.getHolderColumn(), x -> x.holderColumn(p.getHolderColumn()));
-        set(dialect, b, "zkfence.jdbc.updated-at-column", p.getUpdatedAtColumn(),
+        set(
+                dialect,
+                b,
+                "zkfence.jdbc.updated-at-column",
+                p.getUpdatedAtColumn(),
                 x -> x.updatedAtColumn(p.getUpdatedAtColumn()));
         set(dialect, b, "zkfence.jdbc.holder-label", p.getHolderLabel(), x -> x.holderLabel(p.getHolderLabel()));
         JdbcFence fence = JdbcFence.create(dataSource, b.build());
@@ -64,28 +70,40 @@ public class ZkfenceJdbcAutoConfiguration {
     }
 
     /** Checks {@code value} alone against fencing-jdbc's rules (naming the property), then applies it. */
-    private static void set(FenceDialect dialect, FenceConfig.Builder b, String property, String value,
+    private static void set(
+            FenceDialect dialect,
+            FenceConfig.Builder b,
+            String property,
+            String value,
             UnaryOperator<FenceConfig.Builder> apply) {
         if (value == null) {
             return;
         }
-        PropertyCheck.check(property, value, () -> apply.apply(FenceConfig.builder(dialect)).build());
+        PropertyCheck.check(
+                property, value, () -> apply.apply(FenceConfig.builder(dialect)).build());
         apply.apply(b);
     }
 
     private static FenceDialect dialect(String name) {
         String wanted = name.strip().toUpperCase(Locale.ROOT);
-        return Arrays.stream(FenceDialect.values()).filter(d -> d.name().equals(wanted)).findFirst()
-                .orElseThrow(() -> PropertyCheck.invalid("zkfence.jdbc.dialect", name,
-                        "must be one of " + Arrays.toString(FenceDialect.values()).toLowerCase(Locale.ROOT)));
+        return Arrays.stream(FenceDialect.values())
+                .filter(d -> d.name().equals(wanted))
+                .findFirst()
+                .orElseThrow(() -> PropertyCheck.invalid(
+                        "zkfence.jdbc.dialect",
+                        name,
+                        "must be one of "
+                                + Arrays.toString(FenceDialect.values()).toLowerCase(Locale.ROOT)));
     }
 
     private static FenceDialect detect(DataSource dataSource) {
         try (Connection c = dataSource.getConnection()) {
             return FenceDialect.detect(c);
         } catch (SQLException e) {
-            throw new IllegalStateException("cannot open a connection to detect the fence dialect (set zkfence.jdbc.dialect"
-                    + " to skip detection): " + e.getMessage(), e);
+            throw new IllegalStateException(
+                    "cannot open a connection to detect the fence dialect (set zkfence.jdbc.dialect"
+                            + " to skip detection): " + e.getMessage(),
+                    e);
         }
     }
 }

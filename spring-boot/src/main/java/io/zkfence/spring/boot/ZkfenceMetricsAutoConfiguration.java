@@ -21,8 +21,12 @@ import org.springframework.context.annotation.Configuration;
  * {@link LockClientMetrics#builder} to opt in), and the adapters' {@link JdbcFenceMetrics} and
  * {@link FencedBucketMetrics} when their beans exist. docs/operations.md ("Metrics") lists the meters.
  */
-@AutoConfiguration(after = ZkfenceAutoConfiguration.class, afterName = {
-        "io.zkfence.spring.boot.ZkfenceJdbcAutoConfiguration", "io.zkfence.spring.boot.ZkfenceS3AutoConfiguration"})
+@AutoConfiguration(
+        after = ZkfenceAutoConfiguration.class,
+        afterName = {
+            "io.zkfence.spring.boot.ZkfenceJdbcAutoConfiguration",
+            "io.zkfence.spring.boot.ZkfenceS3AutoConfiguration"
+        })
 @ConditionalOnClass(MeterBinder.class)
 public class ZkfenceMetricsAutoConfiguration {
 

@@ -41,16 +41,30 @@ public class ZkfenceS3AutoConfiguration {
         ZkfenceProperties.S3 p = properties.getS3();
         String bucket = p.getBucket();
         if (bucket == null || bucket.isBlank()) {
-            throw PropertyCheck.invalid("zkfence.s3.bucket", bucket, "must be set when any zkfence.s3.* property is set");
+            throw PropertyCheck.invalid(
+                    "zkfence.s3.bucket", bucket, "must be set when any zkfence.s3.* property is set");
         }
         PropertyCheck.check("zkfence.s3.bucket", bucket, () -> S3FenceConfig.of(bucket));
         S3FenceConfig.Builder b = S3FenceConfig.builder(bucket);
-        set(bucket, b, "zkfence.s3.token-metadata-key", p.getTokenMetadataKey(),
+        set(
+                bucket,
+                b,
+                "zkfence.s3.token-metadata-key",
+                p.getTokenMetadataKey(),
                 x -> x.tokenMetadataKey(p.getTokenMetadataKey()));
-        set(bucket, b, "zkfence.s3.max-conflict-retries", p.getMaxConflictRetries(),
+        set(
+                bucket,
+                b,
+                "zkfence.s3.max-conflict-retries",
+                p.getMaxConflictRetries(),
                 x -> x.maxConflictRetries(p.getMaxConflictRetries()));
         // Each back-off is checked together with the other as configured: the rule is base <= max.
-        set(bucket, b, "zkfence.s3.backoff-max", p.getBackoffMax(), x -> x.backoffBase(Duration.ZERO).backoffMax(p.getBackoffMax()));
+        set(
+                bucket,
+                b,
+                "zkfence.s3.backoff-max",
+                p.getBackoffMax(),
+                x -> x.backoffBase(Duration.ZERO).backoffMax(p.getBackoffMax()));
         set(bucket, b, "zkfence.s3.backoff-base", p.getBackoffBase(), x -> {
             if (p.getBackoffMax() != null) {
                 x.backoffMax(p.getBackoffMax());
@@ -72,12 +86,19 @@ public class ZkfenceS3AutoConfiguration {
         return fenced;
     }
 
-    private static void set(String bucket, S3FenceConfig.Builder b, String property, Object value,
+    private static void set(
+            String bucket,
+            S3FenceConfig.Builder b,
+            String property,
+            Object value,
             UnaryOperator<S3FenceConfig.Builder> apply) {
         if (value == null) {
             return;
         }
-        PropertyCheck.check(property, value, () -> apply.apply(S3FenceConfig.builder(bucket)).build());
+        PropertyCheck.check(
+                property,
+                value,
+                () -> apply.apply(S3FenceConfig.builder(bucket)).build());
         apply.apply(b);
     }
 }

@@ -26,12 +26,14 @@ class CuratorSettingsTest {
 
         try (ClientX509Util x509 = new ClientX509Util()) {
             assertThat(c.getBoolean(ZKClientConfig.SECURE_CLIENT)).isTrue();
-            assertThat(c.getProperty(ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET)).isEqualTo(ClientCnxnSocketNetty.class.getName());
+            assertThat(c.getProperty(ZKClientConfig.ZOOKEEPER_CLIENT_CNXN_SOCKET))
+                    .isEqualTo(ClientCnxnSocketNetty.class.getName());
             assertThat(c.getProperty(x509.getSslTruststoreLocationProperty())).isEqualTo("/etc/zk/truststore.p12");
             assertThat(c.getProperty(x509.getSslTruststorePasswdProperty())).isEqualTo("changeit");
             assertThat(c.getProperty(x509.getSslKeystoreLocationProperty())).isEqualTo("/etc/zk/client.p12");
             assertThat(c.getProperty(x509.getSslKeystoreTypeProperty())).isEqualTo("PKCS12");
-            assertThat(c.getProperty(x509.getSslHostnameVerificationEnabledProperty())).isEqualTo("false");
+            assertThat(c.getProperty(x509.getSslHostnameVerificationEnabledProperty()))
+                    .isEqualTo("false");
         }
     }
 
@@ -45,8 +47,8 @@ class CuratorSettingsTest {
     void tlsWithoutATrustStoreIsRejectedNamingTheProperty() {
         ZkfenceProperties.Tls tls = new ZkfenceProperties.Tls();
         tls.setEnabled(true);
-        InvalidConfigurationPropertyValueException e = assertThrows(InvalidConfigurationPropertyValueException.class,
-                () -> CuratorSettings.clientConfig(tls));
+        InvalidConfigurationPropertyValueException e =
+                assertThrows(InvalidConfigurationPropertyValueException.class, () -> CuratorSettings.clientConfig(tls));
         assertThat(e.getName()).isEqualTo("zkfence.tls.trust-store-location");
     }
 }

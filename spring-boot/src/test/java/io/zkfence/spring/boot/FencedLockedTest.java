@@ -139,8 +139,10 @@ class FencedLockedTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class,
-                        ZkfenceAutoConfiguration.class, ZkfenceFencedLockedAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(
+                        ZkfenceCuratorAutoConfiguration.class,
+                        ZkfenceAutoConfiguration.class,
+                        ZkfenceFencedLockedAutoConfiguration.class))
                 .withPropertyValues("zkfence.connect-string=" + zk.connectString())
                 .withBean(Stock.class);
     }
@@ -162,17 +164,21 @@ class FencedLockedTest {
             assertThat(stock.tokens().get(1)).isGreaterThan(stock.tokens().get(0));
             assertThat(FencedLockContext.currentLease()).as("outside the call").isEmpty();
             assertThrows(IllegalStateException.class, FencedLockContext::currentToken);
-            assertThat(ctx.getBean(LockClient.class).inspect("stock:A-1").holder()).as("released").isEmpty();
+            assertThat(ctx.getBean(LockClient.class).inspect("stock:A-1").holder())
+                    .as("released")
+                    .isEmpty();
         });
     }
 
     @Test
     void anAnnotationOnAnInterfaceMethodLocksTheImplementationAndNamesMayReferToBeans() {
-        runner().withBean("region", String.class, () -> "eu").withBean(Ledger.class, PostgresLedger::new).run(ctx -> {
-            Ledger ledger = ctx.getBean(Ledger.class);
-            assertThat(AopUtils.isJdkDynamicProxy(ledger)).isTrue();
-            assertThat(ledger.write("k-1")).isEqualTo("ledger:eu:k-1");
-        });
+        runner().withBean("region", String.class, () -> "eu")
+                .withBean(Ledger.class, PostgresLedger::new)
+                .run(ctx -> {
+                    Ledger ledger = ctx.getBean(Ledger.class);
+                    assertThat(AopUtils.isJdkDynamicProxy(ledger)).isTrue();
+                    assertThat(ledger.write("k-1")).isEqualTo("ledger:eu:k-1");
+                });
     }
 
     @Test
@@ -184,14 +190,19 @@ class FencedLockedTest {
             CountDownLatch bLeave = new CountDownLatch(1);
             try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
                 Future<Long> aToken = threads.submit(() -> stock(a).hold("B-1", aEntered, aLeave));
-                assertThat(aEntered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                assertThat(aEntered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+                        .isTrue();
                 Future<Long> bToken = threads.submit(() -> stock(b).hold("B-1", bEntered, bLeave));
                 LockClient locks = a.getBean(LockClient.class);
-                await().atMost(PATIENCE).until(() -> locks.inspect("stock:B-1").waiters().size() == 1);
-                assertThat(bEntered.getCount()).as("b entered while a holds the lock").isEqualTo(1);
+                await().atMost(PATIENCE)
+                        .until(() -> locks.inspect("stock:B-1").waiters().size() == 1);
+                assertThat(bEntered.getCount())
+                        .as("b entered while a holds the lock")
+                        .isEqualTo(1);
 
                 aLeave.countDown();
-                assertThat(bEntered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                assertThat(bEntered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+                        .isTrue();
                 bLeave.countDown();
                 assertThat(bToken.get()).isGreaterThan(aToken.get());
             }
@@ -205,9 +216,11 @@ class FencedLockedTest {
             CountDownLatch leave = new CountDownLatch(1);
             try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
                 Future<Long> holder = threads.submit(() -> stock(a).hold("C-1", entered, leave));
-                assertThat(entered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isTrue();
+                assertThat(entered.await(PATIENCE.toSeconds(), TimeUnit.SECONDS))
+                        .isTrue();
 
-                AcquireTimeoutException e = assertThrows(AcquireTimeoutException.class, () -> stock(b).reserveQuickly("C-1"));
+                AcquireTimeoutException e =
+                        assertThrows(AcquireTimeoutException.class, () -> stock(b).reserveQuickly("C-1"));
                 assertThat(e.lockName()).isEqualTo("stock:C-1");
                 assertThat(e).hasMessageContaining("'stock:C-1'");
                 assertThat(e.waited()).isEqualTo(Duration.ofMillis(200));
@@ -224,7 +237,8 @@ class FencedLockedTest {
         runner().run(ctx -> {
             Stock stock = stock(ctx);
             assertThrows(IllegalStateException.class, () -> stock.outOfStock("D-1"));
-            assertThat(ctx.getBean(LockClient.class).inspect("stock:D-1").entries()).isEmpty();
+            assertThat(ctx.getBean(LockClient.class).inspect("stock:D-1").entries())
+                    .isEmpty();
             assertThat(FencedLockContext.currentLease()).isEmpty();
             assertThat(stock.reserveQuickly("D-1")).isPositive();
         });
@@ -255,35 +269,44 @@ class FencedLockedTest {
     @Test
     void aNameThatEvaluatesToNothingFailsTheCallNamingTheMethod() {
         runner().run(ctx -> {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> stock(ctx).noted(null));
-            assertThat(e).hasMessageContaining("@FencedLocked on " + Stock.class.getName() + ".noted(String)")
+            IllegalStateException e =
+                    assertThrows(IllegalStateException.class, () -> stock(ctx).noted(null));
+            assertThat(e)
+                    .hasMessageContaining("@FencedLocked on " + Stock.class.getName() + ".noted(String)")
                     .hasMessageContaining("evaluated to null");
         });
     }
 
     @Test
     void anInvalidTemplateFailsStartUpNamingTheMethod() {
-        runner().withBean(BadTemplate.class).run(ctx -> assertThat(ctx).getFailure()
-                .hasStackTraceContaining("@FencedLocked on " + BadTemplate.class.getName()
-                        + ".reserve(String): the lock name 'stock:#{#sku' is not a valid SpEL template"));
+        runner().withBean(BadTemplate.class)
+                .run(ctx -> assertThat(ctx)
+                        .getFailure()
+                        .hasStackTraceContaining("@FencedLocked on " + BadTemplate.class.getName()
+                                + ".reserve(String): the lock name 'stock:#{#sku' is not a valid SpEL template"));
     }
 
     @Test
     void anEmptyNameFailsStartUpNamingTheMethod() {
-        runner().withBean(EmptyName.class).run(ctx -> assertThat(ctx).getFailure()
-                .hasStackTraceContaining("@FencedLocked on " + EmptyName.class.getName() + ".reserve(String): the lock name is empty"));
+        runner().withBean(EmptyName.class)
+                .run(ctx -> assertThat(ctx)
+                        .getFailure()
+                        .hasStackTraceContaining("@FencedLocked on " + EmptyName.class.getName()
+                                + ".reserve(String): the lock name is empty"));
     }
 
     @Test
     void anUnparsableWaitFailsStartUpNamingTheMethod() {
-        runner().withBean(BadWait.class).run(ctx -> assertThat(ctx).getFailure()
-                .hasStackTraceContaining("@FencedLocked on " + BadWait.class.getName()
-                        + ".reserve(String): waitFor 'soon' is not a duration"));
+        runner().withBean(BadWait.class)
+                .run(ctx -> assertThat(ctx)
+                        .getFailure()
+                        .hasStackTraceContaining("@FencedLocked on " + BadWait.class.getName()
+                                + ".reserve(String): waitFor 'soon' is not a duration"));
     }
 
     @Test
     void lockedMethodsWithoutALockClientFailStartUpInsteadOfRunningUnlocked() {
-        runner().withPropertyValues("zkfence.enabled=false").run(ctx -> assertThat(ctx).getFailure()
-                .hasStackTraceContaining("needs a zkfence LockClient bean"));
+        runner().withPropertyValues("zkfence.enabled=false")
+                .run(ctx -> assertThat(ctx).getFailure().hasStackTraceContaining("needs a zkfence LockClient bean"));
     }
 }

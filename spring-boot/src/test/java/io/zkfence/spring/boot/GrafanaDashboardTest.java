@@ -60,33 +60,44 @@ class GrafanaDashboardTest {
         while (m.find()) {
             queried.add(m.group());
         }
-        assertThat(queried).contains("zkfence_lock_acquire_seconds_bucket", "zkfence_lease_lost_total",
-                "zkfence_fence_writes_total");
+        assertThat(queried)
+                .contains(
+                        "zkfence_lock_acquire_seconds_bucket",
+                        "zkfence_lease_lost_total",
+                        "zkfence_fence_writes_total");
 
         JdbcDataSource h2 = new JdbcDataSource();
         h2.setURL("jdbc:h2:mem:dashboard;DB_CLOSE_DELAY=-1");
         h2.setUser("sa");
         // Never called: the bucket's meters exist from its creation, which sends nothing.
-        S3Client s3 = S3Client.builder().endpointOverride(URI.create("http://127.0.0.1:9")).region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x"))).build();
+        S3Client s3 = S3Client.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:9"))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("x", "x")))
+                .build();
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class,
-                        ZkfenceAutoConfiguration.class, ZkfenceJdbcAutoConfiguration.class,
+                .withConfiguration(AutoConfigurations.of(
+                        ZkfenceCuratorAutoConfiguration.class,
+                        ZkfenceAutoConfiguration.class,
+                        ZkfenceJdbcAutoConfiguration.class,
                         ZkfenceMetricsAutoConfiguration.class))
                 .withBean(DataSource.class, () -> h2)
                 .withBean(FencedBucket.class, () -> FencedBucket.create(s3, S3FenceConfig.of("dashboard")))
-                .withPropertyValues("zkfence.connect-string=" + zk.connectString(),
-                        "zkfence.jdbc.create-if-missing=true")
+                .withPropertyValues(
+                        "zkfence.connect-string=" + zk.connectString(), "zkfence.jdbc.create-if-missing=true")
                 .run(ctx -> {
                     PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
                     List<String> refused = new CopyOnWriteArrayList<>();
                     registry.config().onMeterRegistrationFailed((id, reason) -> refused.add(id + ": " + reason));
                     ctx.getBeansOfType(MeterBinder.class).values().forEach(b -> b.bindTo(registry));
-                    assertThat(ctx.getBeansOfType(MeterBinder.class)).containsOnlyKeys("zkfenceMeterBinder",
-                            "zkfenceJdbcMeterBinder", "zkfenceS3MeterBinder");
+                    assertThat(ctx.getBeansOfType(MeterBinder.class))
+                            .containsOnlyKeys("zkfenceMeterBinder", "zkfenceJdbcMeterBinder", "zkfenceS3MeterBinder");
 
-                    Set<String> scraped = registry.scrape().lines().filter(l -> !l.startsWith("#") && !l.isBlank())
-                            .map(l -> l.split("[{ ]", 2)[0]).collect(Collectors.toCollection(TreeSet::new));
+                    Set<String> scraped = registry.scrape()
+                            .lines()
+                            .filter(l -> !l.startsWith("#") && !l.isBlank())
+                            .map(l -> l.split("[{ ]", 2)[0])
+                            .collect(Collectors.toCollection(TreeSet::new));
                     assertThat(refused).isEmpty();
                     assertThat(scraped).containsAll(queried);
                 });

@@ -23,8 +23,8 @@ public class InventoryService {
         try (Lease lease = locks.lock(name).acquire(Duration.ofSeconds(5))) {
             lease.checkValid();
             fence.inTransaction(name, lease.token(), connection -> {
-                try (PreparedStatement update = connection.prepareStatement(
-                        "update stock set reserved = reserved + ? where sku = ?")) {
+                try (PreparedStatement update =
+                        connection.prepareStatement("update stock set reserved = reserved + ? where sku = ?")) {
                     update.setInt(1, quantity);
                     update.setString(2, sku);
                     return update.executeUpdate();

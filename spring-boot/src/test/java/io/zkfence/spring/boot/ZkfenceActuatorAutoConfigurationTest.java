@@ -14,8 +14,8 @@ import io.zkfence.testkit.EmbeddedEnsemble;
 import io.zkfence.testkit.FreezableProxy;
 import java.time.Duration;
 import javax.sql.DataSource;
-import org.h2.jdbcx.JdbcDataSource;
 import org.awaitility.Awaitility;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,35 +42,47 @@ class ZkfenceActuatorAutoConfigurationTest {
 
     private static ApplicationContextRunner runner(String connectString) {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class, ZkfenceAutoConfiguration.class,
-                        ZkfenceHealthAutoConfiguration.class, ZkfenceMetricsAutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(
+                        ZkfenceCuratorAutoConfiguration.class,
+                        ZkfenceAutoConfiguration.class,
+                        ZkfenceHealthAutoConfiguration.class,
+                        ZkfenceMetricsAutoConfiguration.class))
                 .withPropertyValues("zkfence.connect-string=" + connectString);
     }
 
     @Test
     void healthIsUpWithTheSessionAndDownWhileTheConnectionIsCutThenUpAgain() throws Exception {
         try (FreezableProxy proxy = new FreezableProxy(zk.servers().get(0).getPort())) {
-            runner(proxy.connectString()).withPropertyValues("zkfence.session-timeout=4s").run(ctx -> {
-                HealthIndicator health = ctx.getBean("zkfenceHealthIndicator", HealthIndicator.class);
-                Health up = health.health(true);
-                assertThat(up.getStatus()).isEqualTo(Status.UP);
-                assertThat(up.getDetails()).containsKeys("sessionId", "sessionTimeoutMs", "connectString")
-                        .containsEntry("rootPath", "/zkfence/locks");
-                assertThat((String) up.getDetails().get("sessionId")).startsWith("0x");
+            runner(proxy.connectString())
+                    .withPropertyValues("zkfence.session-timeout=4s")
+                    .run(ctx -> {
+                        HealthIndicator health = ctx.getBean("zkfenceHealthIndicator", HealthIndicator.class);
+                        Health up = health.health(true);
+                        assertThat(up.getStatus()).isEqualTo(Status.UP);
+                        assertThat(up.getDetails())
+                                .containsKeys("sessionId", "sessionTimeoutMs", "connectString")
+                                .containsEntry("rootPath", "/zkfence/locks");
+                        assertThat((String) up.getDetails().get("sessionId")).startsWith("0x");
 
-                proxy.freeze();
-                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> health.health(true).getStatus().equals(Status.DOWN));
-                assertThat(health.health(true).getDetails().get("connectionState")).isIn("SUSPENDED", "LOST");
+                        proxy.freeze();
+                        Awaitility.await()
+                                .atMost(Duration.ofSeconds(60))
+                                .until(() -> health.health(true).getStatus().equals(Status.DOWN));
+                        assertThat(health.health(true).getDetails().get("connectionState"))
+                                .isIn("SUSPENDED", "LOST");
 
-                proxy.thaw();
-                Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> health.health(true).getStatus().equals(Status.UP));
-            });
+                        proxy.thaw();
+                        Awaitility.await()
+                                .atMost(Duration.ofSeconds(60))
+                                .until(() -> health.health(true).getStatus().equals(Status.UP));
+                    });
         }
     }
 
     @Test
     void healthIndicatorCanBeSwitchedOff() {
-        runner(zk.connectString()).withPropertyValues("management.health.zkfence.enabled=false")
+        runner(zk.connectString())
+                .withPropertyValues("management.health.zkfence.enabled=false")
                 .run(ctx -> assertThat(ctx).doesNotHaveBean("zkfenceHealthIndicator"));
     }
 
@@ -88,10 +100,17 @@ class ZkfenceActuatorAutoConfigurationTest {
             }
             assertThat(registry.get("zkfence.lock.grants").counter().count()).isEqualTo(2.0);
             assertThat(registry.get("zkfence.lock.acquire").timer().count()).isEqualTo(2);
-            assertThat(registry.get("zkfence.lock.hold").tag("end", "released").timer().count()).isEqualTo(2);
-            assertThat(registry.get("zkfence.lock.releases").functionCounter().count()).isEqualTo(2.0);
-            assertThat(registry.find("zkfence.lease.lost").counters()).allSatisfy(c -> assertThat(c.count()).isZero());
-            FunctionCounter creates = registry.get("zkfence.zk.creates").tag("owner", client.config().ownerId())
+            assertThat(registry.get("zkfence.lock.hold")
+                            .tag("end", "released")
+                            .timer()
+                            .count())
+                    .isEqualTo(2);
+            assertThat(registry.get("zkfence.lock.releases").functionCounter().count())
+                    .isEqualTo(2.0);
+            assertThat(registry.find("zkfence.lease.lost").counters())
+                    .allSatisfy(c -> assertThat(c.count()).isZero());
+            FunctionCounter creates = registry.get("zkfence.zk.creates")
+                    .tag("owner", client.config().ownerId())
                     .functionCounter();
             assertThat(creates.count()).isGreaterThanOrEqualTo(2.0);
             assertThat(ctx).doesNotHaveBean("zkfenceJdbcMeterBinder").doesNotHaveBean("zkfenceS3MeterBinder");
@@ -113,10 +132,17 @@ class ZkfenceActuatorAutoConfigurationTest {
                     JdbcFence fence = ctx.getBean(JdbcFence.class);
                     fence.claim("orders:1", 7);
                     assertThrows(StaleTokenException.class, () -> fence.claim("orders:1", 3));
-                    assertThat(registry.get("zkfence.fence.writes").tags("adapter", "jdbc", "outcome", "accepted")
-                            .tag("operation", "transaction").counter().count()).isEqualTo(1);
-                    assertThat(registry.get("zkfence.fence.writes").tags("outcome", "stale", "operation", "transaction")
-                            .counter().count()).isEqualTo(1);
+                    assertThat(registry.get("zkfence.fence.writes")
+                                    .tags("adapter", "jdbc", "outcome", "accepted")
+                                    .tag("operation", "transaction")
+                                    .counter()
+                                    .count())
+                            .isEqualTo(1);
+                    assertThat(registry.get("zkfence.fence.writes")
+                                    .tags("outcome", "stale", "operation", "transaction")
+                                    .counter()
+                                    .count())
+                            .isEqualTo(1);
                 });
     }
 }

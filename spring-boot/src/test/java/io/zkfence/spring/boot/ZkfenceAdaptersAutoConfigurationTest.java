@@ -44,8 +44,11 @@ class ZkfenceAdaptersAutoConfigurationTest {
 
     private static ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class, ZkfenceAutoConfiguration.class,
-                        ZkfenceJdbcAutoConfiguration.class, ZkfenceS3AutoConfiguration.class))
+                .withConfiguration(AutoConfigurations.of(
+                        ZkfenceCuratorAutoConfiguration.class,
+                        ZkfenceAutoConfiguration.class,
+                        ZkfenceJdbcAutoConfiguration.class,
+                        ZkfenceS3AutoConfiguration.class))
                 .withPropertyValues("zkfence.connect-string=" + zk.connectString());
     }
 
@@ -57,8 +60,12 @@ class ZkfenceAdaptersAutoConfigurationTest {
 
     /** Built for wiring only: no request is sent in these tests. */
     private static S3Client s3Client() {
-        return S3Client.builder().endpointOverride(URI.create("http://127.0.0.1:9")).region(Region.US_EAST_1)
-                .credentialsProvider(AnonymousCredentialsProvider.create()).forcePathStyle(true).build();
+        return S3Client.builder()
+                .endpointOverride(URI.create("http://127.0.0.1:9"))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(AnonymousCredentialsProvider.create())
+                .forcePathStyle(true)
+                .build();
     }
 
     @Test
@@ -89,24 +96,28 @@ class ZkfenceAdaptersAutoConfigurationTest {
                 .withBean(InventoryService.class)
                 .run(ctx -> {
                     DataSource ds = ctx.getBean(DataSource.class);
-                    try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                    try (Connection c = ds.getConnection();
+                            Statement s = c.createStatement()) {
                         s.execute("create table stock (sku varchar(20) primary key, reserved int)");
                         s.execute("insert into stock values ('123', 0)");
                     }
                     ctx.getBean(InventoryService.class).reserve("123", 2);
                     ctx.getBean(InventoryService.class).reserve("123", 3);
-                    try (Connection c = ds.getConnection(); Statement s = c.createStatement();
+                    try (Connection c = ds.getConnection();
+                            Statement s = c.createStatement();
                             ResultSet rs = s.executeQuery("select reserved from stock where sku = '123'")) {
                         rs.next();
                         assertThat(rs.getInt(1)).isEqualTo(5);
                     }
-                    assertThat(ctx.getBean(JdbcFence.class).currentToken("inventory:sku:123")).isPresent();
+                    assertThat(ctx.getBean(JdbcFence.class).currentToken("inventory:sku:123"))
+                            .isPresent();
                 });
     }
 
     @Test
     void theFenceTableIsNotCreatedUnlessAskedTo() {
-        runner().withBean(DataSource.class, () -> h2("uncreated")).withPropertyValues("zkfence.jdbc.dialect=h2")
+        runner().withBean(DataSource.class, () -> h2("uncreated"))
+                .withPropertyValues("zkfence.jdbc.dialect=h2")
                 .run(ctx -> {
                     JdbcFence fence = ctx.getBean(JdbcFence.class);
                     assertThrows(io.zkfence.jdbc.FenceTableMissingException.class, () -> fence.claim("k", 1));
@@ -123,20 +134,26 @@ class ZkfenceAdaptersAutoConfigurationTest {
 
     @Test
     void anInvalidFenceTableNameFailsStartupNamingTheProperty() {
-        runner().withBean(DataSource.class, () -> h2("badname")).withPropertyValues("zkfence.jdbc.table=fence; drop table x")
+        runner().withBean(DataSource.class, () -> h2("badname"))
+                .withPropertyValues("zkfence.jdbc.table=fence; drop table x")
                 .run(ctx -> {
                     assertThat(ctx).hasFailed();
-                    assertThat(ctx.getStartupFailure()).rootCause().isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                    assertThat(ctx.getStartupFailure())
+                            .rootCause()
+                            .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                             .hasMessageContaining("zkfence.jdbc.table");
                 });
     }
 
     @Test
     void anUnknownDialectFailsStartupNamingTheProperty() {
-        runner().withBean(DataSource.class, () -> h2("dialect")).withPropertyValues("zkfence.jdbc.dialect=oracle")
+        runner().withBean(DataSource.class, () -> h2("dialect"))
+                .withPropertyValues("zkfence.jdbc.dialect=oracle")
                 .run(ctx -> {
                     assertThat(ctx).hasFailed();
-                    assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("zkfence.jdbc.dialect")
+                    assertThat(ctx.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining("zkfence.jdbc.dialect")
                             .hasMessageContaining("postgres");
                 });
     }
@@ -144,8 +161,11 @@ class ZkfenceAdaptersAutoConfigurationTest {
     @Test
     void aFencedBucketOverTheS3ClientWhenS3PropertiesAreSet() {
         runner().withBean(S3Client.class, ZkfenceAdaptersAutoConfigurationTest::s3Client)
-                .withPropertyValues("zkfence.s3.bucket=inventory-exports", "zkfence.s3.token-metadata-key=lock-token",
-                        "zkfence.s3.backoff-max=2s", "zkfence.s3.backoff-base=1s")
+                .withPropertyValues(
+                        "zkfence.s3.bucket=inventory-exports",
+                        "zkfence.s3.token-metadata-key=lock-token",
+                        "zkfence.s3.backoff-max=2s",
+                        "zkfence.s3.backoff-base=1s")
                 .run(ctx -> {
                     FencedBucket bucket = ctx.getBean(FencedBucket.class);
                     assertThat(bucket.config().bucket()).isEqualTo("inventory-exports");
@@ -164,7 +184,8 @@ class ZkfenceAdaptersAutoConfigurationTest {
     @Test
     void s3PropertiesWithoutABucketFailStartupNamingTheBucketProperty() {
         runner().withBean(S3Client.class, ZkfenceAdaptersAutoConfigurationTest::s3Client)
-                .withPropertyValues("zkfence.s3.token-metadata-key=lock-token").run(ctx -> {
+                .withPropertyValues("zkfence.s3.token-metadata-key=lock-token")
+                .run(ctx -> {
                     assertThat(ctx).hasFailed();
                     assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("zkfence.s3.bucket");
                 });
@@ -173,17 +194,23 @@ class ZkfenceAdaptersAutoConfigurationTest {
     @Test
     void anUppercaseMetadataKeyFailsStartupNamingTheProperty() {
         runner().withBean(S3Client.class, ZkfenceAdaptersAutoConfigurationTest::s3Client)
-                .withPropertyValues("zkfence.s3.bucket=inventory-exports", "zkfence.s3.token-metadata-key=Token").run(ctx -> {
+                .withPropertyValues("zkfence.s3.bucket=inventory-exports", "zkfence.s3.token-metadata-key=Token")
+                .run(ctx -> {
                     assertThat(ctx).hasFailed();
-                    assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("zkfence.s3.token-metadata-key");
+                    assertThat(ctx.getStartupFailure())
+                            .rootCause()
+                            .hasMessageContaining("zkfence.s3.token-metadata-key");
                 });
     }
 
     @Test
     void aBackoffBaseAboveTheBackoffMaxFailsStartupNamingTheBase() {
         runner().withBean(S3Client.class, ZkfenceAdaptersAutoConfigurationTest::s3Client)
-                .withPropertyValues("zkfence.s3.bucket=inventory-exports", "zkfence.s3.backoff-base=3s",
-                        "zkfence.s3.backoff-max=1s").run(ctx -> {
+                .withPropertyValues(
+                        "zkfence.s3.bucket=inventory-exports",
+                        "zkfence.s3.backoff-base=3s",
+                        "zkfence.s3.backoff-max=1s")
+                .run(ctx -> {
                     assertThat(ctx).hasFailed();
                     assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("zkfence.s3.backoff-base");
                 });

@@ -42,14 +42,19 @@ class ZkfenceAutoConfigurationTest {
 
     private ApplicationContextRunner runner() {
         return new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class, ZkfenceAutoConfiguration.class))
+                .withConfiguration(
+                        AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class, ZkfenceAutoConfiguration.class))
                 .withPropertyValues("zkfence.connect-string=" + zk.connectString());
     }
 
     @Test
     void lockClientComesFromThePropertiesAndGrantsFencedLocks() {
-        runner().withPropertyValues("zkfence.root-path=/apps/inventory/locks", "zkfence.owner-id=inventory-7",
-                "zkfence.operation-timeout=3s", "zkfence.session-timeout=6s").run(ctx -> {
+        runner().withPropertyValues(
+                        "zkfence.root-path=/apps/inventory/locks",
+                        "zkfence.owner-id=inventory-7",
+                        "zkfence.operation-timeout=3s",
+                        "zkfence.session-timeout=6s")
+                .run(ctx -> {
                     LockClient client = ctx.getBean(LockClient.class);
                     LockClientConfig config = client.config();
                     assertThat(config.rootPath()).isEqualTo("/apps/inventory/locks");
@@ -59,7 +64,8 @@ class ZkfenceAutoConfigurationTest {
                         assertThat(lease.token()).isPositive();
                         assertThat(lease.nodePath()).startsWith("/apps/inventory/locks/");
                         assertThat(lease.ttl()).isEqualTo(Duration.ofSeconds(6));
-                        assertThat(client.inspect("inventory:sku:1").holder()).get()
+                        assertThat(client.inspect("inventory:sku:1").holder())
+                                .get()
                                 .satisfies(h -> assertThat(h.ownerId()).isEqualTo("inventory-7"));
                     }
                 });
@@ -67,17 +73,22 @@ class ZkfenceAutoConfigurationTest {
 
     @Test
     void theStarterRegistersEveryAutoConfigurationWithSpringBoot() {
-        assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader()).getCandidates())
-                .contains(ZkfenceCuratorAutoConfiguration.class.getName(), ZkfenceAutoConfiguration.class.getName(),
-                        ZkfenceJdbcAutoConfiguration.class.getName(), ZkfenceS3AutoConfiguration.class.getName(),
-                        ZkfenceHealthAutoConfiguration.class.getName(), ZkfenceMetricsAutoConfiguration.class.getName(),
+        assertThat(ImportCandidates.load(AutoConfiguration.class, getClass().getClassLoader())
+                        .getCandidates())
+                .contains(
+                        ZkfenceCuratorAutoConfiguration.class.getName(),
+                        ZkfenceAutoConfiguration.class.getName(),
+                        ZkfenceJdbcAutoConfiguration.class.getName(),
+                        ZkfenceS3AutoConfiguration.class.getName(),
+                        ZkfenceHealthAutoConfiguration.class.getName(),
+                        ZkfenceMetricsAutoConfiguration.class.getName(),
                         ZkfenceFencedLockedAutoConfiguration.class.getName());
     }
 
     @Test
     void ownerIdDefaultsToTheHostName() {
-        runner().run(ctx -> assertThat(ctx.getBean(LockClient.class).config().ownerId())
-                .isEqualTo(LockClientSettings.hostName()));
+        runner().run(ctx ->
+                assertThat(ctx.getBean(LockClient.class).config().ownerId()).isEqualTo(LockClientSettings.hostName()));
     }
 
     @Test
@@ -91,15 +102,19 @@ class ZkfenceAutoConfigurationTest {
         assertThat(held[0].state()).isEqualTo(LeaseState.RELEASED);
         assertThat(curator[0].getState()).isEqualTo(CuratorFrameworkState.STOPPED);
         try (LockClient other = LockClient.connect(zk.connectString())) {
-            assertThat(other.lock("nightly-report").tryAcquire()).isPresent().get()
-                    .satisfies(l -> assertThat(l.token()).isGreaterThan(held[0].token())).satisfies(Lease::release);
+            assertThat(other.lock("nightly-report").tryAcquire())
+                    .isPresent()
+                    .get()
+                    .satisfies(l -> assertThat(l.token()).isGreaterThan(held[0].token()))
+                    .satisfies(Lease::release);
         }
     }
 
     @Test
     void nothingIsConfiguredWithoutAConnectString() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class, ZkfenceAutoConfiguration.class))
+                .withConfiguration(
+                        AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class, ZkfenceAutoConfiguration.class))
                 .run(ctx -> {
                     assertThat(ctx).hasNotFailed();
                     assertThat(ctx).doesNotHaveBean(LockClient.class);
@@ -109,7 +124,8 @@ class ZkfenceAutoConfigurationTest {
 
     @Test
     void zkfenceEnabledFalseSwitchesEverythingOff() {
-        runner().withPropertyValues("zkfence.enabled=false").run(ctx -> assertThat(ctx).doesNotHaveBean(LockClient.class));
+        runner().withPropertyValues("zkfence.enabled=false")
+                .run(ctx -> assertThat(ctx).doesNotHaveBean(LockClient.class));
     }
 
     @Test
@@ -117,12 +133,15 @@ class ZkfenceAutoConfigurationTest {
         try (CuratorFramework own = CuratorFrameworkFactory.newClient(zk.connectString(), new RetryOneTime(100))) {
             own.start();
             new ApplicationContextRunner()
-                    .withConfiguration(AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class, ZkfenceAutoConfiguration.class))
+                    .withConfiguration(AutoConfigurations.of(
+                            ZkfenceCuratorAutoConfiguration.class, ZkfenceAutoConfiguration.class))
                     .withBean(CuratorFramework.class, () -> own, d -> d.setDestroyMethodName(""))
                     .run(ctx -> {
                         assertThat(ctx).hasSingleBean(CuratorFramework.class);
-                        try (Lease lease = ctx.getBean(LockClient.class).lock("shared").acquire(Duration.ofSeconds(10))) {
-                            assertThat(own.checkExists().forPath(lease.nodePath())).isNotNull();
+                        try (Lease lease =
+                                ctx.getBean(LockClient.class).lock("shared").acquire(Duration.ofSeconds(10))) {
+                            assertThat(own.checkExists().forPath(lease.nodePath()))
+                                    .isNotNull();
                         }
                     });
             assertThat(own.getState()).isEqualTo(CuratorFrameworkState.STARTED);
@@ -133,8 +152,11 @@ class ZkfenceAutoConfigurationTest {
     void aRelativeRootPathFailsStartupNamingTheProperty() {
         runner().withPropertyValues("zkfence.root-path=locks").run(ctx -> {
             assertThat(ctx).hasFailed();
-            assertThat(ctx.getStartupFailure()).rootCause().isInstanceOf(InvalidConfigurationPropertyValueException.class)
-                    .hasMessageContaining("zkfence.root-path").hasMessageContaining("locks");
+            assertThat(ctx.getStartupFailure())
+                    .rootCause()
+                    .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                    .hasMessageContaining("zkfence.root-path")
+                    .hasMessageContaining("locks");
         });
     }
 
@@ -142,8 +164,11 @@ class ZkfenceAutoConfigurationTest {
     void aZeroSessionTimeoutFailsStartupNamingThePropertyAndTheBound() {
         runner().withPropertyValues("zkfence.session-timeout=0s").run(ctx -> {
             assertThat(ctx).hasFailed();
-            assertThat(ctx.getStartupFailure()).rootCause().isInstanceOf(InvalidConfigurationPropertyValueException.class)
-                    .hasMessageContaining("zkfence.session-timeout").hasMessageContaining("between 1 ms and 10 min");
+            assertThat(ctx.getStartupFailure())
+                    .rootCause()
+                    .isInstanceOf(InvalidConfigurationPropertyValueException.class)
+                    .hasMessageContaining("zkfence.session-timeout")
+                    .hasMessageContaining("between 1 ms and 10 min");
         });
     }
 
@@ -177,10 +202,13 @@ class ZkfenceAutoConfigurationTest {
     @Test
     void aMalformedChrootInTheConnectStringFailsStartupNamingTheProperty() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class, ZkfenceAutoConfiguration.class))
-                .withPropertyValues("zkfence.connect-string=" + zk.connectString() + "/apps//locks").run(ctx -> {
+                .withConfiguration(
+                        AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class, ZkfenceAutoConfiguration.class))
+                .withPropertyValues("zkfence.connect-string=" + zk.connectString() + "/apps//locks")
+                .run(ctx -> {
                     assertThat(ctx).hasFailed();
-                    assertThat(ctx.getStartupFailure()).rootCause()
+                    assertThat(ctx.getStartupFailure())
+                            .rootCause()
                             .isInstanceOf(InvalidConfigurationPropertyValueException.class)
                             .hasMessageContaining("zkfence.connect-string");
                 });
@@ -190,7 +218,9 @@ class ZkfenceAutoConfigurationTest {
     void theCreatorAclWithoutCredentialsFailsStartupNamingTheProperty() {
         runner().withPropertyValues("zkfence.acl=creator").run(ctx -> {
             assertThat(ctx).hasFailed();
-            assertThat(ctx.getStartupFailure()).rootCause().hasMessageContaining("zkfence.acl")
+            assertThat(ctx.getStartupFailure())
+                    .rootCause()
+                    .hasMessageContaining("zkfence.acl")
                     .hasMessageContaining("zkfence.auth.username");
         });
     }
@@ -206,31 +236,46 @@ class ZkfenceAutoConfigurationTest {
     @Test
     void anUnreachableEnsembleFailsStartupAfterTheConnectionTimeout() {
         new ApplicationContextRunner()
-                .withConfiguration(AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class, ZkfenceAutoConfiguration.class))
-                .withPropertyValues("zkfence.connect-string=127.0.0.1:1", "zkfence.connection-timeout=500ms").run(ctx -> {
+                .withConfiguration(
+                        AutoConfigurations.of(ZkfenceCuratorAutoConfiguration.class, ZkfenceAutoConfiguration.class))
+                .withPropertyValues("zkfence.connect-string=127.0.0.1:1", "zkfence.connection-timeout=500ms")
+                .run(ctx -> {
                     assertThat(ctx).hasFailed();
-                    assertThat(ctx.getStartupFailure()).rootCause().isInstanceOf(IllegalStateException.class)
-                            .hasMessageContaining("zkfence.connect-string").hasMessageContaining("zkfence.connection-timeout");
+                    assertThat(ctx.getStartupFailure())
+                            .rootCause()
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessageContaining("zkfence.connect-string")
+                            .hasMessageContaining("zkfence.connection-timeout");
                 });
     }
 
     @Test
     void withDigestAuthAndTheCreatorAclOnlyTheSameIdentityCanReadTheLocks() {
-        runner().withPropertyValues("zkfence.root-path=/secured/locks", "zkfence.acl=creator",
-                "zkfence.auth.username=inventory", "zkfence.auth.password=s3cret").run(ctx -> {
-                    try (Lease lease = ctx.getBean(LockClient.class).lock("secured").acquire(Duration.ofSeconds(10))) {
-                        String lockPath = lease.nodePath().substring(0, lease.nodePath().lastIndexOf('/'));
-                        try (CuratorFramework anonymous = CuratorFrameworkFactory.newClient(zk.connectString(),
-                                new RetryOneTime(100))) {
+        runner().withPropertyValues(
+                        "zkfence.root-path=/secured/locks",
+                        "zkfence.acl=creator",
+                        "zkfence.auth.username=inventory",
+                        "zkfence.auth.password=s3cret")
+                .run(ctx -> {
+                    try (Lease lease =
+                            ctx.getBean(LockClient.class).lock("secured").acquire(Duration.ofSeconds(10))) {
+                        String lockPath =
+                                lease.nodePath().substring(0, lease.nodePath().lastIndexOf('/'));
+                        try (CuratorFramework anonymous =
+                                CuratorFrameworkFactory.newClient(zk.connectString(), new RetryOneTime(100))) {
                             anonymous.start();
-                            assertThrows(KeeperException.NoAuthException.class,
+                            assertThrows(
+                                    KeeperException.NoAuthException.class,
                                     () -> anonymous.getChildren().forPath(lockPath));
                         }
                         try (CuratorFramework sameIdentity = CuratorFrameworkFactory.builder()
-                                .connectString(zk.connectString()).retryPolicy(new RetryOneTime(100))
-                                .authorization("digest", "inventory:s3cret".getBytes(StandardCharsets.UTF_8)).build()) {
+                                .connectString(zk.connectString())
+                                .retryPolicy(new RetryOneTime(100))
+                                .authorization("digest", "inventory:s3cret".getBytes(StandardCharsets.UTF_8))
+                                .build()) {
                             sameIdentity.start();
-                            assertThat(sameIdentity.getChildren().forPath(lockPath)).hasSize(1);
+                            assertThat(sameIdentity.getChildren().forPath(lockPath))
+                                    .hasSize(1);
                         }
                     }
                 });

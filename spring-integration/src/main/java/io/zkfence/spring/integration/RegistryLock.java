@@ -28,6 +28,7 @@ final class RegistryLock implements ZkfenceLock {
     private volatile Lease lease;
     /** The ttl (max-hold) the current hold was taken with; written only by the thread holding {@code local}. */
     private volatile Duration holdTtl;
+
     private volatile long lastUsedNanos = System.nanoTime();
 
     RegistryLock(LockClient client, String name, Duration defaultTtl) {
@@ -95,7 +96,8 @@ final class RegistryLock implements ZkfenceLock {
         } catch (AcquireInterruptedException e) {
             local.unlock();
             Thread.interrupted();
-            throw (InterruptedException) new InterruptedException("interrupted waiting for lock '" + name + "'").initCause(e);
+            throw (InterruptedException)
+                    new InterruptedException("interrupted waiting for lock '" + name + "'").initCause(e);
         } catch (RuntimeException | Error e) {
             local.unlock();
             throw e;
@@ -148,7 +150,8 @@ final class RegistryLock implements ZkfenceLock {
         } catch (AcquireInterruptedException e) {
             local.unlock();
             Thread.interrupted();
-            throw (InterruptedException) new InterruptedException("interrupted waiting for lock '" + name + "'").initCause(e);
+            throw (InterruptedException)
+                    new InterruptedException("interrupted waiting for lock '" + name + "'").initCause(e);
         } catch (RuntimeException | Error e) {
             local.unlock();
             throw e;
@@ -167,7 +170,8 @@ final class RegistryLock implements ZkfenceLock {
     @Override
     public void unlock() {
         if (!local.isHeldByCurrentThread()) {
-            throw new IllegalMonitorStateException("lock '" + name + "' is not held by " + Thread.currentThread().getName()
+            throw new IllegalMonitorStateException("lock '" + name + "' is not held by "
+                    + Thread.currentThread().getName()
                     + ": a java.util.concurrent Lock is unlocked by the thread that locked it");
         }
         if (local.getHoldCount() > 1) {
@@ -201,14 +205,16 @@ final class RegistryLock implements ZkfenceLock {
     /** Pushes the max-hold deadline of the calling thread's hold. */
     void renew(Duration ttl) {
         if (!local.isHeldByCurrentThread()) {
-            throw new IllegalMonitorStateException("lock '" + name + "' is not held by the current thread: only the holder renews");
+            throw new IllegalMonitorStateException(
+                    "lock '" + name + "' is not held by the current thread: only the holder renews");
         }
         Lease held = lease;
         Duration maxHold = held.deadline().isPresent() ? holdTtl : null;
         if (maxHold == null) {
             if (ttl != null) {
-                throw new UnsupportedOperationException("lock '" + name + "' was taken without a ttl: it lives as long as"
-                        + " the ZooKeeper session and has no deadline to renew");
+                throw new UnsupportedOperationException(
+                        "lock '" + name + "' was taken without a ttl: it lives as long as"
+                                + " the ZooKeeper session and has no deadline to renew");
             }
             held.checkValid();
             return;

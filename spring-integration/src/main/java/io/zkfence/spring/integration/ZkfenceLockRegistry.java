@@ -40,7 +40,8 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
  *     registries do, so the caller learns its work may not have been exclusive.</li>
  * </ul>
  */
-public final class ZkfenceLockRegistry implements ExpirableLockRegistry<ZkfenceLock>, RenewableLockRegistry<ZkfenceLock> {
+public final class ZkfenceLockRegistry
+        implements ExpirableLockRegistry<ZkfenceLock>, RenewableLockRegistry<ZkfenceLock> {
 
     private final LockClient client;
     private final Duration defaultTtl;
@@ -126,7 +127,8 @@ public final class ZkfenceLockRegistry implements ExpirableLockRegistry<ZkfenceL
     private RegistryLock held(Object lockKey) {
         RegistryLock lock = lockKey instanceof String name ? locks.get(name) : null;
         if (lock == null) {
-            throw new IllegalMonitorStateException("lock '" + lockKey + "' was not obtained from this registry or has expired");
+            throw new IllegalMonitorStateException(
+                    "lock '" + lockKey + "' was not obtained from this registry or has expired");
         }
         return lock;
     }

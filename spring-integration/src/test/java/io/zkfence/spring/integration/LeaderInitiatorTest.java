@@ -56,25 +56,34 @@ class LeaderInitiatorTest {
     @Test
     void oneLeaderAtATimeAndTheSuccessorsTokenIsHigher() {
         try (EmbeddedEnsemble zk = EmbeddedEnsemble.builder().servers(1).start();
-                LockClient clientA = LockClient.connect(zk.connectString(), LockClientConfig.builder().ownerId("a").build());
-                LockClient clientB = LockClient.connect(zk.connectString(), LockClientConfig.builder().ownerId("b").build())) {
+                LockClient clientA = LockClient.connect(
+                        zk.connectString(),
+                        LockClientConfig.builder().ownerId("a").build());
+                LockClient clientB = LockClient.connect(
+                        zk.connectString(),
+                        LockClientConfig.builder().ownerId("b").build())) {
             Recorder a = new Recorder("a", ZkfenceLockRegistry.create(clientA));
             Recorder b = new Recorder("b", ZkfenceLockRegistry.create(clientB));
             LockRegistryLeaderInitiator initiatorA = new LockRegistryLeaderInitiator(a.registry, a);
             LockRegistryLeaderInitiator initiatorB = new LockRegistryLeaderInitiator(b.registry, b);
             initiatorA.start();
-            Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> initiatorA.getContext().isLeader());
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> initiatorA.getContext().isLeader());
             initiatorB.start();
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> a.grantedTokens.size() == 1);
             // b keeps trying while a leads (busy-wait tryLock) and never leads at the same time.
-            Awaitility.await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(60))
+            Awaitility.await()
+                    .during(Duration.ofSeconds(1))
+                    .atMost(Duration.ofSeconds(60))
                     .until(() -> !initiatorB.getContext().isLeader() && b.grantedTokens.isEmpty());
 
             initiatorA.stop();
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> b.grantedTokens.size() == 1);
             assertThat(a.events).containsExactly("granted", "revoked");
             assertThat(b.grantedTokens.get(0)).isGreaterThan(a.grantedTokens.get(0));
-            assertThat(clientB.inspect(ROLE).holder()).get()
+            assertThat(clientB.inspect(ROLE).holder())
+                    .get()
                     .satisfies(h -> assertThat(h.token()).isEqualTo(b.grantedTokens.get(0)));
 
             initiatorB.getContext().yield(); // b steps down: a may take over again

@@ -13,8 +13,8 @@ import java.time.Instant;
 import java.util.ConcurrentModificationException;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -51,8 +51,12 @@ class ZkfenceLockRegistryTest {
 
     @BeforeEach
     void twoProcesses() {
-        clientA = LockClient.connect(zk.connectString(), LockClientConfig.builder().ownerId("process-a").build());
-        clientB = LockClient.connect(zk.connectString(), LockClientConfig.builder().ownerId("process-b").build());
+        clientA = LockClient.connect(
+                zk.connectString(),
+                LockClientConfig.builder().ownerId("process-a").build());
+        clientB = LockClient.connect(
+                zk.connectString(),
+                LockClientConfig.builder().ownerId("process-b").build());
         a = ZkfenceLockRegistry.create(clientA);
         b = ZkfenceLockRegistry.create(clientB);
         key = "orders:" + UUID.randomUUID();
@@ -78,7 +82,9 @@ class ZkfenceLockRegistryTest {
         assertThat(lock.token()).isEmpty();
         lock.lock();
         long first = lock.token().orElseThrow();
-        assertThat(clientA.inspect(key).holder()).get().satisfies(h -> assertThat(h.token()).isEqualTo(first));
+        assertThat(clientA.inspect(key).holder())
+                .get()
+                .satisfies(h -> assertThat(h.token()).isEqualTo(first));
         assertThat(lock.lease()).get().satisfies(l -> assertThat(l.state()).isEqualTo(LeaseState.HELD));
         lock.unlock();
         assertThat(lock.token()).isEmpty();
@@ -128,7 +134,8 @@ class ZkfenceLockRegistryTest {
 
     @Test
     void keysThatAreNotStringsOrNotValidNamesAreRejected() {
-        assertThat(assertThrows(IllegalArgumentException.class, () -> a.obtain(42))).hasMessageContaining("Strings");
+        assertThat(assertThrows(IllegalArgumentException.class, () -> a.obtain(42)))
+                .hasMessageContaining("Strings");
         assertThrows(IllegalArgumentException.class, () -> a.obtain(" "));
     }
 
@@ -191,9 +198,12 @@ class ZkfenceLockRegistryTest {
         ZkfenceLock lock = a.obtain(key);
         assertThrows(IllegalMonitorStateException.class, lock::unlock);
         lock.lock();
-        ExecutionException e = assertThrows(ExecutionException.class,
+        ExecutionException e = assertThrows(
+                ExecutionException.class,
                 () -> CompletableFuture.runAsync(lock::unlock).get(WAIT_S, TimeUnit.SECONDS));
-        assertThat(e.getCause()).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining(key);
+        assertThat(e.getCause())
+                .isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining(key);
         assertThat(lock.token()).isPresent();
         lock.unlock();
     }
@@ -259,12 +269,15 @@ class ZkfenceLockRegistryTest {
         waiterThread.get().interrupt();
         eventually().until(() -> queueLength() == 2 && !waiter.isDone());
         held.unlock();
-        assertThat(waiter.get(WAIT_S, TimeUnit.SECONDS)).describedAs("interrupt flag kept").isTrue();
+        assertThat(waiter.get(WAIT_S, TimeUnit.SECONDS))
+                .describedAs("interrupt flag kept")
+                .isTrue();
     }
 
     @Test
     void newConditionIsUnsupportedWithAClearMessage() {
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class, () -> a.obtain(key).newCondition());
+        UnsupportedOperationException e = assertThrows(
+                UnsupportedOperationException.class, () -> a.obtain(key).newCondition());
         assertThat(e).hasMessageContaining("no conditions").hasMessageContaining(key);
     }
 
@@ -281,7 +294,9 @@ class ZkfenceLockRegistryTest {
 
         ConcurrentModificationException e = assertThrows(ConcurrentModificationException.class, hung::unlock);
         assertThat(e).hasMessageContaining(key).hasMessageContaining("lost");
-        assertThat(clientA.inspect(key).holder()).get().satisfies(h -> assertThat(h.token()).isEqualTo(next.token().orElseThrow()));
+        assertThat(clientA.inspect(key).holder())
+                .get()
+                .satisfies(h -> assertThat(h.token()).isEqualTo(next.token().orElseThrow()));
         next.unlock();
     }
 
@@ -324,7 +339,8 @@ class ZkfenceLockRegistryTest {
 
     @Test
     void aDefaultTtlThatIsNotPositiveIsRejected() {
-        assertThat(assertThrows(IllegalArgumentException.class, () -> ZkfenceLockRegistry.create(clientA, Duration.ZERO)))
+        assertThat(assertThrows(
+                        IllegalArgumentException.class, () -> ZkfenceLockRegistry.create(clientA, Duration.ZERO)))
                 .hasMessageContaining("defaultTtl");
     }
 

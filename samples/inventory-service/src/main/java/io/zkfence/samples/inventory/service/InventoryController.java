@@ -36,10 +36,12 @@ public class InventoryController {
         if (quantity < 1) {
             return ResponseEntity.badRequest().body(Map.of("error", "quantity must be at least 1, was " + quantity));
         }
-        return reservations.reserve(sku, quantity)
-                .<ResponseEntity<?>>map(r -> ResponseEntity.created(URI.create("/stock/" + sku)).body(r))
-                .orElseGet(() -> ResponseEntity.status(HttpStatus.CONFLICT)
-                        .body(Map.of("error", "not enough stock of " + sku)));
+        return reservations
+                .reserve(sku, quantity)
+                .<ResponseEntity<?>>map(
+                        r -> ResponseEntity.created(URI.create("/stock/" + sku)).body(r))
+                .orElseGet(() ->
+                        ResponseEntity.status(HttpStatus.CONFLICT).body(Map.of("error", "not enough stock of " + sku)));
     }
 
     @GetMapping("/stock/{sku}")
@@ -59,7 +61,8 @@ public class InventoryController {
     /** Lock not had in time, or lost (lease, or a higher token already wrote): nothing was written; retry. */
     @ExceptionHandler({AcquireTimeoutException.class, LockException.class, StaleTokenException.class})
     ResponseEntity<Map<String, String>> retry(RuntimeException e) {
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).header("Retry-After", "1")
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header("Retry-After", "1")
                 .body(Map.of("error", String.valueOf(e.getMessage())));
     }
 }

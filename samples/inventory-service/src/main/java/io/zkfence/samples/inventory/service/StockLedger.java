@@ -34,8 +34,8 @@ public class StockLedger {
             if (available < quantity) {
                 return Optional.empty();
             }
-            try (PreparedStatement update = connection.prepareStatement(
-                    "update stock set available = available - ? where sku = ?");
+            try (PreparedStatement update =
+                            connection.prepareStatement("update stock set available = available - ? where sku = ?");
                     PreparedStatement insert = connection.prepareStatement(
                             "insert into reservation (sku, quantity, token) values (?, ?, ?)")) {
                 update.setInt(1, quantity);

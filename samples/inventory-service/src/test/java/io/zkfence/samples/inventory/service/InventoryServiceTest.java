@@ -57,19 +57,22 @@ class InventoryServiceTest {
         postgres = teardown.closeLater(PostgresServer.start());
         east = teardown.closeLater(replica("east"));
         west = teardown.closeLater(replica("west"));
-        http = teardown.closeLater(HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build());
+        http = teardown.closeLater(
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build());
     }
 
     private static ConfigurableApplicationContext replica(String name) {
-        return new SpringApplicationBuilder(InventoryApplication.class).properties(
-                "server.port=0",
-                "spring.main.banner-mode=off",
-                "zkfence.connect-string=" + zk.connectString(),
-                "zkfence.owner-id=" + name,
-                "spring.datasource.url=" + postgres.jdbcUrl(),
-                "spring.datasource.username=postgres",
-                // Generous for a loaded test machine: no request here should give up on the lock.
-                "inventory.lock-wait=30s").run();
+        return new SpringApplicationBuilder(InventoryApplication.class)
+                .properties(
+                        "server.port=0",
+                        "spring.main.banner-mode=off",
+                        "zkfence.connect-string=" + zk.connectString(),
+                        "zkfence.owner-id=" + name,
+                        "spring.datasource.url=" + postgres.jdbcUrl(),
+                        "spring.datasource.username=postgres",
+                        // Generous for a loaded test machine: no request here should give up on the lock.
+                        "inventory.lock-wait=30s")
+                .run();
     }
 
     @Test
@@ -90,7 +93,10 @@ class InventoryServiceTest {
         assertThat(statuses).filteredOn(s -> s == 409).hasSize(6);
 
         assertThat(available("SKU-1")).isZero();
-        assertThat(JSON.readTree(get(west, "/stock/SKU-1").body()).get("available").asInt()).isZero();
+        assertThat(JSON.readTree(get(west, "/stock/SKU-1").body())
+                        .get("available")
+                        .asInt())
+                .isZero();
         List<Long> tokens = reservationTokens("SKU-1");
         assertThat(tokens).hasSize(10);
         // One grant per reservation, in the order they were written: each token above the one before.
@@ -102,7 +108,9 @@ class InventoryServiceTest {
         stock("SKU-2", 5);
         // West holds the SKU's lock, then pauses past its lease (here: let go without writing);
         long westToken;
-        try (Lease lease = west.getBean(LockClient.class).lock(StockLedger.fenceKey("SKU-2")).acquire(Duration.ofSeconds(30))) {
+        try (Lease lease = west.getBean(LockClient.class)
+                .lock(StockLedger.fenceKey("SKU-2"))
+                .acquire(Duration.ofSeconds(30))) {
             westToken = lease.token();
         }
         // east takes the lock next and reserves through HTTP;
@@ -114,8 +122,8 @@ class InventoryServiceTest {
         assertThat(reservation.get("remaining").asInt()).isEqualTo(3);
 
         // west wakes up and writes with the token it had: the fence rejects it, nothing is written.
-        StaleTokenException stale = assertThrows(StaleTokenException.class,
-                () -> west.getBean(StockLedger.class).reserve("SKU-2", 3, westToken));
+        StaleTokenException stale = assertThrows(
+                StaleTokenException.class, () -> west.getBean(StockLedger.class).reserve("SKU-2", 3, westToken));
         assertThat(stale.presentedToken()).isEqualTo(westToken);
         assertThat(stale.storedToken()).isEqualTo(eastToken);
         assertThat(available("SKU-2")).isEqualTo(3);
@@ -132,19 +140,26 @@ class InventoryServiceTest {
 
     private static HttpResponse<String> reserve(ConfigurableApplicationContext replica, String sku, int quantity)
             throws IOException, InterruptedException {
-        HttpRequest request = HttpRequest.newBuilder(uri(replica, "/stock/" + sku + "/reservations?quantity=" + quantity))
-                .POST(HttpRequest.BodyPublishers.noBody()).timeout(Duration.ofSeconds(60)).build();
+        HttpRequest request = HttpRequest.newBuilder(
+                        uri(replica, "/stock/" + sku + "/reservations?quantity=" + quantity))
+                .POST(HttpRequest.BodyPublishers.noBody())
+                .timeout(Duration.ofSeconds(60))
+                .build();
         return http.send(request, HttpResponse.BodyHandlers.ofString());
     }
 
     private static HttpResponse<String> get(ConfigurableApplicationContext replica, String path)
             throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(uri(replica, path)).timeout(Duration.ofSeconds(60)).build(),
+        return http.send(
+                HttpRequest.newBuilder(uri(replica, path))
+                        .timeout(Duration.ofSeconds(60))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
     private static URI uri(ConfigurableApplicationContext replica, String path) {
-        return URI.create("http://localhost:" + replica.getEnvironment().getRequiredProperty("local.server.port") + path);
+        return URI.create(
+                "http://localhost:" + replica.getEnvironment().getRequiredProperty("local.server.port") + path);
     }
 
     private static DataSource database() {
@@ -174,7 +189,8 @@ class InventoryServiceTest {
     private static List<Long> reservationTokens(String sku) throws SQLException {
         List<Long> tokens = new ArrayList<>();
         try (Connection c = database().getConnection();
-                PreparedStatement select = c.prepareStatement("select token from reservation where sku = ? order by id")) {
+                PreparedStatement select =
+                        c.prepareStatement("select token from reservation where sku = ? order by id")) {
             select.setString(1, sku);
             try (ResultSet rs = select.executeQuery()) {
                 while (rs.next()) {
