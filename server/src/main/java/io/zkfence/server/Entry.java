@@ -1,6 +1,7 @@
 package io.zkfence.server;
 
 import java.util.Optional;
+import org.apache.zookeeper.data.Stat;
 
 /**
  * One queue entry of a lock, as read from ZooKeeper: the znode {@code e-<lockToken>-<request>-<seq>}
@@ -23,6 +24,23 @@ record Entry(
         EntryData data,
         long fencingToken,
         int version) {
+
+    /** The entry named {@code node} (a name {@link #parseName} accepts) with its data and stat as read. */
+    static Entry of(String node, EntryData data, Stat stat) {
+        String[] parts = parseName(node).orElseThrow(() -> new IllegalArgumentException("not an entry: " + node));
+        return new Entry(
+                node, Integer.parseInt(parts[3]), parts[1], parts[2], data, stat.getCzxid(), stat.getVersion());
+    }
+
+    /** The queue position of an entry's name: its sequence suffix. */
+    static int sequenceOf(String node) {
+        return Integer.parseInt(node.substring(node.lastIndexOf('-') + 1));
+    }
+
+    /** This entry as written again: new data, new version. */
+    Entry with(EntryData newData, int newVersion) {
+        return new Entry(node, sequence, lockToken, requestKey, newData, fencingToken, newVersion);
+    }
 
     /** Parses a child name; anything else under a lock's znode gives empty. */
     static Optional<String[]> parseName(String node) {

@@ -116,67 +116,75 @@ final class LeaseStore {
         String lockPath = lockPath(key);
         long deadline = clock.millis() + (wait ? waitMillis : 0);
         String requestKey = requestKey(ownerId, requestId);
-        // The entry's data version as this call last wrote it. Another version means a retry of
-        // the same request (on any replica) has taken the entry over: this call then leaves it be
-        // when it gives up.
-        int written = enqueue(
+        Entry own = enqueue(
                 lockPath,
                 requestKey,
                 requestId != null,
                 new EntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0, 0));
+        // The entry's data version as this call last wrote it. Another version means a retry of
+        // the same request (on any replica) has taken the entry over: this call then leaves it be
+        // when it gives up.
+        int written = own.version();
         long waitingSince = 0;
         try {
             while (true) {
-                long now = clock.millis();
-                List<Entry> queue = live(lockPath, now);
-                Entry own = find(
-                        queue,
-                        e -> e.requestKey().equals(requestKey)
-                                && e.data().ownerId().equals(ownerId));
-                if (own == null) {
-                    // Reaped (our waiting time ran out on every replica's clock) or released by a retry.
-                    throw alreadyHeld(key, queue, now);
+                if (own.granted()) {
+                    return grant(key, own, own.data().expiresAt()); // a retry of an acquire that was granted
                 }
-                if (!own.granted() && caller.gone()) {
+                long now = clock.millis();
+                // The child list alone orders the queue (names carry the sequence). Only the entry
+                // right ahead is read: its own waiter deals with the entries ahead of it, and if it
+                // is abandoned, nothing behind it can be granted before it ends anyway.
+                List<String> queue = queueNames(lockPath);
+                int place = queue.indexOf(own.node());
+                if (place < 0) {
+                    // Reaped (our waiting time ran out on every replica's clock) or released by a retry.
+                    throw alreadyHeld(key, head(lockPath, queue), now);
+                }
+                if (caller.gone()) {
                     giveUp(lockPath, own, written);
                     throw callerGone(key);
                 }
-                Entry head = queue.get(0);
-                if (head == own) {
-                    if (own.granted()) {
-                        return grant(key, own, own.data().expiresAt()); // a retry of an acquire that was granted
-                    }
+                if (place == 0) {
                     long expiresAt = now + ttlMillis;
-                    if (setData(lockPath, own, own.data().granted(now, expiresAt))) {
+                    Stat stat = write(lockPath, own, own.data().granted(now, expiresAt));
+                    if (stat != null) {
                         if (waitingSince > 0) {
                             metrics.waited(java.time.Duration.ofMillis(now - waitingSince));
                         }
-                        return grant(key, own, expiresAt);
+                        return new Grant(key.key(), own.lockToken(), stat.getCzxid(), ownerId, expiresAt);
                     }
-                    continue; // changed meanwhile: read again
+                    // Changed meanwhile: a retry of this request took the entry over (and may have
+                    // been granted), or it was reaped. Read it again.
+                    own = readEntry(lockPath, own.node(), null).orElse(own);
+                    continue;
+                }
+                CountDownLatch changed = new CountDownLatch(1);
+                Entry predecessor =
+                        readEntry(lockPath, queue.get(place - 1), changed).orElse(null);
+                if (predecessor == null) {
+                    continue; // gone since the list was read
+                }
+                if (predecessor.dead(now)) {
+                    // Nobody deletes an entry whose lease ran out or whose replica died while it
+                    // waited: the waiter behind it does.
+                    reap(lockPath, predecessor);
+                    continue;
                 }
                 if (now >= deadline) {
                     giveUp(lockPath, own, written);
-                    throw alreadyHeld(key, queue, now);
+                    throw alreadyHeld(key, place == 1 ? predecessor : head(lockPath, queue), now);
                 }
                 if (stopping) {
                     giveUp(lockPath, own, written);
                     throw shuttingDown();
                 }
-                int place = queue.indexOf(own);
-                Entry predecessor = queue.get(place - 1);
-                // The predecessor's delete wakes this wait, but nobody deletes an entry whose lease
-                // ran out or whose replica died while it waited: wake when the first entry ahead
-                // ends, and the read after it removes the dead.
-                long until = deadline;
-                for (Entry ahead : queue.subList(0, place)) {
-                    until = Math.min(until, ahead.endsAt());
-                }
                 if (waitingSince == 0) {
                     waitingSince = now;
                     metrics.waitStarted();
                 }
-                awaitGone(lockPath + "/" + predecessor.node(), Math.max(1, until - now), caller);
+                // The watch wakes this wait when the predecessor changes (granted, renewed) or goes.
+                await(changed, Math.max(1, Math.min(deadline, predecessor.endsAt()) - now), caller);
             }
         } finally {
             if (waitingSince > 0) {
@@ -192,35 +200,40 @@ final class LeaseStore {
      * anew: a retry racing that removal waits behind everyone, but never answers as if its own
      * wait had run out.
      *
-     * @return the entry's data version as this call wrote it, or read it if granted
+     * @return the entry, with the data and version this call wrote, or read if granted
      */
-    private int enqueue(String lockPath, String requestKey, boolean lookUp, EntryData fresh) {
+    private Entry enqueue(String lockPath, String requestKey, boolean lookUp, EntryData fresh) {
         // Only a request id can name an earlier entry; without one, skip the sync and the lookup.
         // The reads after this follow this session's own create, so they see at least what it saw.
         if (lookUp) {
             sync(lockPath);
             while (true) {
-                Entry mine = find(
-                        read(lockPath),
-                        e -> e.requestKey().equals(requestKey)
-                                && e.data().ownerId().equals(fresh.ownerId()));
+                Entry mine = null;
+                for (String node : queueNames(lockPath)) {
+                    if (Entry.parseName(node).orElseThrow()[2].equals(requestKey)) {
+                        mine = readEntry(lockPath, node, null)
+                                .filter(e -> e.data().ownerId().equals(fresh.ownerId()))
+                                .orElse(null);
+                        if (mine != null) {
+                            break;
+                        }
+                    }
+                }
                 if (mine == null) {
                     break;
                 }
                 if (mine.granted()) {
-                    return mine.version(); // a retry of an acquire that was granted: the loop answers it
+                    return mine; // a retry of an acquire that was granted: the loop answers it
                 }
-                int version = write(
-                        lockPath,
-                        mine,
-                        mine.data().waitingUntil(Math.max(mine.data().waitUntil(), fresh.waitUntil())));
-                if (version >= 0) {
-                    return version;
+                EntryData extended =
+                        mine.data().waitingUntil(Math.max(mine.data().waitUntil(), fresh.waitUntil()));
+                Stat stat = write(lockPath, mine, extended);
+                if (stat != null) {
+                    return mine.with(extended, stat.getVersion());
                 }
             }
         }
-        create(lockPath, requestKey, fresh);
-        return 0; // a new znode's data version
+        return create(lockPath, requestKey, fresh);
     }
 
     /**
@@ -254,7 +267,7 @@ final class LeaseStore {
         boolean synced = false; // see release(): sync only before an answer a stale read could get wrong
         while (true) {
             long now = clock.millis();
-            Entry e = find(read(lockPath), x -> x.lockToken().equals(lockToken));
+            Entry e = holding(lockPath, lockToken);
             if ((e == null || !e.granted() || e.dead(now)) && !synced) {
                 sync(lockPath);
                 synced = true;
@@ -276,7 +289,7 @@ final class LeaseStore {
                                 + (now - e.data().expiresAt()) + " ms ago; acquire again");
             }
             long expiresAt = now + ttlMillis;
-            if (setData(lockPath, e, e.data().renewed(expiresAt))) {
+            if (write(lockPath, e, e.data().renewed(expiresAt)) != null) {
                 return expiresAt;
             }
             if (!synced) {
@@ -299,7 +312,7 @@ final class LeaseStore {
         // lagging server, and those read again after a sync before answering.
         boolean synced = false;
         while (true) {
-            Entry e = find(read(lockPath), x -> x.lockToken().equals(lockToken));
+            Entry e = holding(lockPath, lockToken);
             if (e == null) {
                 if (!synced) {
                     sync(lockPath);
@@ -466,25 +479,45 @@ final class LeaseStore {
             for (Entry e : read(lockPath)) {
                 if (!e.dead(now)) {
                     live.add(e);
-                    continue;
-                }
-                Removal removal = remove(lockPath, e);
-                if (removal == Removal.CHANGED) {
+                } else if (!reap(lockPath, e)) {
                     outOfDate = true;
                     break;
-                }
-                if (removal == Removal.DELETED && e.granted()) {
-                    metrics.expired();
                 }
             }
             if (!outOfDate) {
                 return live;
             }
-            sync(lockPath);
         }
     }
 
+    /**
+     * Deletes an entry read as dead. A delete refused because the entry changed since the read
+     * (renewed, granted, its wait extended by a retry) means that read is out of date: this syncs,
+     * so that the caller's next read sees the change, and returns false.
+     */
+    private boolean reap(String lockPath, Entry dead) {
+        Removal removal = remove(lockPath, dead);
+        if (removal == Removal.CHANGED) {
+            sync(lockPath);
+            return false;
+        }
+        if (removal == Removal.DELETED && dead.granted()) {
+            metrics.expired();
+        }
+        return true;
+    }
+
+    /** Every entry with its data, in queue order. */
     private List<Entry> read(String lockPath) {
+        List<Entry> entries = new ArrayList<>();
+        for (String node : queueNames(lockPath)) {
+            readEntry(lockPath, node, null).ifPresent(entries::add);
+        }
+        return entries;
+    }
+
+    /** The queue's entry names in queue order (serial order, as lock-core), without their data. */
+    private List<String> queueNames(String lockPath) {
         List<String> children;
         try {
             children = zk.getChildren().forPath(lockPath);
@@ -493,60 +526,74 @@ final class LeaseStore {
         } catch (Exception e) {
             throw unavailable("reading " + lockPath, e);
         }
-        List<Entry> entries = new ArrayList<>();
-        for (String child : children) {
-            Optional<String[]> parts = Entry.parseName(child);
-            if (parts.isEmpty()) {
-                continue;
-            }
-            try {
-                Stat stat = new Stat();
-                byte[] data = zk.getData().storingStatIn(stat).forPath(lockPath + "/" + child);
-                EntryData d = json.readValue(data, EntryData.class);
-                entries.add(new Entry(
-                        child,
-                        Integer.parseInt(parts.get()[3]),
-                        parts.get()[1],
-                        parts.get()[2],
-                        d,
-                        stat.getCzxid(),
-                        stat.getVersion()));
-            } catch (KeeperException.NoNodeException gone) {
-                // released or reaped since the children read
-            } catch (Exception e) {
-                throw unavailable("reading entry " + child + " of " + lockPath, e);
-            }
-        }
-        entries.sort((a, b) -> Integer.signum(a.sequence() - b.sequence())); // serial order, as lock-core
-        return entries;
+        return children.stream()
+                .filter(node -> Entry.parseName(node).isPresent())
+                .sorted(java.util.Comparator.comparingInt(Entry::sequenceOf))
+                .toList();
     }
 
-    private void create(String lockPath, String requestKey, EntryData data) {
+    /**
+     * One entry with its data; empty if it is gone.
+     *
+     * @param changed if not null, counted down when the entry changes or goes after this read
+     */
+    private Optional<Entry> readEntry(String lockPath, String node, CountDownLatch changed) {
+        try {
+            Stat stat = new Stat();
+            String path = lockPath + "/" + node;
+            byte[] data = changed == null
+                    ? zk.getData().storingStatIn(stat).forPath(path)
+                    : zk.getData()
+                            .storingStatIn(stat)
+                            .usingWatcher((org.apache.zookeeper.Watcher) event -> changed.countDown())
+                            .forPath(path);
+            return Optional.of(Entry.of(node, json.readValue(data, EntryData.class), stat));
+        } catch (KeeperException.NoNodeException gone) {
+            return Optional.empty(); // released or reaped since the children read
+        } catch (Exception e) {
+            throw unavailable("reading entry " + node + " of " + lockPath, e);
+        }
+    }
+
+    /** The queue's first entry, if it is still there; null otherwise. */
+    private Entry head(String lockPath, List<String> queue) {
+        return queue.isEmpty() ? null : readEntry(lockPath, queue.get(0), null).orElse(null);
+    }
+
+    /** The entry of {@code lockToken} (its name carries the token), or null: only that entry is read. */
+    private Entry holding(String lockPath, String lockToken) {
+        for (String node : queueNames(lockPath)) {
+            if (Entry.parseName(node).orElseThrow()[1].equals(lockToken)) {
+                return readEntry(lockPath, node, null).orElse(null);
+            }
+        }
+        return null;
+    }
+
+    /** Queues a new entry: the entry as created, data version 0. */
+    private Entry create(String lockPath, String requestKey, EntryData data) {
         String lockToken = UUID.randomUUID().toString().replace("-", "");
         try {
-            zk.create()
+            Stat stat = new Stat();
+            String path = zk.create()
+                    .storingStatIn(stat)
                     .creatingParentContainersIfNeeded()
                     .withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                     .forPath(lockPath + "/e-" + lockToken + "-" + requestKey + "-", json.writeValueAsBytes(data));
+            return Entry.of(ZKPaths.getNodeFromPath(path), data, stat);
         } catch (Exception e) {
             throw unavailable("queueing on " + lockPath, e);
         }
     }
 
-    /** A conditional write on the version read; false if the entry changed or went meanwhile. */
-    private boolean setData(String lockPath, Entry e, EntryData data) {
-        return write(lockPath, e, data) >= 0;
-    }
-
-    /** A conditional write on the version read: the entry's new version, or -1 if it changed or went meanwhile. */
-    private int write(String lockPath, Entry e, EntryData data) {
+    /** A conditional write on the version read: the entry's new stat, or null if it changed or went meanwhile. */
+    private Stat write(String lockPath, Entry e, EntryData data) {
         try {
             return zk.setData()
                     .withVersion(e.version())
-                    .forPath(lockPath + "/" + e.node(), json.writeValueAsBytes(data))
-                    .getVersion();
+                    .forPath(lockPath + "/" + e.node(), json.writeValueAsBytes(data));
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
-            return -1;
+            return null;
         } catch (Exception ex) {
             throw unavailable("writing entry " + e.node() + " of " + lockPath, ex);
         }
@@ -557,29 +604,20 @@ final class LeaseStore {
         return remove(lockPath, e) != Removal.CHANGED;
     }
 
-    /** Waits until {@code path} is deleted, {@code millis} pass or the caller leaves. */
-    private void awaitGone(String path, long millis, CallerPresence caller) {
-        CountDownLatch gone = new CountDownLatch(1);
-        waits.add(gone);
+    /** Waits until {@code changed} is counted down, {@code millis} pass, the caller leaves or the replica stops. */
+    private void await(CountDownLatch changed, long millis, CallerPresence caller) {
+        waits.add(changed);
         if (stopping) {
-            gone.countDown(); // shutdown() ran before this wait was registered
+            changed.countDown(); // shutdown() ran before this wait was registered
         }
-        Runnable stopWatching = caller.onGone(gone::countDown);
+        Runnable stopWatching = caller.onGone(changed::countDown);
         try {
-            Stat stat = zk.checkExists()
-                    .usingWatcher((org.apache.zookeeper.Watcher) event -> gone.countDown())
-                    .forPath(path);
-            if (stat == null) {
-                return;
-            }
-            gone.await(millis, TimeUnit.MILLISECONDS);
+            changed.await(millis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockServiceException(503, "UNAVAILABLE", "interrupted while waiting for " + path);
-        } catch (Exception e) {
-            throw unavailable("watching " + path, e);
+            throw new LockServiceException(503, "UNAVAILABLE", "interrupted while waiting in the queue");
         } finally {
-            waits.remove(gone);
+            waits.remove(changed);
             stopWatching.run();
         }
     }
@@ -616,9 +654,8 @@ final class LeaseStore {
         return new Grant(key.key(), e.lockToken(), e.fencingToken(), e.data().ownerId(), expiresAt);
     }
 
-    private static LockServiceException alreadyHeld(LockKey key, List<Entry> queue, long now) {
+    private static LockServiceException alreadyHeld(LockKey key, Entry head, long now) {
         Map<String, Object> extra = new LinkedHashMap<>();
-        Entry head = queue.isEmpty() ? null : queue.get(0);
         extra.put("currentOwner", head == null ? null : head.data().ownerId());
         extra.put(
                 "retryAfterMillis",
@@ -629,10 +666,6 @@ final class LeaseStore {
                 "lock '" + key.key() + "' is held"
                         + (head == null ? "" : " by '" + head.data().ownerId() + "'"),
                 extra);
-    }
-
-    private static Entry find(List<Entry> entries, java.util.function.Predicate<Entry> which) {
-        return entries.stream().filter(which).findFirst().orElse(null);
     }
 
     private String lockPath(LockKey key) {

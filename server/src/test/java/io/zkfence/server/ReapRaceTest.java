@@ -4,8 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.testkit.EmbeddedEnsemble;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -71,18 +69,10 @@ class ReapRaceTest {
     /** {@code zk}, except that {@code hook} runs once, on the first {@code delete()} builder asked for. */
     private static CuratorFramework beforeFirstDelete(CuratorFramework zk, Runnable hook) {
         AtomicBoolean ran = new AtomicBoolean();
-        return (CuratorFramework) Proxy.newProxyInstance(
-                CuratorFramework.class.getClassLoader(),
-                new Class<?>[] {CuratorFramework.class},
-                (proxy, method, args) -> {
-                    if (method.getName().equals("delete") && ran.compareAndSet(false, true)) {
-                        hook.run();
-                    }
-                    try {
-                        return method.invoke(zk, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+        return CuratorSpy.onCall(zk, "delete", () -> {
+            if (ran.compareAndSet(false, true)) {
+                hook.run();
+            }
+        });
     }
 }
