@@ -19,7 +19,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code ./zkfence-server} as operators run it: {@link ServerCommand} in a JVM of its own, with
+ * {@code ./server} as operators run it: {@link ServerCommand} in a JVM of its own, with
  * no logging configuration given. Logback's fallback would log at DEBUG to the console (Jetty
  * alone wrote about 200 lines per request), so the command brings its own.
  */
