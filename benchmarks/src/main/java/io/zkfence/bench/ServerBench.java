@@ -350,7 +350,7 @@ final class ServerBench implements Workload {
         md.append(
                         "\nlock-core → service-wire is the service's ZooKeeper protocol (its leases outlive any replica's session, ")
                 .append(
-                        "so it writes the grant and reads the queue's data); service-wire → http is the HTTP layer, both ")
+                        "so it writes the grant, and a release reads its entry's data); service-wire → http is the HTTP layer, both ")
                 .append("sides and the JSON; http → http-jdk is the client library.\n\n");
         md.append("| bare `GET /health/live` | p50 | p99 | mean |\n|---|---:|---:|---:|\n");
         u.getLive()

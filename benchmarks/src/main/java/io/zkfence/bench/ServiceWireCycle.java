@@ -8,9 +8,9 @@ import org.apache.zookeeper.KeeperException;
 /**
  * A diagnostic cycle that splits the lock service's uncontended cost from its HTTP layer: it
  * sends exactly the ZooKeeper requests one uncontended acquire + release of the service sends
- * (acquire without a request id: create the persistent sequential entry, read the queue — the
- * child list and each entry's data — and write the grant with a versioned setData; release: read
- * the queue again and delete the entry with a versioned delete), one after another on the
+ * (acquire without a request id: create the persistent sequential entry, read the child list —
+ * which alone shows the entry first — and write the grant with a versioned setData; release: read
+ * the child list, the entry's own data, and delete it with a versioned delete), one after another on the
  * synchronous API as the service does, with entry data of the service's size, and nothing else:
  * no HTTP, no JSON, no lock logic.
  */
@@ -48,18 +48,13 @@ final class ServiceWireCycle implements Op {
         try {
             String entry =
                     curator.create().withMode(CreateMode.PERSISTENT_SEQUENTIAL).forPath(lock + "/e-", DATA);
-            readQueue();
+            curator.getChildren().forPath(lock);
             curator.setData().withVersion(0).forPath(entry, DATA);
-            readQueue();
+            curator.getChildren().forPath(lock);
+            curator.getData().forPath(entry);
             curator.delete().withVersion(1).forPath(entry);
         } catch (Exception e) {
             throw new IllegalStateException("service-wire cycle on " + lock + " failed", e);
-        }
-    }
-
-    private void readQueue() throws Exception {
-        for (String child : curator.getChildren().forPath(lock)) {
-            curator.getData().forPath(lock + "/" + child);
         }
     }
 }

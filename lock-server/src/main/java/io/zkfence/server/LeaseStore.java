@@ -85,34 +85,6 @@ final class LeaseStore {
         if (stopping) {
             throw shuttingDown();
         }
-        return acquireOnce(key, ownerId, ttlMillis, wait, waitMillis, requestId, caller);
-    }
-
-    /**
-     * Stops waiting: every acquire waiting here removes its queue entry and answers 503
-     * {@code SHUTTING_DOWN} (retry on another replica), new acquires are refused the same way.
-     * The HTTP layer waits for their answers before it stops.
-     */
-    void shutdown() {
-        stopping = true;
-        waits.forEach(CountDownLatch::countDown);
-    }
-
-    private static LockServiceException shuttingDown() {
-        return new LockServiceException(
-                503,
-                "SHUTTING_DOWN",
-                "this replica is shutting down; retry the acquire with the" + " same requestId on another replica");
-    }
-
-    private Grant acquireOnce(
-            LockKey key,
-            String ownerId,
-            long ttlMillis,
-            boolean wait,
-            long waitMillis,
-            String requestId,
-            CallerPresence caller) {
         String lockPath = lockPath(key);
         long deadline = clock.millis() + (wait ? waitMillis : 0);
         String requestKey = requestKey(ownerId, requestId);
@@ -191,6 +163,23 @@ final class LeaseStore {
                 metrics.waitEnded();
             }
         }
+    }
+
+    /**
+     * Stops waiting: every acquire waiting here removes its queue entry and answers 503
+     * {@code SHUTTING_DOWN} (retry on another replica), new acquires are refused the same way.
+     * The HTTP layer waits for their answers before it stops.
+     */
+    void shutdown() {
+        stopping = true;
+        waits.forEach(CountDownLatch::countDown);
+    }
+
+    private static LockServiceException shuttingDown() {
+        return new LockServiceException(
+                503,
+                "SHUTTING_DOWN",
+                "this replica is shutting down; retry the acquire with the same requestId on another replica");
     }
 
     /**

@@ -166,9 +166,26 @@ public final class EmbeddedEnsemble implements AutoCloseable {
                 .orElseThrow(() -> new IllegalStateException("no leader in the ensemble " + connectString()));
     }
 
-    /** Waits until every server serves: one leader and the rest followers (or one standalone server). */
-    private void awaitQuorum() throws InterruptedException {
-        long deadline = System.nanoTime() + QUORUM_WAIT.toNanos();
+    /**
+     * Waits until every server serves: one leader and the others followers (or one standalone
+     * server). A server {@link #restart restarted} rejoins after an election round or a sync with
+     * the leader; until it has, the ensemble survives one failure fewer than its size says.
+     *
+     * @param within how long to wait at most
+     * @throws IllegalStateException if some server does not serve within that time (the message
+     *                               lists every server's mode), or the thread is interrupted
+     */
+    public void awaitAllServing(Duration within) {
+        try {
+            awaitQuorum(within);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for the servers " + connectString(), e);
+        }
+    }
+
+    private void awaitQuorum(Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
         while (true) {
             List<String> modes = servers().stream().map(this::mode).toList();
             long leaders = modes.stream()
@@ -179,8 +196,8 @@ public final class EmbeddedEnsemble implements AutoCloseable {
                 return;
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("ZooKeeper servers " + connectString() + " formed no quorum within "
-                        + QUORUM_WAIT.toSeconds() + " s (modes " + modes + ")");
+                throw new IllegalStateException("ZooKeeper servers " + connectString() + " did not all serve within "
+                        + within.toMillis() + " ms (modes " + modes + ")");
             }
             Thread.sleep(50); // polling an election, not synchronising threads
         }
@@ -266,7 +283,7 @@ public final class EmbeddedEnsemble implements AutoCloseable {
                 try {
                     cluster.start();
                     EmbeddedEnsemble ensemble = new EmbeddedEnsemble(cluster, tickTime);
-                    ensemble.awaitQuorum();
+                    ensemble.awaitQuorum(QUORUM_WAIT);
                     return ensemble;
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();

@@ -61,10 +61,29 @@ class EmbeddedEnsembleTest {
             assertThat(zk.mode(follower)).isEmpty();
             client.create().creatingParentsIfNeeded().forPath("/testkit/with-one-down", new byte[] {1});
             zk.restart(follower);
-            org.awaitility.Awaitility.await()
-                    .atMost(Duration.ofSeconds(60))
-                    .until(() -> zk.mode(follower).equals("follower"));
+            zk.awaitAllServing(Duration.ofSeconds(60));
+            assertThat(zk.mode(follower)).isEqualTo("follower");
             assertThat(client.getData().forPath("/testkit/with-one-down")).containsExactly(1);
+        }
+    }
+
+    @Test
+    void waitingForAllServersWhileOneIsDownFailsNamingEveryServersMode() {
+        InstanceSpec follower = zk.servers().stream()
+                .filter(s -> zk.mode(s).equals("follower"))
+                .findFirst()
+                .orElseThrow();
+        zk.kill(follower);
+        try {
+            IllegalStateException notAll =
+                    assertThrows(IllegalStateException.class, () -> zk.awaitAllServing(Duration.ofMillis(300)));
+            assertThat(notAll)
+                    .hasMessageContaining("did not all serve within 300 ms")
+                    .hasMessageContaining("leader")
+                    .hasMessageContaining("follower");
+        } finally {
+            zk.restart(follower);
+            zk.awaitAllServing(Duration.ofSeconds(60));
         }
     }
 

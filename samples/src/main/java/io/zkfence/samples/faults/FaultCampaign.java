@@ -277,7 +277,9 @@ public final class FaultCampaign {
                                 ensemble.kill(server);
                                 sleep(Duration.ofSeconds(3));
                                 ensemble.restart(server);
-                                awaitAllServing(ensemble);
+                                // Until the restarted server has rejoined, killing another would take
+                                // the quorum away, which tests nothing but an outage.
+                                ensemble.awaitAllServing(Duration.ofSeconds(120));
                             });
                 } finally {
                     serverDown.release();
@@ -328,26 +330,6 @@ public final class FaultCampaign {
         long end = System.currentTimeMillis();
         events.add(new FaultEvent(kind, target, start, end, what));
         lastFaultEnd.accumulateAndGet(end, Math::max);
-    }
-
-    /**
-     * Waits until every server serves again (one leader, the others followers): a restarted server
-     * that has not rejoined yet is still down as far as the quorum goes, and killing another one
-     * then would take the quorum away, which tests nothing but an outage.
-     */
-    private static void awaitAllServing(EmbeddedEnsemble ensemble) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-        while (true) {
-            List<String> modes = ensemble.servers().stream().map(ensemble::mode).toList();
-            if (modes.stream().filter("leader"::equals).count() == 1
-                    && modes.stream().filter("follower"::equals).count() == modes.size() - 1) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the ZooKeeper servers did not all serve again within 120 s: " + modes);
-            }
-            sleep(Duration.ofMillis(100));
-        }
     }
 
     /** The leader, or null while an election runs (a restarted server may still be rejoining). */
