@@ -194,10 +194,22 @@ public final class ServerCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("give exactly one of --api-keys FILE or --no-auth");
             }
             if (digest != null && !digest.isBlank() && digest.indexOf(':') < 1) {
-                throw new IllegalArgumentException("--digest must be user:password");
+                throw new IllegalArgumentException("--digest (ZKFENCE_ZK_DIGEST) must be user:password");
+            }
+            if (port < 0 || port > 65_535) {
+                throw new IllegalArgumentException("--port (ZKFENCE_PORT) must be from 0 to 65535, was " + port);
+            }
+            if (maxTtlMillis < 1) {
+                throw new IllegalArgumentException(
+                        "--max-ttl-ms (ZKFENCE_MAX_TTL_MS) must be at least 1, was " + maxTtlMillis);
+            }
+            if (maxWaitMillis < 0) {
+                throw new IllegalArgumentException(
+                        "--max-wait-ms (ZKFENCE_MAX_WAIT_MS) must not be negative, was " + maxWaitMillis);
             }
             if (auditRetention < 1) {
-                throw new IllegalArgumentException("--audit-retention must be at least 1, was " + auditRetention);
+                throw new IllegalArgumentException(
+                        "--audit-retention (ZKFENCE_AUDIT_RETENTION) must be at least 1, was " + auditRetention);
             }
             settings = new ServerSettings(
                     bind, port, maxTtlMillis, maxWaitMillis, noAuth ? ApiKeys.open() : ApiKeys.load(apiKeys), tls());

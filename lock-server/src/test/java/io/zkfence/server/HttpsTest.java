@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.zkfence.testing.Keytool;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.io.IOException;
 import java.net.Socket;
@@ -18,7 +19,6 @@ import java.security.KeyStore;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
-import java.util.concurrent.TimeUnit;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
@@ -50,36 +50,7 @@ class HttpsTest {
     @BeforeAll
     static void certificateAndEnsemble() throws Exception {
         keyStore = dir.resolve("server.p12");
-        Process keytool = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "keytool")
-                                .toString(),
-                        "-genkeypair",
-                        "-alias",
-                        "server",
-                        "-keyalg",
-                        "EC",
-                        "-groupname",
-                        "secp256r1",
-                        "-dname",
-                        "CN=localhost",
-                        "-ext",
-                        "SAN=ip:127.0.0.1,dns:localhost",
-                        "-validity",
-                        "2",
-                        "-storetype",
-                        "PKCS12",
-                        "-keystore",
-                        keyStore.toString(),
-                        "-storepass",
-                        PASSWORD,
-                        "-keypass",
-                        PASSWORD)
-                .redirectErrorStream(true)
-                .start();
-        assertThat(keytool.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(keytool.exitValue())
-                .as(new String(keytool.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
-                .isZero();
+        Keytool.selfSigned(keyStore, "server", "EC", "localhost", PASSWORD);
         ensemble = EmbeddedEnsemble.builder().servers(1).start();
     }
 

@@ -9,6 +9,7 @@ import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
 import io.zkfence.samples.testing.EnsembleClients;
 import io.zkfence.testing.Ensemble;
+import io.zkfence.testing.TlsZooKeeperServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;

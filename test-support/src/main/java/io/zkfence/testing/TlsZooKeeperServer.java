@@ -1,4 +1,4 @@
-package io.zkfence.samples.operations;
+package io.zkfence.testing;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,12 +13,18 @@ import java.util.concurrent.TimeUnit;
  * JVM of its own: its TLS settings are JVM-wide system properties, which must not leak into the
  * test JVM's clients. The key pair and its self-signed certificate are made with the JDK's keytool.
  */
-final class TlsZooKeeperServer implements AutoCloseable {
+public final class TlsZooKeeperServer implements AutoCloseable {
 
-    static final String PASSWORD = "changeit";
+    /** The password of every key and trust store made here. */
+    public static final String PASSWORD = "changeit";
 
-    /** A key store with a key pair and its certificate, and a trust store holding only that certificate. */
-    record Stores(Path keyStore, Path trustStore) {}
+    /**
+     * A key store with a key pair and its certificate, and a trust store holding only that certificate.
+     *
+     * @param keyStore   PKCS#12, the key pair under alias {@code zk}
+     * @param trustStore PKCS#12, the certificate as a trusted entry
+     */
+    public record Stores(Path keyStore, Path trustStore) {}
 
     private final Process process;
     private final int port;
@@ -30,7 +36,22 @@ final class TlsZooKeeperServer implements AutoCloseable {
         this.stores = stores;
     }
 
-    static TlsZooKeeperServer start(Path dir) throws IOException, InterruptedException {
+    /**
+     * Starts a standalone server with a fresh key pair ({@link #stores()}) on a free port, its data,
+     * configuration and log ({@code server.log}) under {@code dir}. It may take a few seconds to
+     * accept connections: clients wait for theirs.
+     *
+     * @throws UncheckedIOException if the files cannot be written or the JVM not started
+     */
+    public static TlsZooKeeperServer start(Path dir) {
+        try {
+            return startIn(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start a TLS ZooKeeper server in " + dir, e);
+        }
+    }
+
+    private static TlsZooKeeperServer startIn(Path dir) throws IOException {
         Stores stores = keyPair(dir, "server", "localhost");
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
@@ -61,33 +82,17 @@ final class TlsZooKeeperServer implements AutoCloseable {
     /**
      * A PKCS12 key store with a fresh RSA key pair and a self-signed certificate for {@code host}
      * and 127.0.0.1, and a trust store with that certificate as a trusted entry (ZooKeeper's trust
-     * manager only takes trusted-certificate entries as anchors).
+     * manager only takes trusted-certificate entries as anchors), as {@code name-key.p12} and
+     * {@code name-trust.p12} under {@code dir}.
+     *
+     * @throws IllegalStateException if keytool fails
      */
-    static Stores keyPair(Path dir, String name, String host) throws IOException, InterruptedException {
+    public static Stores keyPair(Path dir, String name, String host) {
         Path keyStore = dir.resolve(name + "-key.p12");
         Path certificate = dir.resolve(name + ".pem");
         Path trustStore = dir.resolve(name + "-trust.p12");
-        keytool(
-                "-genkeypair",
-                "-alias",
-                "zk",
-                "-keyalg",
-                "RSA",
-                "-keysize",
-                "2048",
-                "-dname",
-                "CN=" + host,
-                "-ext",
-                "SAN=dns:" + host + ",ip:127.0.0.1",
-                "-validity",
-                "2",
-                "-storetype",
-                "PKCS12",
-                "-keystore",
-                keyStore.toString(),
-                "-storepass",
-                PASSWORD);
-        keytool(
+        Keytool.selfSigned(keyStore, "zk", "RSA", host, PASSWORD);
+        Keytool.run(
                 "-exportcert",
                 "-alias",
                 "zk",
@@ -98,7 +103,7 @@ final class TlsZooKeeperServer implements AutoCloseable {
                 PASSWORD,
                 "-file",
                 certificate.toString());
-        keytool(
+        Keytool.run(
                 "-importcert",
                 "-alias",
                 "zk",
@@ -113,24 +118,13 @@ final class TlsZooKeeperServer implements AutoCloseable {
         return new Stores(keyStore, trustStore);
     }
 
-    private static void keytool(String... args) throws IOException, InterruptedException {
-        List<String> command = new java.util.ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-        command.addAll(List.of(args));
-        command.add("-noprompt");
-        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String output = new String(p.getInputStream().readAllBytes());
-        if (!p.waitFor(1, TimeUnit.MINUTES) || p.exitValue() != 0) {
-            throw new IllegalStateException("keytool " + args[0] + " failed: " + output);
-        }
-    }
-
-    String connectString() {
+    /** The server's {@code 127.0.0.1:port}, TLS only. */
+    public String connectString() {
         return "127.0.0.1:" + port;
     }
 
     /** The server's key pair and a trust store with its certificate (self-signed: also what clients trust). */
-    Stores stores() {
+    public Stores stores() {
         return stores;
     }
 
