@@ -1,10 +1,11 @@
 package io.zkfence.server;
 
+import java.util.Comparator;
 import java.util.Optional;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * One queue entry of a lock, as read from ZooKeeper: the znode {@code e-<lockToken>-<request>-<seq>}
+ * One queue entry of a lock, as read from ZooKeeper: the znode {@code [_c_<uuid>-]e-<lockToken>-<request>-<seq>}
  * (persistent sequential: it outlives the session of the replica that created it) and its data.
  * The lease lives here, not on any replica's session.
  *
@@ -25,6 +26,11 @@ record Entry(
         long fencingToken,
         int version) {
 
+    /** Curator's protected-create prefix: {@code _c_}, a 36-character UUID and a dash. */
+    private static final String PROTECTED_PREFIX = "_c_";
+
+    private static final int PROTECTED_LENGTH = PROTECTED_PREFIX.length() + 36 + 1;
+
     /** The entry named {@code node} (a name {@link #parseName} accepts) with its data and stat as read. */
     static Entry of(String node, EntryData data, Stat stat) {
         String[] parts = parseName(node).orElseThrow(() -> new IllegalArgumentException("not an entry: " + node));
@@ -32,9 +38,17 @@ record Entry(
                 node, Integer.parseInt(parts[3]), parts[1], parts[2], data, stat.getCzxid(), stat.getVersion());
     }
 
-    /** The queue position of an entry's name: its sequence suffix. */
-    static int sequenceOf(String node) {
-        return Integer.parseInt(node.substring(node.lastIndexOf('-') + 1));
+    /**
+     * Queue order of entry names (names {@link #parseName} accepts): their sequence suffixes
+     * compared in serial-number arithmetic, as lock-core orders its queue. The suffix is a signed
+     * 32-bit counter that turns negative after 2^31 child changes of one lock znode; the
+     * difference of two suffixes keeps the right order as long as the live entries span fewer.
+     */
+    static final Comparator<String> QUEUE_ORDER = (a, b) -> Integer.signum(sequenceOf(a) - sequenceOf(b));
+
+    private static int sequenceOf(String node) {
+        // Not the text after the last dash: past 2^31 the suffix is negative, "-2147483648".
+        return Integer.parseInt(parseName(node).orElseThrow()[3]);
     }
 
     /** This entry as written again: new data, new version. */
@@ -42,9 +56,20 @@ record Entry(
         return new Entry(node, sequence, lockToken, requestKey, newData, fencingToken, newVersion);
     }
 
-    /** Parses a child name; anything else under a lock's znode gives empty. */
+    /**
+     * Parses a child name, {@code [_c_<uuid>-]e-<lockToken>-<requestKey>-<seq>}, into
+     * {@code e}, lock token, request key and sequence; anything else under a lock's znode gives
+     * empty. The optional prefix is Curator's protected-create mark: after a connection loss
+     * Curator looks for it before it creates again, so a create whose answer was lost does not
+     * leave a second entry for the same request.
+     */
     static Optional<String[]> parseName(String node) {
-        String[] parts = node.split("-", 4);
+        String bare = node.startsWith(PROTECTED_PREFIX)
+                        && node.length() > PROTECTED_LENGTH
+                        && node.charAt(PROTECTED_LENGTH - 1) == '-'
+                ? node.substring(PROTECTED_LENGTH)
+                : node;
+        String[] parts = bare.split("-", 4);
         if (parts.length != 4 || !parts[0].equals("e") || parts[3].length() < 10) {
             return Optional.empty();
         }

@@ -98,6 +98,10 @@ final class LeaseStore {
         // when it gives up.
         int written = own.version();
         long waitingSince = 0;
+        // True when the entry ahead was the holder and has gone since: a holder has no entry ahead
+        // of it (it was first when granted, and entries are only added behind), so this entry is
+        // first now and need not read the queue again before it writes its grant.
+        boolean holderGone = false;
         try {
             while (true) {
                 if (own.granted()) {
@@ -107,7 +111,8 @@ final class LeaseStore {
                 // The child list alone orders the queue (names carry the sequence). Only the entry
                 // right ahead is read: its own waiter deals with the entries ahead of it, and if it
                 // is abandoned, nothing behind it can be granted before it ends anyway.
-                List<String> queue = queueNames(lockPath);
+                List<String> queue = holderGone ? List.of(own.node()) : queueNames(lockPath);
+                holderGone = false;
                 int place = queue.indexOf(own.node());
                 if (place < 0) {
                     // Reaped (our waiting time ran out on every replica's clock) or released by a retry.
@@ -131,9 +136,9 @@ final class LeaseStore {
                     own = readEntry(lockPath, own.node(), null).orElse(own);
                     continue;
                 }
-                CountDownLatch changed = new CountDownLatch(1);
+                PredecessorWatch watch = new PredecessorWatch();
                 Entry predecessor =
-                        readEntry(lockPath, queue.get(place - 1), changed).orElse(null);
+                        readEntry(lockPath, queue.get(place - 1), watch).orElse(null);
                 if (predecessor == null) {
                     continue; // gone since the list was read
                 }
@@ -156,7 +161,8 @@ final class LeaseStore {
                     metrics.waitStarted();
                 }
                 // The watch wakes this wait when the predecessor changes (granted, renewed) or goes.
-                await(changed, Math.max(1, Math.min(deadline, predecessor.endsAt()) - now), caller);
+                await(watch.latch(), Math.max(1, Math.min(deadline, predecessor.endsAt()) - now), caller);
+                holderGone = predecessor.granted() && watch.deleted();
             }
         } finally {
             if (waitingSince > 0) {
@@ -517,25 +523,22 @@ final class LeaseStore {
         }
         return children.stream()
                 .filter(node -> Entry.parseName(node).isPresent())
-                .sorted(java.util.Comparator.comparingInt(Entry::sequenceOf))
+                .sorted(Entry.QUEUE_ORDER)
                 .toList();
     }
 
     /**
      * One entry with its data; empty if it is gone.
      *
-     * @param changed if not null, counted down when the entry changes or goes after this read
+     * @param watch if not null, set on the entry: it fires when the entry changes or goes after this read
      */
-    private Optional<Entry> readEntry(String lockPath, String node, CountDownLatch changed) {
+    private Optional<Entry> readEntry(String lockPath, String node, PredecessorWatch watch) {
         try {
             Stat stat = new Stat();
             String path = lockPath + "/" + node;
-            byte[] data = changed == null
+            byte[] data = watch == null
                     ? zk.getData().storingStatIn(stat).forPath(path)
-                    : zk.getData()
-                            .storingStatIn(stat)
-                            .usingWatcher((org.apache.zookeeper.Watcher) event -> changed.countDown())
-                            .forPath(path);
+                    : zk.getData().storingStatIn(stat).usingWatcher(watch).forPath(path);
             return Optional.of(Entry.of(node, json.readValue(data, EntryData.class), stat));
         } catch (KeeperException.NoNodeException gone) {
             return Optional.empty(); // released or reaped since the children read
@@ -564,9 +567,12 @@ final class LeaseStore {
         String lockToken = UUID.randomUUID().toString().replace("-", "");
         try {
             Stat stat = new Stat();
+            // Protected: if the answer is lost, Curator finds the entry by its mark before it
+            // creates again, so one acquire never queues twice.
             String path = zk.create()
                     .storingStatIn(stat)
                     .creatingParentContainersIfNeeded()
+                    .withProtection()
                     .withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                     .forPath(lockPath + "/e-" + lockToken + "-" + requestKey + "-", json.writeValueAsBytes(data));
             return Entry.of(ZKPaths.getNodeFromPath(path), data, stat);

@@ -36,6 +36,7 @@ class QueueReadsTest {
     private LeaseStore seed;
     private LeaseStore counted;
     private final AtomicInteger dataReads = new AtomicInteger();
+    private final AtomicInteger listReads = new AtomicInteger();
     private final ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor();
     private Grant holder;
     private final List<Future<Grant>> waiting = new ArrayList<>();
@@ -47,7 +48,13 @@ class QueueReadsTest {
         countedZk = client();
         seed = new LeaseStore(seedZk, "/reads", Clock.systemUTC(), 3);
         counted = new LeaseStore(
-                CuratorSpy.onCall(countedZk, "getData", dataReads::incrementAndGet), "/reads", Clock.systemUTC(), 3);
+                CuratorSpy.onCall(
+                        CuratorSpy.onCall(countedZk, "getData", dataReads::incrementAndGet),
+                        "getChildren",
+                        listReads::incrementAndGet),
+                "/reads",
+                Clock.systemUTC(),
+                3);
         holder = seed.acquire(KEY, "holder", 60_000, false, 0, null, CallerPresence.UNWATCHED);
         for (int i = 0; i < WAITERS; i++) {
             String owner = "waiter-" + i;
@@ -96,6 +103,26 @@ class QueueReadsTest {
         // The entry ahead when queued, again when the wait ran out, and the holder for the answer:
         // three reads with nine entries ahead.
         assertThat(dataReads).as("entries read by the waiter").hasValue(3);
+    }
+
+    @Test
+    void aWaiterRightBehindTheHolderIsGrantedOnTheReleaseWithoutReadingTheQueueAgain() throws Exception {
+        LockKey other = LockKey.parse("inventory:sku-other");
+        Grant first = seed.acquire(other, "first", 60_000, false, 0, null, CallerPresence.UNWATCHED);
+        Future<Grant> next = threads.submit(
+                () -> counted.acquire(other, "next", 60_000, true, 60_000, null, CallerPresence.UNWATCHED));
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() -> seed.status(other).size() == 2);
+
+        assertThat(seed.release(other, first.lockToken(), "first")).isTrue();
+
+        Grant granted = next.get();
+        assertThat(granted.ownerId()).isEqualTo("next");
+        assertThat(granted.fencingToken()).isGreaterThan(first.fencingToken());
+        // The child list once, when queueing; the holder's data once, with the watch that woke it.
+        assertThat(listReads).as("child lists read by the waiter").hasValue(1);
+        assertThat(dataReads).as("entries read by the waiter").hasValue(1);
     }
 
     private CuratorFramework client() {
