@@ -1,6 +1,7 @@
 package io.zkfence.server;
 
-import java.util.Comparator;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import org.apache.zookeeper.data.Stat;
 
@@ -39,16 +40,21 @@ record Entry(
     }
 
     /**
-     * Queue order of entry names (names {@link #parseName} accepts): their sequence suffixes
-     * compared in serial-number arithmetic, as lock-core orders its queue. The suffix is a signed
-     * 32-bit counter that turns negative after 2^31 child changes of one lock znode; the
-     * difference of two suffixes keeps the right order as long as the live entries span fewer.
+     * The entries among {@code children} (names {@link #parseName} accepts; others are left out),
+     * in queue order: their sequence suffixes compared in serial-number arithmetic, as lock-core
+     * orders its queue. The suffix is a signed 32-bit counter that turns negative after 2^31 child
+     * changes of one lock znode; the difference of two suffixes keeps the right order as long as
+     * the live entries span fewer. Each name is parsed once: a long queue is sorted on every read.
      */
-    static final Comparator<String> QUEUE_ORDER = (a, b) -> Integer.signum(sequenceOf(a) - sequenceOf(b));
-
-    private static int sequenceOf(String node) {
-        // Not the text after the last dash: past 2^31 the suffix is negative, "-2147483648".
-        return Integer.parseInt(parseName(node).orElseThrow()[3]);
+    static List<String> inQueueOrder(List<String> children) {
+        record Named(String node, int sequence) {}
+        List<Named> entries = new ArrayList<>(children.size());
+        for (String node : children) {
+            // Not the text after the last dash: past 2^31 the suffix is negative, "-2147483648".
+            parseName(node).ifPresent(parts -> entries.add(new Named(node, Integer.parseInt(parts[3]))));
+        }
+        entries.sort((a, b) -> Integer.signum(a.sequence() - b.sequence()));
+        return entries.stream().map(Named::node).toList();
     }
 
     /** This entry as written again: new data, new version. */

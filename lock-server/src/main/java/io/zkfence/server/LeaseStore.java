@@ -521,10 +521,7 @@ final class LeaseStore {
         } catch (Exception e) {
             throw unavailable("reading " + lockPath, e);
         }
-        return children.stream()
-                .filter(node -> Entry.parseName(node).isPresent())
-                .sorted(Entry.QUEUE_ORDER)
-                .toList();
+        return Entry.inQueueOrder(children);
     }
 
     /**

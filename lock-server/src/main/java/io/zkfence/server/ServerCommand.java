@@ -168,7 +168,7 @@ public final class ServerCommand implements Callable<Integer> {
                 .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000));
         if (digest != null && !digest.isBlank()) {
             if (digest.indexOf(':') < 1) {
-                throw new IllegalArgumentException("--digest must be user:password");
+                throw new IllegalArgumentException("--digest (ZKFENCE_ZK_DIGEST) must be user:password");
             }
             b.authorization("digest", digest.getBytes(java.nio.charset.StandardCharsets.UTF_8))
                     .aclProvider(new ACLProvider() {
@@ -195,17 +195,6 @@ public final class ServerCommand implements Callable<Integer> {
             }
             if (digest != null && !digest.isBlank() && digest.indexOf(':') < 1) {
                 throw new IllegalArgumentException("--digest (ZKFENCE_ZK_DIGEST) must be user:password");
-            }
-            if (port < 0 || port > 65_535) {
-                throw new IllegalArgumentException("--port (ZKFENCE_PORT) must be from 0 to 65535, was " + port);
-            }
-            if (maxTtlMillis < 1) {
-                throw new IllegalArgumentException(
-                        "--max-ttl-ms (ZKFENCE_MAX_TTL_MS) must be at least 1, was " + maxTtlMillis);
-            }
-            if (maxWaitMillis < 0) {
-                throw new IllegalArgumentException(
-                        "--max-wait-ms (ZKFENCE_MAX_WAIT_MS) must not be negative, was " + maxWaitMillis);
             }
             if (auditRetention < 1) {
                 throw new IllegalArgumentException(

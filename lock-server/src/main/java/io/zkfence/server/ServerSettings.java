@@ -15,15 +15,21 @@ record ServerSettings(String bind, int port, long maxTtlMillis, long maxWaitMill
     static final long DEFAULT_MAX_TTL_MILLIS = 3_600_000;
     static final long DEFAULT_MAX_WAIT_MILLIS = 300_000;
 
+    /**
+     * @throws IllegalArgumentException naming the setting as the command line and the environment
+     *                                  spell it, if a value is out of range
+     */
     ServerSettings {
         if (port < 0 || port > 65_535) {
-            throw new IllegalArgumentException("port must be from 0 to 65535, was " + port);
+            throw new IllegalArgumentException("--port (ZKFENCE_PORT) must be from 0 to 65535, was " + port);
         }
         if (maxTtlMillis < 1) {
-            throw new IllegalArgumentException("max TTL must be at least 1 ms, was " + maxTtlMillis);
+            throw new IllegalArgumentException(
+                    "--max-ttl-ms (ZKFENCE_MAX_TTL_MS) must be at least 1, was " + maxTtlMillis);
         }
         if (maxWaitMillis < 0) {
-            throw new IllegalArgumentException("max wait must not be negative, was " + maxWaitMillis);
+            throw new IllegalArgumentException(
+                    "--max-wait-ms (ZKFENCE_MAX_WAIT_MS) must not be negative, was " + maxWaitMillis);
         }
     }
 

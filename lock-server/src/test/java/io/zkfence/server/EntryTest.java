@@ -2,7 +2,6 @@ package io.zkfence.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -36,10 +35,7 @@ class EntryTest {
         String beforeWrap = "e-" + TOKEN + "-" + REQUEST + "-2147483647";
         String afterWrap = "_c_3f2b8a4e-1d2c-4b5a-9e8f-7a6b5c4d3e2f-e-" + TOKEN + "-" + REQUEST + "--2147483648";
         String earlier = "e-" + TOKEN + "-" + REQUEST + "-2147483000";
-        List<String> names = new ArrayList<>(List.of(afterWrap, beforeWrap, earlier));
-
-        names.sort(Entry.QUEUE_ORDER);
-
-        assertThat(names).containsExactly(earlier, beforeWrap, afterWrap);
+        assertThat(Entry.inQueueOrder(List.of(afterWrap, "lock-0000000007", beforeWrap, earlier)))
+                .containsExactly(earlier, beforeWrap, afterWrap);
     }
 }
