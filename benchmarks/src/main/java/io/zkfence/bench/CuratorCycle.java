@@ -5,10 +5,10 @@ import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 /** One acquire + release of Curator's InterProcessMutex, the lock users would otherwise pick. */
 final class CuratorCycle implements Op {
 
-    private final InterProcessMutex mutex;
+    private final Mutex mutex;
 
     CuratorCycle(InterProcessMutex mutex) {
-        this.mutex = mutex;
+        this.mutex = Mutex.of(mutex);
     }
 
     @Override
@@ -18,15 +18,6 @@ final class CuratorCycle implements Op {
 
     @Override
     public void run() {
-        try {
-            mutex.acquire();
-        } catch (Exception e) {
-            throw new IllegalStateException("InterProcessMutex.acquire failed", e);
-        }
-        try {
-            mutex.release();
-        } catch (Exception e) {
-            throw new IllegalStateException("InterProcessMutex.release failed", e);
-        }
+        mutex.lock().close();
     }
 }

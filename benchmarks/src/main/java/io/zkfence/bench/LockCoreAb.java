@@ -145,21 +145,10 @@ public final class LockCoreAb implements Callable<Integer> {
         }
         List<ReflectiveLockCore.Cycle> curator = new ArrayList<>();
         for (int c = 0; c < CONTENDERS; c++) {
-            InterProcessMutex mutex = new InterProcessMutex(closer.add(zk.curator()), "/ab/curator/contended");
+            Mutex mutex = Mutex.of(new InterProcessMutex(closer.add(zk.curator()), "/ab/curator/contended"));
             curator.add(critical -> {
-                try {
-                    mutex.acquire();
-                } catch (Exception e) {
-                    throw new IllegalStateException("InterProcessMutex.acquire failed", e);
-                }
-                try {
+                try (Mutex.Held held = mutex.lock()) {
                     critical.run();
-                } finally {
-                    try {
-                        mutex.release();
-                    } catch (Exception e) {
-                        throw new IllegalStateException("InterProcessMutex.release failed", e);
-                    }
                 }
                 return 0;
             });
