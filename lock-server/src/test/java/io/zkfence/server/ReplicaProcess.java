@@ -33,12 +33,9 @@ final class ReplicaProcess implements AutoCloseable {
      * @throws AssertionError if it exits or does not listen within 60 s (with what it wrote)
      */
     ReplicaProcess(List<String> jvmOptions, String... flags) {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElseThrow());
-        command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ServerCommand.class.getName()));
-        command.addAll(List.of("--port", "0", "--bind", "127.0.0.1"));
-        command.addAll(List.of(flags));
+        List<String> args = new ArrayList<>(List.of("--port", "0", "--bind", "127.0.0.1"));
+        args.addAll(List.of(flags));
+        List<String> command = commandLine(jvmOptions, args);
         try {
             process = new ProcessBuilder(command).redirectErrorStream(true).start();
         } catch (IOException e) {
@@ -52,6 +49,16 @@ final class ReplicaProcess implements AutoCloseable {
             throw new AssertionError("the replica did not start listening: " + output);
         }
         port = Integer.parseInt(listening.group(1));
+    }
+
+    /** {@link ServerCommand} with {@code args} in a new JVM: this one's java, {@code jvmOptions}, this class path. */
+    static List<String> commandLine(List<String> jvmOptions, List<String> args) {
+        List<String> command = new ArrayList<>();
+        command.add(ProcessHandle.current().info().command().orElseThrow());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), ServerCommand.class.getName()));
+        command.addAll(args);
+        return command;
     }
 
     int port() {

@@ -7,7 +7,6 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -103,13 +102,8 @@ class ServerCommandTest {
 
     /** The command in a JVM of its own (the environment is per process), with {@code env} (NAME=value) added. */
     private static ProcessResult runJvm(List<String> env, String... args) throws Exception {
-        List<String> command = new ArrayList<>(List.of(
-                ProcessHandle.current().info().command().orElseThrow(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                ServerCommand.class.getName()));
-        command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        ProcessBuilder builder =
+                new ProcessBuilder(ReplicaProcess.commandLine(List.of(), List.of(args))).redirectErrorStream(true);
         for (String setting : env) {
             String[] pair = setting.split("=", 2);
             builder.environment().put(pair[0], pair[1]);
