@@ -43,12 +43,12 @@ class ServerFailureTest extends EnsembleTestBase {
             beforeKill = lease.token();
         }
         InstanceSpec leader = ensemble.leader();
-        ensemble.cluster().killServer(leader);
+        ensemble.kill(leader);
         long afterKill;
         try (Lease lease = lock.acquire()) {
             afterKill = lease.token();
         }
-        ensemble.cluster().restartServer(leader);
+        ensemble.restart(leader);
         long afterRestart;
         try (Lease lease = lock.acquire()) {
             afterRestart = lease.token();
@@ -96,10 +96,10 @@ class ServerFailureTest extends EnsembleTestBase {
         eventually().until(() -> grants.get() >= 50);
         InstanceSpec victim = ensemble.cluster()
                 .findConnectionInstance(curatorA.getZookeeperClient().getZooKeeper());
-        ensemble.cluster().killServer(victim);
+        ensemble.kill(victim);
         int atKill = grants.get();
         eventually().until(() -> grants.get() >= atKill + 50);
-        ensemble.cluster().restartServer(victim);
+        ensemble.restart(victim);
         int atRestart = grants.get();
         eventually().until(() -> grants.get() >= atRestart + 50);
         stop.set(true);

@@ -106,10 +106,10 @@ class SoakTest extends EnsembleTestBase {
             InstanceSpec victim = kills % 3 == 0
                     ? ensemble.leader()
                     : servers.get(ThreadLocalRandom.current().nextInt(servers.size()));
-            ensemble.cluster().killServer(victim);
+            ensemble.kill(victim);
             long atKill = grants.get();
             eventually().until(() -> grants.get() >= atKill + 20);
-            ensemble.cluster().restartServer(victim);
+            ensemble.restart(victim);
             kills++;
         }
         stop.set(true);

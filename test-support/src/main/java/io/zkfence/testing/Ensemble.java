@@ -50,9 +50,19 @@ public final class Ensemble implements AutoCloseable {
                 .start());
     }
 
-    /** The underlying cluster, for killing and restarting servers. */
+    /** The underlying cluster, for its servers and their connections. */
     public TestingCluster cluster() {
         return servers.cluster();
+    }
+
+    /** Stops {@code server} abruptly; see {@link EmbeddedEnsemble#kill}. */
+    public void kill(InstanceSpec server) {
+        servers.kill(server);
+    }
+
+    /** Starts a killed {@code server} again, with its data. */
+    public void restart(InstanceSpec server) {
+        servers.restart(server);
     }
 
     public String connectString() {

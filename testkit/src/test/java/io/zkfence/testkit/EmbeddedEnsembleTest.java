@@ -3,6 +3,7 @@ package io.zkfence.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -64,6 +65,22 @@ class EmbeddedEnsembleTest {
             zk.awaitAllServing(Duration.ofSeconds(60));
             assertThat(zk.mode(follower)).isEqualTo("follower");
             assertThat(client.getData().forPath("/testkit/with-one-down")).containsExactly(1);
+        }
+    }
+
+    @Test
+    void aKilledLeaderNoLongerHoldsItsClientQuorumOrElectionPort() throws Exception {
+        InstanceSpec leader = zk.leader();
+        zk.kill(leader);
+        try {
+            for (int port : new int[] {leader.getPort(), leader.getQuorumPort(), leader.getElectionPort()}) {
+                try (ServerSocket free = new ServerSocket(port)) {
+                    assertThat(free.getLocalPort()).isEqualTo(port);
+                }
+            }
+        } finally {
+            zk.restart(leader);
+            zk.awaitAllServing(Duration.ofSeconds(60));
         }
     }
 
