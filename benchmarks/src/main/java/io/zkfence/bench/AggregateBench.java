@@ -143,19 +143,13 @@ final class AggregateBench implements Workload {
                         vsCurator,
                         1.2,
                         evidence));
-                rows.append("| ")
-                        .append(layout)
-                        .append(" | ")
-                        .append(Fmt.num(perSecond.get("floor")))
-                        .append(" | ")
-                        .append(Fmt.num(perSecond.get("zkfence")))
-                        .append(" | ")
-                        .append(Fmt.num(perSecond.get("curator")))
-                        .append(" | ")
-                        .append(Fmt.ratio(vsFloor))
-                        .append(" | ")
-                        .append(Fmt.ratio(vsCurator))
-                        .append(" |\n");
+                rows.append(Fmt.row(
+                        layout,
+                        Fmt.num(perSecond.get("floor")),
+                        Fmt.num(perSecond.get("zkfence")),
+                        Fmt.num(perSecond.get("curator")),
+                        Fmt.ratio(vsFloor),
+                        Fmt.ratio(vsCurator)));
             }
         }
         String plot = Plots.bars(

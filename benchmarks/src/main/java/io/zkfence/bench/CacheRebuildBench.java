@@ -233,23 +233,13 @@ final class CacheRebuildBench implements Workload {
             double mean = n.stream().mapToInt(Integer::intValue).average().orElseThrow();
             r.figure("cache_rebuild." + sc.id() + ".loader_calls_per_expiry.max", max);
             r.figure("cache_rebuild." + sc.id() + ".loader_calls_per_expiry.mean", mean);
-            md.append("| ")
-                    .append(sc.what)
-                    .append(" | ")
-                    .append(min)
-                    .append(" / ")
-                    .append(Fmt.num(mean))
-                    .append(" / ")
-                    .append(max)
-                    .append(" | ")
-                    .append(l.count())
-                    .append(" | ")
-                    .append(Fmt.us(l.p50()))
-                    .append(" | ")
-                    .append(Fmt.us(l.p99()))
-                    .append(" | ")
-                    .append(Fmt.us(l.max()))
-                    .append(" |\n");
+            md.append(Fmt.row(
+                    sc.what,
+                    min + " / " + Fmt.num(mean) + " / " + max,
+                    l.count(),
+                    Fmt.us(l.p50()),
+                    Fmt.us(l.p99()),
+                    Fmt.us(l.max())));
             series.get("p50 (ms)").add(l.p50() / 1000);
             series.get("p99 (ms)").add(l.p99() / 1000);
             Target t = Target.exactly(

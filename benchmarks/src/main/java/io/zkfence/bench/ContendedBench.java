@@ -180,30 +180,19 @@ final class ContendedBench implements Workload {
                     .append(" measured rounds each, after one warm-up round each).\n\n");
             md.append("| implementation | durability | grants | seconds | grants/s | requests per grant (server count) "
                     + "| acquire wait p50 | p99 | p99.9 | max |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-            totals.forEach((impl, t) -> md.append("| ")
-                    .append(impl)
-                    .append(" | ")
-                    .append(HazelcastCp.durabilityOf(impl))
-                    .append(" | ")
-                    .append(t.grants())
-                    .append(" | ")
-                    .append(Fmt.num(t.nanos() / 1e9))
-                    .append(" | ")
-                    .append(Fmt.num(perSecond.get(impl)))
-                    .append(" | ")
-                    .append(
-                            impl.equals("hazelcast")
-                                    ? "— (not ZooKeeper)"
-                                    : Fmt.num(r.figure("contended." + impl + ".requests_per_grant")))
-                    .append(" | ")
-                    .append(Fmt.us(waits.get(impl).p50()))
-                    .append(" | ")
-                    .append(Fmt.us(waits.get(impl).p99()))
-                    .append(" | ")
-                    .append(Fmt.us(waits.get(impl).p999()))
-                    .append(" | ")
-                    .append(Fmt.us(waits.get(impl).max()))
-                    .append(" |\n"));
+            totals.forEach((impl, t) -> md.append(Fmt.row(
+                    impl,
+                    HazelcastCp.durabilityOf(impl),
+                    t.grants(),
+                    Fmt.num(t.nanos() / 1e9),
+                    Fmt.num(perSecond.get(impl)),
+                    impl.equals("hazelcast")
+                            ? "— (not ZooKeeper)"
+                            : Fmt.num(r.figure("contended." + impl + ".requests_per_grant")),
+                    Fmt.us(waits.get(impl).p50()),
+                    Fmt.us(waits.get(impl).p99()),
+                    Fmt.us(waits.get(impl).p999()),
+                    Fmt.us(waits.get(impl).max()))));
             md.append("\nzkfence ÷ Curator grants/s: **")
                     .append(Fmt.ratio(ratio))
                     .append("**; zkfence ÷ Hazelcast: **")

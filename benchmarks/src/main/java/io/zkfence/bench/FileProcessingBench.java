@@ -221,19 +221,13 @@ final class FileProcessingBench implements Workload {
             r.figure("file_processing.workers_" + workers + ".files_per_s", perSecond);
             r.figure("file_processing.workers_" + workers + ".task_runs", run.taskRuns());
             r.figure("file_processing.workers_" + workers + ".completions", run.completions());
-            md.append("| ")
-                    .append(workers)
-                    .append(" | ")
-                    .append(Fmt.num(perSecond))
-                    .append(" | ")
-                    .append(Fmt.ratio(perSecond / one))
-                    .append(" | ")
-                    .append(Fmt.num(msPerFile))
-                    .append(" | ")
-                    .append(run.taskRuns())
-                    .append(" | ")
-                    .append(run.completions())
-                    .append(" |\n");
+            md.append(Fmt.row(
+                    workers,
+                    Fmt.num(perSecond),
+                    Fmt.ratio(perSecond / one),
+                    Fmt.num(msPerFile),
+                    run.taskRuns(),
+                    run.completions()));
             series.get("files/s").add(perSecond);
             categories.add(workers + (workers == 1 ? " worker" : " workers"));
             worstRuns = Math.max(worstRuns, run.taskRuns());

@@ -1,6 +1,7 @@
 package io.zkfence.bench;
 
 import java.util.Locale;
+import java.util.StringJoiner;
 
 /** Number formats for the report. */
 final class Fmt {
@@ -23,9 +24,21 @@ final class Fmt {
         return Math.abs(v) >= 100 ? String.format(Locale.ROOT, "%,.0f", v) : String.format(Locale.ROOT, "%.2f", v);
     }
 
+    /** One Markdown table row, newline included; each cell as {@link String#valueOf(Object)} writes it. */
+    static String row(Object... cells) {
+        return cells(cells) + "\n";
+    }
+
     static String latencyRow(String name, Latency l) {
-        return "| " + name + " | " + l.count() + " | " + us(l.p50()) + " | " + us(l.p99()) + " | " + us(l.p999())
-                + " | " + us(l.max()) + " | " + us(l.mean()) + " |";
+        return cells(name, l.count(), us(l.p50()), us(l.p99()), us(l.p999()), us(l.max()), us(l.mean()));
+    }
+
+    private static String cells(Object... cells) {
+        StringJoiner row = new StringJoiner(" | ", "| ", " |");
+        for (Object cell : cells) {
+            row.add(String.valueOf(cell));
+        }
+        return row.toString();
     }
 
     static final String LATENCY_HEADER =

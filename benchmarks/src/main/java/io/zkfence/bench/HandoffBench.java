@@ -155,25 +155,16 @@ final class HandoffBench implements Workload {
         md.append(
                 "| waiters | sessions | samples | p50 | p99 | p99.9 | max | watch events per release | child-list reads per hand-off |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Level l : levels) {
-            md.append("| ")
-                    .append(l.waiters())
-                    .append(" | ")
-                    .append(l.sessions())
-                    .append(" | ")
-                    .append(l.latency().count())
-                    .append(" | ")
-                    .append(Fmt.us(l.latency().p50()))
-                    .append(" | ")
-                    .append(Fmt.us(l.latency().p99()))
-                    .append(" | ")
-                    .append(Fmt.us(l.latency().p999()))
-                    .append(" | ")
-                    .append(Fmt.us(l.latency().max()))
-                    .append(" | ")
-                    .append(Fmt.num(l.watchEventsPerRelease()))
-                    .append(" | ")
-                    .append(Fmt.num(l.childrenReadsPerHandoff()))
-                    .append(" |\n");
+            md.append(Fmt.row(
+                    l.waiters(),
+                    l.sessions(),
+                    l.latency().count(),
+                    Fmt.us(l.latency().p50()),
+                    Fmt.us(l.latency().p99()),
+                    Fmt.us(l.latency().p999()),
+                    Fmt.us(l.latency().max()),
+                    Fmt.num(l.watchEventsPerRelease()),
+                    Fmt.num(l.childrenReadsPerHandoff())));
         }
         md.append("\np50 with ")
                 .append(last.waiters())

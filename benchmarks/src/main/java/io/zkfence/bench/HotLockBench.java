@@ -152,25 +152,16 @@ final class HotLockBench implements Workload {
             r.figure("hot-lock." + impl + ".grants_per_s", gps);
             r.figure("hot-lock." + impl + ".worst_share_deviation", worstShare);
             r.latency("hot-lock." + impl + ".acquire_wait", wait);
-            rows.append("| ")
-                    .append(impl)
-                    .append(" | ")
-                    .append(HazelcastCp.durabilityOf(impl))
-                    .append(" | ")
-                    .append(t.grants())
-                    .append(" | ")
-                    .append(Fmt.num(gps))
-                    .append(" | ")
-                    .append(Shares.list(t.perClient()))
-                    .append(" | ")
-                    .append(Fmt.num(100 * worstShare))
-                    .append(" % | ")
-                    .append(Fmt.us(wait.p50()))
-                    .append(" | ")
-                    .append(Fmt.us(wait.p99()))
-                    .append(" | ")
-                    .append(p99s)
-                    .append(" |\n");
+            rows.append(Fmt.row(
+                    impl,
+                    HazelcastCp.durabilityOf(impl),
+                    t.grants(),
+                    Fmt.num(gps),
+                    Shares.list(t.perClient()),
+                    Fmt.num(100 * worstShare) + " %",
+                    Fmt.us(wait.p50()),
+                    Fmt.us(wait.p99()),
+                    p99s));
         }
         r.figure("hot-lock.violations", violations);
         if (violations != 0) {

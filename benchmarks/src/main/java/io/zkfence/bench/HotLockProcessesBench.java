@@ -237,29 +237,17 @@ final class HotLockProcessesBench implements Workload {
             violations += t.violations;
             lost += t.lostUpdates;
             checked += t.checkedGrants;
-            rows.append("| ")
-                    .append(impl)
-                    .append(" | ")
-                    .append(HazelcastCp.durabilityOf(impl))
-                    .append(" | ")
-                    .append(t.totalGrants())
-                    .append(" | ")
-                    .append(Fmt.num(gps))
-                    .append(" | ")
-                    .append(Shares.list(t.grants))
-                    .append(" | ")
-                    .append(Fmt.num(100 * worst))
-                    .append(" % | ")
-                    .append(Fmt.us(wait.p50()))
-                    .append(" | ")
-                    .append(Fmt.us(wait.p99()))
-                    .append(" | ")
-                    .append(p99s)
-                    .append(" | ")
-                    .append(t.violations)
-                    .append(" / ")
-                    .append(t.lostUpdates)
-                    .append(" |\n");
+            rows.append(Fmt.row(
+                    impl,
+                    HazelcastCp.durabilityOf(impl),
+                    t.totalGrants(),
+                    Fmt.num(gps),
+                    Shares.list(t.grants),
+                    Fmt.num(100 * worst) + " %",
+                    Fmt.us(wait.p50()),
+                    Fmt.us(wait.p99()),
+                    p99s,
+                    t.violations + " / " + t.lostUpdates));
         }
         r.figure(P + "violations", violations);
         r.figure(P + "lost_updates", lost);

@@ -172,17 +172,12 @@ final class JdbcFencingBench implements Workload {
                             "p50 " + Fmt.us(fenced.p50()) + " vs " + Fmt.us(base.p50()) + ", mean "
                                     + Fmt.us(fenced.mean()) + " vs " + Fmt.us(base.mean()));
                     r.target(judged ? t : t.informational());
-                    md.append("| ")
-                            .append(p.what())
-                            .append(" | ")
-                            .append("durable".equals(mode) ? "durable" : "not flushed")
-                            .append(" | ")
-                            .append(Fmt.ratio(ratio))
-                            .append(" | ")
-                            .append(Fmt.ratio(meanRatio))
-                            .append(" | ≤ ")
-                            .append(p.bound())
-                            .append("× |\n");
+                    md.append(Fmt.row(
+                            p.what(),
+                            "durable".equals(mode) ? "durable" : "not flushed",
+                            Fmt.ratio(ratio),
+                            Fmt.ratio(meanRatio),
+                            "≤ " + p.bound() + "×"));
                 }
             }
             Map<String, List<Double>> series = new LinkedHashMap<>();

@@ -119,17 +119,12 @@ public final class LockCoreAb implements Callable<Integer> {
                 .append("|---|---:|---:|---:|---:|\n");
         double base = h.get(baselineLabel).getValueAtPercentile(50);
         double curator = h.get("curator").getValueAtPercentile(50);
-        h.forEach((name, hist) -> md.append("| ")
-                .append(name)
-                .append(" | ")
-                .append(Fmt.num(hist.getValueAtPercentile(50) / 1_000.0))
-                .append(" | ")
-                .append(Fmt.num(hist.getValueAtPercentile(99) / 1_000.0))
-                .append(" | ")
-                .append(Fmt.ratio(hist.getValueAtPercentile(50) / base))
-                .append(" | ")
-                .append(Fmt.ratio(hist.getValueAtPercentile(50) / curator))
-                .append(" |\n"));
+        h.forEach((name, hist) -> md.append(Fmt.row(
+                name,
+                Fmt.num(hist.getValueAtPercentile(50) / 1_000.0),
+                Fmt.num(hist.getValueAtPercentile(99) / 1_000.0),
+                Fmt.ratio(hist.getValueAtPercentile(50) / base),
+                Fmt.ratio(hist.getValueAtPercentile(50) / curator))));
     }
 
     private void contended(ZkCluster zk, Closer closer, List<ReflectiveLockCore> builds, StringBuilder md) {
@@ -182,17 +177,8 @@ public final class LockCoreAb implements Callable<Integer> {
                 .append("|---|---:|---:|---:|---:|\n");
         double base = rate(totals.get(baselineLabel));
         double cur = rate(totals.get("curator"));
-        totals.forEach((name, t) -> md.append("| ")
-                .append(name)
-                .append(" | ")
-                .append(Fmt.num(rate(t)))
-                .append(" | ")
-                .append(Fmt.ratio(rate(t) / base))
-                .append(" | ")
-                .append(Fmt.ratio(rate(t) / cur))
-                .append(" | ")
-                .append(t[2])
-                .append(" |\n"));
+        totals.forEach((name, t) ->
+                md.append(Fmt.row(name, Fmt.num(rate(t)), Fmt.ratio(rate(t) / base), Fmt.ratio(rate(t) / cur), t[2])));
     }
 
     private static double rate(long[] t) {

@@ -120,23 +120,15 @@ final class ManyLocksBench implements Workload {
                 .append(" | heap per held lock |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (int level : levels) {
             Latency l = lat.get(level);
-            md.append("| ")
-                    .append(level)
-                    .append(" | ")
-                    .append(l.count())
-                    .append(" | ")
-                    .append(Fmt.us(l.p50()))
-                    .append(" | ")
-                    .append(Fmt.us(l.p99()))
-                    .append(" | ")
-                    .append(Fmt.us(l.p999()))
-                    .append(" | ")
-                    .append(Fmt.us(l.max()))
-                    .append(" | ")
-                    .append(Fmt.ratio(l.p50() / lat.get(first).p50()))
-                    .append(" | ")
-                    .append(level < MIN_LEVEL_FOR_HEAP ? "— (below GC noise)" : Fmt.num(perLock.get(level)) + " bytes")
-                    .append(" |\n");
+            md.append(Fmt.row(
+                    level,
+                    l.count(),
+                    Fmt.us(l.p50()),
+                    Fmt.us(l.p99()),
+                    Fmt.us(l.p999()),
+                    Fmt.us(l.max()),
+                    Fmt.ratio(l.p50() / lat.get(first).p50()),
+                    level < MIN_LEVEL_FOR_HEAP ? "— (below GC noise)" : Fmt.num(perLock.get(level)) + " bytes"));
         }
         md.append("\n![acquire latency with many locks held](").append(plot).append(")\n");
         return new Section("4. Many locks held", md.toString());

@@ -82,19 +82,7 @@ final class ReportWriter {
                 + "says what bounds it.\n\n");
         md.append("| target | measured | bound | verdict | evidence |\n|---|---:|---:|---|---|\n");
         for (Target t : r.targets()) {
-            md.append("| ")
-                    .append(t.what())
-                    .append(" | ")
-                    .append(measured(t))
-                    .append(" | ")
-                    .append(t.comparator())
-                    .append(' ')
-                    .append(bound(t))
-                    .append(" | ")
-                    .append(verdict(t))
-                    .append(" | ")
-                    .append(t.evidence())
-                    .append(" |\n");
+            md.append(Fmt.row(t.what(), measured(t), t.comparator() + " " + bound(t), verdict(t), t.evidence()));
         }
         md.append('\n');
         for (Section s : sections) {
@@ -169,6 +157,6 @@ final class ReportWriter {
     }
 
     private static void row(StringBuilder md, String key, Object value) {
-        md.append("| ").append(key).append(" | ").append(value).append(" |\n");
+        md.append(Fmt.row(key, value));
     }
 }

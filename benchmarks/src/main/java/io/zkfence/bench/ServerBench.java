@@ -332,21 +332,14 @@ final class ServerBench implements Workload {
                 "| acquire + release, one client, no contention | what it is | p50 | p99 | p99.9 | mean | ZooKeeper requests "
                         + "per cycle (server count) |\n|---|---|---:|---:|---:|---:|---:|\n");
         u.cycles()
-                .forEach((name, l) -> md.append("| ")
-                        .append(name)
-                        .append(" | ")
-                        .append(WHAT.get(name))
-                        .append(" | ")
-                        .append(Fmt.us(l.p50()))
-                        .append(" | ")
-                        .append(Fmt.us(l.p99()))
-                        .append(" | ")
-                        .append(Fmt.us(l.p999()))
-                        .append(" | ")
-                        .append(Fmt.us(l.mean()))
-                        .append(" | ")
-                        .append(Fmt.num(u.requests().get(name)))
-                        .append(" |\n"));
+                .forEach((name, l) -> md.append(Fmt.row(
+                        name,
+                        WHAT.get(name),
+                        Fmt.us(l.p50()),
+                        Fmt.us(l.p99()),
+                        Fmt.us(l.p999()),
+                        Fmt.us(l.mean()),
+                        Fmt.num(u.requests().get(name)))));
         md.append(
                         "\nlock-core → service-wire is the service's ZooKeeper protocol (its leases outlive any replica's session, ")
                 .append(
@@ -354,37 +347,26 @@ final class ServerBench implements Workload {
                 .append("sides and the JSON; http → http-jdk is the client library.\n\n");
         md.append("| bare `GET /health/live` | p50 | p99 | mean |\n|---|---:|---:|---:|\n");
         u.getLive()
-                .forEach((client, l) -> md.append("| ")
-                        .append(client.equals("jdk") ? "`java.net.http`" : "keep-alive client")
-                        .append(" | ")
-                        .append(Fmt.us(l.p50()))
-                        .append(" | ")
-                        .append(Fmt.us(l.p99()))
-                        .append(" | ")
-                        .append(Fmt.us(l.mean()))
-                        .append(" |\n"));
+                .forEach((client, l) -> md.append(Fmt.row(
+                        client.equals("jdk") ? "`java.net.http`" : "keep-alive client",
+                        Fmt.us(l.p50()),
+                        Fmt.us(l.p99()),
+                        Fmt.us(l.mean()))));
         md.append(
                 "\n| shape | HTTP grants/s | lock-core grants/s | HTTP ÷ lock-core | ZooKeeper requests per grant, HTTP | "
                         + "lock-core |\n|---|---:|---:|---:|---:|---:|\n");
         for (String shape : List.of("hot", "many")) {
             double h = perSecond.get(shape + " http");
             double c = perSecond.get(shape + " lock-core");
-            md.append("| ")
-                    .append(
-                            shape.equals("hot")
-                                    ? "one hot key, " + HOT_CLIENTS + " waiting clients"
-                                    : MANY_KEYS + " clients on " + MANY_KEYS + " keys")
-                    .append(" | ")
-                    .append(Fmt.num(h))
-                    .append(" | ")
-                    .append(Fmt.num(c))
-                    .append(" | ")
-                    .append(Fmt.ratio(h / c))
-                    .append(" | ")
-                    .append(Fmt.num(requestsPerGrant.get(shape + " http")))
-                    .append(" | ")
-                    .append(Fmt.num(requestsPerGrant.get(shape + " lock-core")))
-                    .append(" |\n");
+            md.append(Fmt.row(
+                    shape.equals("hot")
+                            ? "one hot key, " + HOT_CLIENTS + " waiting clients"
+                            : MANY_KEYS + " clients on " + MANY_KEYS + " keys",
+                    Fmt.num(h),
+                    Fmt.num(c),
+                    Fmt.ratio(h / c),
+                    Fmt.num(requestsPerGrant.get(shape + " http")),
+                    Fmt.num(requestsPerGrant.get(shape + " lock-core"))));
         }
         md.append("\nRounds of ")
                 .append(round.toMillis())

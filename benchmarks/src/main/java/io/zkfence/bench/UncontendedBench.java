@@ -123,17 +123,12 @@ final class UncontendedBench implements Workload {
             lat.forEach((n, l) -> md.append(Fmt.latencyRow(n, l)).append('\n'));
             md.append(
                     "\n| variant | what it is | p50 ÷ floor p50 | p50 ÷ Curator p50 | requests per cycle (server count) |\n|---|---|---:|---:|---:|\n");
-            lat.forEach((n, l) -> md.append("| ")
-                    .append(n)
-                    .append(" | ")
-                    .append(WHAT.get(n))
-                    .append(" | ")
-                    .append(Fmt.ratio(l.p50() / floor.p50()))
-                    .append(" | ")
-                    .append(Fmt.ratio(l.p50() / curator.p50()))
-                    .append(" | ")
-                    .append(Fmt.num(requests.get(n)))
-                    .append(" |\n"));
+            lat.forEach((n, l) -> md.append(Fmt.row(
+                    n,
+                    WHAT.get(n),
+                    Fmt.ratio(l.p50() / floor.p50()),
+                    Fmt.ratio(l.p50() / curator.p50()),
+                    Fmt.num(requests.get(n)))));
             md.append(
                     "\nThe two diagnostic variants split zkfence's distance from the floor: floor → floor-async is what "
                             + "waiting on ZooKeeper's asynchronous API costs for both requests (a callback on ZooKeeper's event "
