@@ -107,6 +107,7 @@ public final class EmbeddedEnsemble implements AutoCloseable {
      * @throws IllegalStateException if the server could not be stopped
      */
     public void kill(InstanceSpec server) {
+        NullPointerException raced = null;
         try {
             cluster.killServer(server);
         } catch (NullPointerException e) {
@@ -115,32 +116,36 @@ public final class EmbeddedEnsemble implements AutoCloseable {
             // first, this shutdown fails on the closed log (the race of ZOOKEEPER-3803 and
             // CURATOR-575; later ZooKeeper versions log it instead of throwing). The runner's
             // shutdown goes on, so what counts is whether the server ends up down.
-            finishKill(server, e);
+            raced = e;
+            markStopped(server, e);
         } catch (Exception e) {
             throw new IllegalStateException("could not kill ZooKeeper server " + address(server), e);
         }
+        awaitPortsFree(server, raced);
+        if (raced != null) {
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "ZooKeeper server " + address(server) + " failed in its own shutdown but is down",
+                    raced);
+        }
     }
 
-    private void finishKill(InstanceSpec server, NullPointerException raced) {
+    private void markStopped(InstanceSpec server, NullPointerException raced) {
         TestingZooKeeperServer instance = cluster.getServers().stream()
                 .filter(s -> s.getInstanceSpec().equals(server))
                 .findFirst()
                 .orElseThrow();
         try {
-            // Marks the server stopped, which restart() needs, and closes again whatever the
-            // failed shutdown left open.
+            // restart() needs the server marked stopped; stop() marks it and closes again whatever
+            // the failed shutdown left open.
             instance.stop();
         } catch (IOException | RuntimeException again) {
             raced.addSuppressed(again);
         }
-        awaitPortsFree(server, raced);
-        LOG.log(
-                System.Logger.Level.WARNING,
-                "ZooKeeper server " + address(server) + " failed in its own shutdown but is down",
-                raced);
     }
 
     private static void awaitPortsFree(InstanceSpec server, RuntimeException cause) {
+        // cause: what went wrong on the way here, if anything (null when the kill went cleanly)
         long deadline = System.nanoTime() + PORTS_FREED.toNanos();
         while (!portsFree(server)) {
             if (System.nanoTime() > deadline) {
