@@ -9,6 +9,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingZooKeeperServer;
@@ -146,20 +148,17 @@ public final class EmbeddedEnsemble implements AutoCloseable {
 
     private static void awaitPortsFree(InstanceSpec server, RuntimeException cause) {
         // cause: what went wrong on the way here, if anything (null when the kill went cleanly)
-        long deadline = System.nanoTime() + PORTS_FREED.toNanos();
-        while (!portsFree(server)) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(
-                        "ZooKeeper server " + address(server) + " still holds its ports " + PORTS_FREED.toSeconds()
-                                + " s after being killed",
-                        cause);
-            }
-            try {
-                Thread.sleep(50); // polling sockets another thread closes, not synchronising threads
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while killing ZooKeeper server " + address(server), e);
-            }
+        try {
+            pollUntil(
+                    PORTS_FREED,
+                    () -> portsFree(server),
+                    () -> new IllegalStateException(
+                            "ZooKeeper server " + address(server) + " still holds its ports " + PORTS_FREED.toSeconds()
+                                    + " s after being killed",
+                            cause));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while killing ZooKeeper server " + address(server), e);
         }
     }
 
@@ -253,21 +252,34 @@ public final class EmbeddedEnsemble implements AutoCloseable {
     }
 
     private void awaitQuorum(Duration within) throws InterruptedException {
+        pollUntil(
+                within,
+                () -> serving(modes()),
+                () -> new IllegalStateException("ZooKeeper servers " + connectString() + " did not all serve within "
+                        + within.toMillis() + " ms (modes " + modes() + ")"));
+    }
+
+    private List<String> modes() {
+        return servers().stream().map(this::mode).toList();
+    }
+
+    private static boolean serving(List<String> modes) {
+        long leaders = modes.stream()
+                .filter(m -> m.equals("leader") || m.equals("standalone"))
+                .count();
+        long followers = modes.stream().filter(m -> m.equals("follower")).count();
+        return leaders == 1 && leaders + followers == modes.size();
+    }
+
+    /** Polls state that other threads change (an election, sockets closing): there is nothing to wait on. */
+    private static void pollUntil(Duration within, BooleanSupplier done, Supplier<RuntimeException> timedOut)
+            throws InterruptedException {
         long deadline = System.nanoTime() + within.toNanos();
-        while (true) {
-            List<String> modes = servers().stream().map(this::mode).toList();
-            long leaders = modes.stream()
-                    .filter(m -> m.equals("leader") || m.equals("standalone"))
-                    .count();
-            long followers = modes.stream().filter(m -> m.equals("follower")).count();
-            if (leaders == 1 && leaders + followers == modes.size()) {
-                return;
-            }
+        while (!done.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("ZooKeeper servers " + connectString() + " did not all serve within "
-                        + within.toMillis() + " ms (modes " + modes + ")");
+                throw timedOut.get();
             }
-            Thread.sleep(50); // polling an election, not synchronising threads
+            Thread.sleep(50);
         }
     }
 
