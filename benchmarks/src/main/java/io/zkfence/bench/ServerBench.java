@@ -320,7 +320,7 @@ final class ServerBench implements Workload {
             Duration round,
             int measured) {
         StringBuilder md = new StringBuilder();
-        md.append("Two replicas of the service (`EmbeddedServer`, the same code as `./server`), each its own ")
+        md.append("Two replicas of the service (`EmbeddedServer`, the same code as `./zkfence-server`), each its own ")
                 .append(
                         "ZooKeeper session on the follower every client uses. The clients are blocking HTTP/1.1 clients on ")
                 .append("keep-alive connections (as Python's `http.client` or Go's `net/http` send a request); the ")

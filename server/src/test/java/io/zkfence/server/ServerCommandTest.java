@@ -16,7 +16,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import picocli.CommandLine;
 
 /**
- * The command line of {@code ./server}: every flag in the help, and bad settings (flags, the
+ * The command line of {@code ./zkfence-server}: every flag in the help, and bad settings (flags, the
  * environment, an argument file) refused with exit code 2 and a message naming the setting,
  * before anything starts.
  */

@@ -7,7 +7,7 @@ import org.apache.curator.framework.CuratorFramework;
 /**
  * One replica of the lock service run inside another program (integration tests, benchmarks) on
  * a ZooKeeper client the caller owns, without authentication, on a free port of 127.0.0.1. The
- * same service as {@code ./server --no-auth}.
+ * same service as {@code ./zkfence-server --no-auth}.
  */
 public final class EmbeddedServer implements AutoCloseable {
 

@@ -18,12 +18,12 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code ./server}: one stateless replica of the lock service. Run as many as you like
+ * {@code ./zkfence-server}: one stateless replica of the lock service. Run as many as you like
  * against one ensemble. Every flag can also come from the environment (the name in its help) or
- * from an argument file ({@code ./server @server.args}, one flag per line).
+ * from an argument file ({@code ./zkfence-server @server.args}, one flag per line).
  */
 @Command(
-        name = "server",
+        name = "zkfence-server",
         mixinStandardHelpOptions = true,
         description = {
             "The fenced lock service over HTTP: stateless replicas over one ZooKeeper ensemble.",

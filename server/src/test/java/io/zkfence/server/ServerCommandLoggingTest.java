@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code ./server} as operators run it: {@link ServerCommand} in a JVM of its own, with
+ * {@code ./zkfence-server} as operators run it: {@link ServerCommand} in a JVM of its own, with
  * no logging configuration given. Logback's fallback would log at DEBUG to the console (Jetty
  * alone wrote about 200 lines per request), so the command brings its own.
  */

@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 import org.awaitility.Awaitility;
 
 /**
- * {@link ServerCommand} in a JVM of its own, as {@code ./server} runs it, on this test's
+ * {@link ServerCommand} in a JVM of its own, as {@code ./zkfence-server} runs it, on this test's
  * classpath: started with some JVM options and flags, and stopped with SIGTERM.
  */
 final class ReplicaProcess implements AutoCloseable {
