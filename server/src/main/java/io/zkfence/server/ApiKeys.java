@@ -113,7 +113,8 @@ final class ApiKeys {
             return ANYONE;
         }
         if (authorization == null || !authorization.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            throw new LockServiceException(401, "UNAUTHORIZED", "an API key is required: Authorization: Bearer <key>");
+            throw new LockServiceException(
+                    ErrorCode.UNAUTHORIZED, "an API key is required: Authorization: Bearer <key>");
         }
         byte[] presented = authorization.substring(7).trim().getBytes(StandardCharsets.UTF_8);
         ApiKey match = null;
@@ -123,7 +124,7 @@ final class ApiKeys {
             }
         }
         if (match == null) {
-            throw new LockServiceException(401, "UNAUTHORIZED", "the API key is not known to this server");
+            throw new LockServiceException(ErrorCode.UNAUTHORIZED, "the API key is not known to this server");
         }
         return new Caller(match.name(), match.namespaces(), match.admin());
     }
@@ -132,8 +133,7 @@ final class ApiKeys {
     static void requireNamespace(Caller caller, String namespace) {
         if (!caller.admin() && !caller.namespaces().contains(namespace)) {
             throw new LockServiceException(
-                    403,
-                    "NAMESPACE_FORBIDDEN",
+                    ErrorCode.NAMESPACE_FORBIDDEN,
                     "API key '" + caller.name() + "' is not allowed namespace '" + namespace + "'");
         }
     }
@@ -142,7 +142,7 @@ final class ApiKeys {
     static void requireAdmin(Caller caller, String what) {
         if (!caller.admin()) {
             throw new LockServiceException(
-                    403, "ADMIN_REQUIRED", what + " needs an admin API key; '" + caller.name() + "' is not one");
+                    ErrorCode.ADMIN_REQUIRED, what + " needs an admin API key; '" + caller.name() + "' is not one");
         }
     }
 

@@ -8,55 +8,76 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The service's record of forced releases: one persistent sequential znode per entry under
- * {@code <root>/_audit} (no namespace can be called that), holding lock-core's
- * {@link ForcedRelease} fields as JSON, so the service and {@code LockAdmin} describe a forced
- * release the same way. The oldest entries beyond the retention are deleted on each write.
+ * {@code <root>/_audit}, holding lock-core's {@link ForcedRelease} fields as JSON, so the service
+ * and {@code LockAdmin} describe a forced release the same way. An entry is written by an op in the
+ * same multi as the eviction it records ({@link #appendOp}): both happen, or neither. The oldest
+ * entries beyond the retention are deleted after each write.
  */
 final class AuditTrail {
 
     static final int DEFAULT_RETENTION = 1_000;
+    private static final Logger log = LoggerFactory.getLogger(AuditTrail.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final CuratorFramework zk;
+    private final ZkWire wire;
     private final String path;
     private final int retention;
-    private final ObjectMapper json = new ObjectMapper();
 
-    AuditTrail(CuratorFramework zk, String root, int retention) {
+    AuditTrail(ZkWire wire, ServicePaths paths, int retention) {
         if (retention < 1) {
             throw new IllegalArgumentException("audit retention must be at least 1, was " + retention);
         }
-        this.zk = zk;
-        this.path = ("/".equals(root) ? "" : root) + "/_audit";
+        this.wire = wire;
+        this.path = paths.audit();
         this.retention = retention;
     }
 
-    /** Appends an entry, then trims the trail to its retention. */
-    void append(ForcedRelease entry) {
+    /** Creates the trail's znode if it is missing (once, at start). */
+    void prepare() {
         try {
-            zk.create()
-                    .creatingParentContainersIfNeeded()
-                    .withMode(CreateMode.PERSISTENT_SEQUENTIAL)
-                    .forPath(path + "/a-", json.writeValueAsBytes(toJson(entry)));
-            List<String> children = new ArrayList<>(zk.getChildren().forPath(path));
+            wire.call("creating " + path, () -> wire.create(path, new byte[0], CreateMode.PERSISTENT));
+        } catch (KeeperException.NodeExistsException exists) {
+            // made before
+        } catch (KeeperException e) {
+            throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating " + path + " failed: " + e.code(), e);
+        }
+    }
+
+    /** The op that appends {@code entry}: put it in the multi that does what it records. */
+    Op appendOp(ForcedRelease entry) {
+        try {
+            return wire.createOp(path + "/a-", JSON.writeValueAsBytes(toJson(entry)), CreateMode.PERSISTENT_SEQUENTIAL);
+        } catch (IOException e) {
+            throw new IllegalStateException("an audit entry cannot be written as JSON", e);
+        }
+    }
+
+    /**
+     * Deletes the oldest entries beyond the retention. A failure here loses nothing (the entries
+     * are kept, and the next trim deletes them): it is logged, and the forced release stands.
+     */
+    void trim() {
+        try {
+            List<String> children = new ArrayList<>(wire.call("reading the audit trail", () -> wire.children(path))
+                    .names());
             children.sort(null);
             for (String old : children.subList(0, Math.max(0, children.size() - retention))) {
                 try {
-                    zk.delete().forPath(path + "/" + old);
+                    wire.call("trimming the audit trail", () -> wire.delete(path + "/" + old, -1));
                 } catch (KeeperException.NoNodeException trimmedByAnotherReplica) {
-                    // another replica's write trimmed it first
+                    // another replica's trim got it first
                 }
             }
-        } catch (Exception e) {
-            throw new LockServiceException(
-                    503,
-                    "UNAVAILABLE",
-                    "recording the forced release of '" + entry.lockName() + "' in the audit trail failed: " + e);
+        } catch (KeeperException | LockServiceException e) {
+            log.warn("trimming the audit trail failed (its oldest entries stay until the next trim): {}", e.toString());
         }
     }
 
@@ -64,29 +85,35 @@ final class AuditTrail {
     List<ForcedRelease> newest(int limit) {
         List<String> children;
         try {
-            children = new ArrayList<>(zk.getChildren().forPath(path));
+            children = new ArrayList<>(wire.call("reading the audit trail", () -> wire.children(path))
+                    .names());
         } catch (KeeperException.NoNodeException none) {
             return List.of();
-        } catch (Exception e) {
-            throw new LockServiceException(503, "UNAVAILABLE", "reading the audit trail failed: " + e);
+        } catch (KeeperException e) {
+            throw new LockServiceException(ErrorCode.UNAVAILABLE, "reading the audit trail failed: " + e.code(), e);
         }
         children.sort(null);
         List<ForcedRelease> out = new ArrayList<>();
         for (int i = children.size() - 1; i >= 0 && out.size() < limit; i--) {
+            String child = children.get(i);
             try {
-                out.add(fromJson(json.readTree(zk.getData().forPath(path + "/" + children.get(i)))));
+                out.add(fromJson(JSON.readTree(
+                        wire.call("reading the audit trail", () -> wire.data(path + "/" + child, null))
+                                .data())));
             } catch (KeeperException.NoNodeException trimmed) {
                 // trimmed by retention since the list was read
-            } catch (Exception e) {
+            } catch (KeeperException e) {
                 throw new LockServiceException(
-                        503, "UNAVAILABLE", "reading audit entry " + children.get(i) + " failed: " + e);
+                        ErrorCode.UNAVAILABLE, "reading audit entry " + child + " failed: " + e.code(), e);
+            } catch (IOException e) {
+                throw new LockServiceException(ErrorCode.INTERNAL, "audit entry " + child + " is malformed", e);
             }
         }
         return out;
     }
 
     static ObjectNode toJson(ForcedRelease r) {
-        ObjectNode o = new ObjectMapper().createObjectNode();
+        ObjectNode o = JSON.createObjectNode();
         o.put("lockKey", r.lockName());
         o.put("outcome", r.outcome().name());
         o.put("holderOwnerId", r.holderOwnerId());

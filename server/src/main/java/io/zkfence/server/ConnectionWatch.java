@@ -61,6 +61,9 @@ final class ConnectionWatch implements CallerPresence, AutoCloseable {
     private boolean stopped;
 
     private volatile boolean pipelined;
+    /** The endpoint's idle timeout before {@link #keepOpenFor}, restored on close; -1 if unchanged. */
+    private long idleTimeoutBefore = -1;
+
     private volatile boolean gone;
 
     private ConnectionWatch(AbstractEndPoint endPoint) {
@@ -73,6 +76,20 @@ final class ConnectionWatch implements CallerPresence, AutoCloseable {
      * reading) gives a watch that never reports the caller gone.
      */
     static ConnectionWatch start(HttpServletRequest request) {
+        AbstractEndPoint watchable = endPointOf(request);
+        if (watchable == null) {
+            return unwatched();
+        }
+        ConnectionWatch watch = new ConnectionWatch(watchable);
+        if (!watchable.tryFillInterested(watch.readable)) {
+            log.debug("not watching {} for a disconnect: its connection is being read", request.getRequestURI());
+            watch.stopped = true;
+        }
+        return watch;
+    }
+
+    /** The request's HTTP/1 Jetty endpoint, or null if it cannot be read here. */
+    private static AbstractEndPoint endPointOf(HttpServletRequest request) {
         ConnectionMetaData connection =
                 ServletContextRequest.getServletContextRequest(request).getConnectionMetaData();
         if (connection.getHttpVersion() != HttpVersion.HTTP_1_1
@@ -83,7 +100,7 @@ final class ConnectionWatch implements CallerPresence, AutoCloseable {
                     "not watching {} for a disconnect: it came over {}",
                     request.getRequestURI(),
                     connection.getHttpVersion());
-            return unwatched();
+            return null;
         }
         EndPoint endPoint = connection.getConnection().getEndPoint();
         if (!(endPoint instanceof AbstractEndPoint watchable)) {
@@ -91,14 +108,35 @@ final class ConnectionWatch implements CallerPresence, AutoCloseable {
                     "not watching {} for a disconnect: its endpoint is a {}",
                     request.getRequestURI(),
                     endPoint.getClass());
-            return unwatched();
+            return null;
         }
-        ConnectionWatch watch = new ConnectionWatch(watchable);
-        if (!watchable.tryFillInterested(watch.readable)) {
-            log.debug("not watching {} for a disconnect: its connection is being read", request.getRequestURI());
-            watch.stopped = true;
+        return watchable;
+    }
+
+    /**
+     * Looks once, without waiting, whether the caller of {@code request} (whose body has been read)
+     * has closed its connection already: a request read from a buffer after its caller gave up
+     * (the replica was paused, say) is then not acted on. The watch returned reads nothing more.
+     */
+    static ConnectionWatch probe(HttpServletRequest request) {
+        AbstractEndPoint endPoint = endPointOf(request);
+        ConnectionWatch watch = new ConnectionWatch(endPoint);
+        watch.stopped = true; // no fill interest: one read, here, now
+        if (endPoint != null && watch.readOnce()) {
+            watch.gone = true;
         }
         return watch;
+    }
+
+    /**
+     * Lets the connection stay idle (no bytes either way) for up to {@code millis} while the
+     * request waits, instead of the connector's idle timeout; {@link #close()} restores it.
+     */
+    void keepOpenFor(long millis) {
+        if (endPoint != null) {
+            idleTimeoutBefore = endPoint.getIdleTimeout();
+            endPoint.setIdleTimeout(Math.max(idleTimeoutBefore, millis));
+        }
     }
 
     private static ConnectionWatch unwatched() {
@@ -129,6 +167,10 @@ final class ConnectionWatch implements CallerPresence, AutoCloseable {
     /** Stops reading; afterwards the endpoint is Jetty's alone again. */
     @Override
     public void close() {
+        if (idleTimeoutBefore >= 0) {
+            endPoint.setIdleTimeout(idleTimeoutBefore);
+            idleTimeoutBefore = -1;
+        }
         lock.lock();
         try {
             if (!stopped) {

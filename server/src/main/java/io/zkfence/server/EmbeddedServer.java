@@ -3,6 +3,7 @@ package io.zkfence.server;
 import java.time.Clock;
 import java.util.Objects;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.ZooDefs;
 
 /**
  * One replica of the lock service run inside another program (integration tests, benchmarks) on
@@ -11,9 +12,11 @@ import org.apache.curator.framework.CuratorFramework;
  */
 public final class EmbeddedServer implements AutoCloseable {
 
+    private final LeaseService service;
     private final LockHttpServer http;
 
-    private EmbeddedServer(LockHttpServer http) {
+    private EmbeddedServer(LeaseService service, LockHttpServer http) {
+        this.service = service;
         this.http = http;
     }
 
@@ -26,12 +29,15 @@ public final class EmbeddedServer implements AutoCloseable {
     public static EmbeddedServer start(CuratorFramework zk, String root) {
         Objects.requireNonNull(zk, "zk");
         Objects.requireNonNull(root, "root");
+        LeaseService service = new LeaseService(
+                        zk, ZooDefs.Ids.OPEN_ACL_UNSAFE, Clock.systemUTC(), LeaseService.Settings.defaults(root))
+                .start();
         LockHttpServer http = new LockHttpServer(
-                new LeaseStore(zk, root, Clock.systemUTC(), AuditTrail.DEFAULT_RETENTION),
+                service,
                 ServerSettings.local(ApiKeys.open()),
                 () -> zk.getZookeeperClient().isConnected());
         http.start();
-        return new EmbeddedServer(http);
+        return new EmbeddedServer(service, http);
     }
 
     /** The HTTP port it listens on (127.0.0.1). */
@@ -39,9 +45,10 @@ public final class EmbeddedServer implements AutoCloseable {
         return http.port();
     }
 
-    /** Stops the HTTP server. */
+    /** Stops the HTTP server, then confirms the leases it granted that are not confirmed yet. */
     @Override
     public void close() {
         http.close();
+        service.close();
     }
 }

@@ -3,6 +3,7 @@ package io.zkfence.server;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
 import java.util.Set;
 
 /** A request's JSON body and its fields: every problem is a 400 that names the field. */
@@ -20,14 +21,14 @@ final class JsonBody {
     /** Parses a body that must be a JSON object of at most {@value #MAX_BYTES} bytes, with only {@code allowed} fields. */
     static JsonBody parse(byte[] bytes, String... allowed) {
         if (bytes.length > MAX_BYTES) {
-            throw LockServiceException.badRequest("request body is larger than 64 KiB");
+            throw new LockServiceException(ErrorCode.PAYLOAD_TOO_LARGE, "request body is larger than 64 KiB");
         }
         JsonNode node;
         try {
             node = bytes.length == 0 ? null : JSON.readTree(bytes);
         } catch (JsonProcessingException e) {
             throw LockServiceException.badRequest("request body is not valid JSON: " + e.getOriginalMessage());
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw LockServiceException.badRequest("request body cannot be read: " + e.getMessage());
         }
         if (node == null || !node.isObject()) {

@@ -6,6 +6,7 @@ import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
+import io.javalin.http.HttpResponseException;
 import io.zkfence.lock.ForcedRelease;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,6 +16,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.HttpConnectionFactory;
@@ -27,7 +32,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTP face of one replica, on Javalin (Jetty 12): JSON over HTTP/1.1 under {@code /v1}, each
  * request on a virtual thread (a waiting acquire parks cheaply). Stateless: everything it knows is
- * in ZooKeeper ({@link LeaseStore}), so a client may send each call to any replica. Errors are
+ * in ZooKeeper ({@link LeaseService}), so a client may send each call to any replica. Errors are
  * RFC 9457 problem details with a stable {@code error} code ({@link LockServiceException}).
  */
 final class LockHttpServer implements AutoCloseable {
@@ -53,22 +58,25 @@ final class LockHttpServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LockHttpServer.class);
     private static final String PROBLEM_JSON = "application/problem+json";
 
-    private final LeaseStore store;
+    private final LeaseService service;
     private final ServerSettings settings;
     private final BooleanSupplier zooKeeperConnected;
     private final ObjectMapper json = new ObjectMapper();
     private final byte[] openApi;
     private final Javalin app;
-    private final java.util.concurrent.atomic.AtomicInteger acquiresInFlight =
-            new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger acquiresInFlight = new AtomicInteger();
+    /** When each lease granted here was answered (nanos), for the hold-time meter; bounded. */
+    private final Map<String, Long> grantedHere = new ConcurrentHashMap<>();
 
-    LockHttpServer(LeaseStore store, ServerSettings settings, BooleanSupplier zooKeeperConnected) {
-        this.store = store;
+    private static final int GRANTS_REMEMBERED = 100_000;
+
+    LockHttpServer(LeaseService service, ServerSettings settings, BooleanSupplier zooKeeperConnected) {
+        this.service = service;
         this.settings = settings;
         this.zooKeeperConnected = zooKeeperConnected;
         this.openApi = openApiDocument();
         Map<Route, Handler> handlers = handlers();
-        if (!handlers.keySet().equals(java.util.Set.copyOf(ROUTES))) {
+        if (!handlers.keySet().equals(Set.copyOf(ROUTES))) {
             throw new IllegalStateException(
                     "every route needs one handler: routes " + ROUTES + ", handlers " + handlers.keySet());
         }
@@ -76,6 +84,7 @@ final class LockHttpServer implements AutoCloseable {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
             config.concurrency.useVirtualThreads = true;
+            config.http.maxRequestSize = JsonBody.MAX_BYTES;
             config.jetty.host = settings.bind();
             config.jetty.port = settings.port();
             config.jetty.modifyServer(server -> server.setErrorHandler(new ProblemErrorHandler()));
@@ -97,9 +106,10 @@ final class LockHttpServer implements AutoCloseable {
                         r.method().equals("GET") ? HandlerType.GET : HandlerType.POST, r.path(), handlers.get(r));
             }
             config.routes.exception(LockServiceException.class, (e, ctx) -> problem(ctx, e));
+            config.routes.exception(HttpResponseException.class, (e, ctx) -> problem(ctx, fromJavalin(e)));
             config.routes.exception(Exception.class, (e, ctx) -> {
                 log.error("{} {} failed", ctx.method(), ctx.path(), e);
-                problem(ctx, new LockServiceException(500, "INTERNAL", "the server failed: " + e));
+                problem(ctx, new LockServiceException(ErrorCode.INTERNAL, "the server failed: " + e));
             });
             config.routes.error(404, "*", ctx -> {
                 // A route's own 404 (NOT_LOCKED) is already a problem body; only a missing route gets this one.
@@ -107,7 +117,8 @@ final class LockHttpServer implements AutoCloseable {
                 if (type == null || !type.startsWith(PROBLEM_JSON)) {
                     problem(
                             ctx,
-                            new LockServiceException(404, "NOT_FOUND", "no route " + ctx.method() + " " + ctx.path()));
+                            new LockServiceException(
+                                    ErrorCode.NOT_FOUND, "no route " + ctx.method() + " " + ctx.path()));
                 }
             });
             config.routes.error(
@@ -116,14 +127,14 @@ final class LockHttpServer implements AutoCloseable {
                     ctx -> problem(
                             ctx,
                             new LockServiceException(
-                                    405, "METHOD_NOT_ALLOWED", ctx.method() + " is not allowed on " + ctx.path())));
+                                    ErrorCode.METHOD_NOT_ALLOWED, ctx.method() + " is not allowed on " + ctx.path())));
         });
     }
 
     private Map<Route, Handler> handlers() {
         Map<Route, Handler> h = new LinkedHashMap<>();
         h.put(ACQUIRE, this::acquireCall);
-        h.put(RENEW, ctx -> ok(ctx, renew(lockKey(ctx), ctx)));
+        h.put(RENEW, ctx -> ok(ctx, renew(lockKey(ctx), ctx, System.nanoTime())));
         h.put(RELEASE, ctx -> ok(ctx, release(lockKey(ctx), ctx)));
         h.put(FORCE_RELEASE, ctx -> ok(ctx, forceRelease(ctx)));
         h.put(STATUS, ctx -> ok(ctx, status(lockKey(ctx))));
@@ -135,17 +146,17 @@ final class LockHttpServer implements AutoCloseable {
         h.put(
                 METRICS,
                 ctx -> ctx.contentType("text/plain; version=0.0.4; charset=utf-8")
-                        .result(store.metrics().scrape()));
+                        .result(service.metrics().scrape()));
         return h;
     }
 
     void start() {
         app.start();
-        // A waiting acquire keeps its request open without I/O for up to the longest wait: the
-        // connection's idle timeout must not end it first.
+        // Idle connections close after the idle timeout; a waiting acquire keeps its own
+        // connection open for its wait (ConnectionWatch.keepOpenFor), not every connection.
         for (Connector c : app.jettyServer().server().getConnectors()) {
             if (c instanceof ServerConnector sc) {
-                sc.setIdleTimeout(settings.maxWaitMillis() + 30_000);
+                sc.setIdleTimeout(settings.idleTimeoutMillis());
             }
         }
     }
@@ -160,11 +171,10 @@ final class LockHttpServer implements AutoCloseable {
      */
     @Override
     public void close() {
-        store.shutdown();
+        service.shutdown();
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         while (acquiresInFlight.get() > 0 && System.nanoTime() < deadline) {
-            java.util.concurrent.locks.LockSupport.parkNanos(
-                    Duration.ofMillis(10).toNanos());
+            LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
         }
         app.stop();
     }
@@ -177,16 +187,18 @@ final class LockHttpServer implements AutoCloseable {
      * not after the handler, for the same reason.
      */
     private void acquireCall(Context ctx) throws IOException {
+        long arrived = System.nanoTime();
         acquiresInFlight.incrementAndGet();
         try {
-            ok(ctx, acquire(lockKey(ctx), ctx));
+            ok(ctx, acquire(lockKey(ctx), ctx, arrived));
         } catch (LockServiceException e) {
-            if (!"SHUTTING_DOWN".equals(e.code())) {
+            if (e.code() != ErrorCode.SHUTTING_DOWN) {
                 throw e;
             }
             byte[] body = bytes(e.body());
             ctx.res().setStatus(e.status());
             ctx.res().setContentType(PROBLEM_JSON);
+            ctx.res().setHeader("Retry-After", "1");
             ctx.res().setContentLength(body.length);
             ctx.res().getOutputStream().write(body);
             ctx.res().flushBuffer();
@@ -205,7 +217,7 @@ final class LockHttpServer implements AutoCloseable {
         return settings.apiKeys().authenticate(ctx.header("Authorization"));
     }
 
-    private Map<String, Object> acquire(LockKey key, Context ctx) {
+    private Map<String, Object> acquire(LockKey key, Context ctx, long arrived) {
         JsonBody body = JsonBody.parse(ctx.bodyAsBytes(), "ownerId", "ttlMillis", "wait", "waitMillis", "requestId");
         String ownerId = body.text("ownerId", true);
         long ttl = body.number("ttlMillis", 1, settings.maxTtlMillis());
@@ -218,61 +230,85 @@ final class LockHttpServer implements AutoCloseable {
         }
         long waitMillis = wait ? body.number("waitMillis", 0, settings.maxWaitMillis()) : 0;
         String requestId = body.text("requestId", false);
-        long t0 = System.nanoTime();
-        Grant g;
-        // Only now, with the body read to its end, may the connection be read for a disconnect.
-        ConnectionWatch caller = wait ? ConnectionWatch.start(ctx.req()) : null;
+        LeaseGrant g;
+        // Only now, with the body read to its end, may the connection be read for a disconnect:
+        // watched through a wait, looked at once otherwise.
+        ConnectionWatch caller = wait ? ConnectionWatch.start(ctx.req()) : ConnectionWatch.probe(ctx.req());
+        if (wait) {
+            caller.keepOpenFor(waitMillis + settings.idleTimeoutMillis());
+        }
         try {
-            g = store.acquire(
-                    key, ownerId, ttl, wait, waitMillis, requestId, caller == null ? CallerPresence.UNWATCHED : caller);
+            g = service.acquirer()
+                    .acquire(new Acquirer.Request(key, ownerId, ttl, wait, waitMillis, requestId), caller);
         } catch (LockServiceException e) {
-            store.metrics()
+            service.metrics()
                     .acquired(
-                            Duration.ofNanos(System.nanoTime() - t0),
+                            Duration.ofNanos(System.nanoTime() - arrived),
                             switch (e.code()) {
-                                case "LOCK_ALREADY_HELD" -> "conflict";
-                                case "CALLER_GONE" -> "abandoned";
+                                case LOCK_ALREADY_HELD -> "conflict";
+                                case CALLER_GONE -> "abandoned";
                                 default -> "refused";
                             });
             throw e;
         } finally {
-            if (caller != null) {
-                caller.close();
-                if (caller.pipelined()) {
-                    // The watch read (and dropped) a request sent behind this one: closing the
-                    // connection after this answer tells the client to send it again.
-                    ctx.header("Connection", "close");
-                }
+            caller.close();
+            if (caller.pipelined()) {
+                // The watch read (and dropped) a request sent behind this one: closing the
+                // connection after this answer tells the client to send it again.
+                ctx.header("Connection", "close");
             }
         }
-        store.metrics().acquired(Duration.ofNanos(System.nanoTime() - t0), "granted");
+        service.metrics().acquired(Duration.ofNanos(System.nanoTime() - arrived), "granted");
+        if (grantedHere.size() < GRANTS_REMEMBERED) {
+            grantedHere.put(g.lockToken(), System.nanoTime());
+        }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("lockKey", g.lockKey());
         out.put("lockToken", g.lockToken());
         out.put("fencingToken", g.fencingToken());
         out.put("ownerId", g.ownerId());
         out.put("expiresAt", g.expiresAt());
+        out.put("validForMillis", validFor(g.expiresAt(), arrived));
         return out;
     }
 
-    private Map<String, Object> renew(LockKey key, Context ctx) {
+    /**
+     * How long the lease lasts counted from when this request arrived: the client adds it to the
+     * moment it sent the request, a deadline that errs early (never late) whatever the request
+     * waited in the queue or on the way.
+     */
+    private static long validFor(long expiresAt, long arrivedNanos) {
+        long sinceArrival = (System.nanoTime() - arrivedNanos) / 1_000_000;
+        return Math.max(0, expiresAt - System.currentTimeMillis()) + sinceArrival;
+    }
+
+    private Map<String, Object> renew(LockKey key, Context ctx, long arrived) {
         JsonBody body = JsonBody.parse(ctx.bodyAsBytes(), "lockToken", "ownerId", "ttlMillis");
         String lockToken = body.text("lockToken", true);
         String ownerId = body.text("ownerId", true);
         long ttl = body.number("ttlMillis", 1, settings.maxTtlMillis());
         long expiresAt;
         try {
-            expiresAt = store.renew(key, lockToken, ownerId, ttl);
+            expiresAt = service.ops().renew(key, lockToken, ownerId, ttl);
         } catch (LockServiceException e) {
-            store.metrics().renewFailed(e.code());
+            service.metrics().renewFailed(e.code().name());
             throw e;
         }
-        return Map.of("lockKey", key.key(), "expiresAt", expiresAt);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("lockKey", key.key());
+        out.put("expiresAt", expiresAt);
+        out.put("validForMillis", validFor(expiresAt, arrived));
+        return out;
     }
 
     private Map<String, Object> release(LockKey key, Context ctx) {
         JsonBody body = JsonBody.parse(ctx.bodyAsBytes(), "lockToken", "ownerId");
-        boolean removed = store.release(key, body.text("lockToken", true), body.text("ownerId", true));
+        String lockToken = body.text("lockToken", true);
+        boolean removed = service.ops().release(key, lockToken, body.text("ownerId", true));
+        Long granted = grantedHere.remove(lockToken);
+        if (removed && granted != null) {
+            service.metrics().held(Duration.ofNanos(System.nanoTime() - granted));
+        }
         return Map.of("lockKey", key.key(), "status", "RELEASED", "wasHeld", removed);
     }
 
@@ -283,7 +319,7 @@ final class LockHttpServer implements AutoCloseable {
         JsonBody body = JsonBody.parse(ctx.bodyAsBytes(), "reason", "fencingToken");
         String reason = body.text("reason", true);
         Long expected = body.has("fencingToken") ? body.number("fencingToken", 1, Long.MAX_VALUE) : null;
-        ForcedRelease r = store.forceRelease(key, reason, caller.name(), expected);
+        ForcedRelease r = service.ops().forceRelease(key, reason, caller.name(), expected);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put(
                 "status",
@@ -297,22 +333,21 @@ final class LockHttpServer implements AutoCloseable {
     }
 
     private Map<String, Object> status(LockKey key) {
-        List<Entry> queue = store.status(key);
-        if (queue.isEmpty() || !queue.get(0).granted()) {
+        LockReads.Status queue = service.reads().status(key);
+        if (queue.holder() == null) {
             throw new LockServiceException(
-                    404,
-                    "NOT_LOCKED",
+                    ErrorCode.NOT_LOCKED,
                     "lock '" + key.key() + "' is not held",
-                    Map.of("locked", false, "waiters", waiters(queue, 0)));
+                    Map.of("locked", false, "waiters", waiters(queue.waiters())));
         }
-        Entry holder = queue.get(0);
+        QueueEntry holder = queue.holder();
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("lockKey", key.key());
         out.put("locked", true);
         out.put("ownerId", holder.data().ownerId());
         out.put("fencingToken", holder.fencingToken());
-        out.put("expiresAt", holder.data().expiresAt());
-        out.put("waiters", waiters(queue, 1));
+        out.put("expiresAt", holder.endsAt());
+        out.put("waiters", waiters(queue.waiters()));
         return out;
     }
 
@@ -321,34 +356,35 @@ final class LockHttpServer implements AutoCloseable {
         ApiKeys.requireNamespace(caller(ctx), namespace);
         int limit = limit(ctx, 100);
         String after = ctx.queryParam("after");
-        List<LeaseStore.Held> held = store.list(
-                namespace,
-                after == null ? null : LockKey.parse(namespace + ":" + after).znode(),
-                limit);
+        LockReads.Page page = service.reads()
+                .list(
+                        namespace,
+                        after == null
+                                ? null
+                                : LockKey.parse(namespace + ":" + after).znode(),
+                        limit);
         List<Map<String, Object>> locks = new ArrayList<>();
-        for (LeaseStore.Held h : held) {
+        for (LockReads.Held h : page.locks()) {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("lockKey", h.key().key());
             m.put("ownerId", h.holder().data().ownerId());
             m.put("fencingToken", h.holder().fencingToken());
-            m.put("expiresAt", h.holder().data().expiresAt());
+            m.put("expiresAt", h.holder().endsAt());
             m.put("waiters", h.waiters());
             locks.add(m);
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("namespace", namespace);
         out.put("locks", locks);
-        // The cursor is the last lock's name in its namespace: pass it back as ?after= for the next page.
-        out.put(
-                "next",
-                held.size() < limit ? null : held.get(held.size() - 1).key().name());
+        // The cursor is the last lock examined, by its name in the namespace: pass it back as ?after=.
+        out.put("next", page.next());
         return out;
     }
 
     private Map<String, Object> audit(Context ctx) {
         ApiKeys.requireAdmin(caller(ctx), "reading the audit trail");
         List<Object> entries = new ArrayList<>();
-        for (ForcedRelease r : store.auditTrail(limit(ctx, 100))) {
+        for (ForcedRelease r : service.auditTrail(limit(ctx, 100))) {
             entries.add(AuditTrail.toJson(r));
         }
         return Map.of("entries", entries);
@@ -376,9 +412,9 @@ final class LockHttpServer implements AutoCloseable {
                 "query parameter limit must be a whole number from 1 to " + MAX_LIST_LIMIT + ", was '" + raw + "'");
     }
 
-    private static List<Map<String, Object>> waiters(List<Entry> queue, int from) {
+    private static List<Map<String, Object>> waiters(List<QueueEntry> waiters) {
         List<Map<String, Object>> out = new ArrayList<>();
-        for (Entry e : queue.subList(Math.min(from, queue.size()), queue.size())) {
+        for (QueueEntry e : waiters) {
             out.add(Map.of("ownerId", e.data().ownerId()));
         }
         return out;
@@ -395,10 +431,29 @@ final class LockHttpServer implements AutoCloseable {
     }
 
     private void problem(Context ctx, LockServiceException e) {
-        if (e.status() == 401) {
+        if (e.code() == ErrorCode.UNAUTHORIZED) {
             ctx.header("WWW-Authenticate", "Bearer");
         }
+        if (e.extra("retryAfterMillis") instanceof Number ms) {
+            ctx.header("Retry-After", String.valueOf(Math.max(1, (ms.longValue() + 999) / 1000)));
+        } else if (e.code().status() == 503) {
+            ctx.header("Retry-After", "1");
+        }
         ctx.status(e.status()).contentType(PROBLEM_JSON).result(bytes(e.body()));
+    }
+
+    /** Javalin's own refusals (a body over the limit, say) in the service's one error shape. */
+    private static LockServiceException fromJavalin(HttpResponseException e) {
+        ErrorCode code = switch (e.getStatus()) {
+            case 413 -> ErrorCode.PAYLOAD_TOO_LARGE;
+            case 404 -> ErrorCode.NOT_FOUND;
+            case 405 -> ErrorCode.METHOD_NOT_ALLOWED;
+            default -> e.getStatus() >= 500 ? ErrorCode.INTERNAL : ErrorCode.BAD_REQUEST;
+        };
+        String detail = code == ErrorCode.PAYLOAD_TOO_LARGE
+                ? "request body is larger than " + JsonBody.MAX_BYTES / 1024 + " KiB"
+                : e.getMessage();
+        return new LockServiceException(code, detail);
     }
 
     private byte[] bytes(Object body) {

@@ -4,39 +4,49 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A request the service answers with an error: the HTTP status, a stable code (the API's
- * contract), a message naming the problem (the body's {@code detail}), and any extra fields the API promises for that code
- * (for example {@code currentOwner} and {@code retryAfterMillis} with {@code LOCK_ALREADY_HELD}).
+ * A request the service answers with an error: a stable {@link ErrorCode} (which fixes the HTTP
+ * status), a message naming the problem (the body's {@code detail}), and any extra fields the API
+ * promises for that code (for example {@code currentOwner} and {@code retryAfterMillis} with
+ * {@link ErrorCode#LOCK_ALREADY_HELD}). Messages never carry a lockToken: it is a bearer credential.
  */
 final class LockServiceException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
-    private final int status;
-    private final String code;
+    private final ErrorCode code;
     private final transient Map<String, Object> extra;
 
-    LockServiceException(int status, String code, String message) {
-        this(status, code, message, Map.of());
+    LockServiceException(ErrorCode code, String message) {
+        this(code, message, Map.of());
     }
 
-    LockServiceException(int status, String code, String message, Map<String, Object> extra) {
+    LockServiceException(ErrorCode code, String message, Map<String, Object> extra) {
         super(message);
-        this.status = status;
         this.code = code;
         this.extra = new LinkedHashMap<>(extra);
     }
 
+    LockServiceException(ErrorCode code, String message, Throwable cause) {
+        super(message, cause);
+        this.code = code;
+        this.extra = Map.of();
+    }
+
     static LockServiceException badRequest(String message) {
-        return new LockServiceException(400, "BAD_REQUEST", message);
+        return new LockServiceException(ErrorCode.BAD_REQUEST, message);
+    }
+
+    ErrorCode code() {
+        return code;
     }
 
     int status() {
-        return status;
+        return code.status();
     }
 
-    String code() {
-        return code;
+    /** An extra field of the body, or null. */
+    Object extra(String field) {
+        return extra.get(field);
     }
 
     /**
@@ -47,11 +57,11 @@ final class LockServiceException extends RuntimeException {
      */
     Map<String, Object> body() {
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("type", "urn:zkfence:error:" + code);
-        body.put("title", code.replace('_', ' ').toLowerCase(java.util.Locale.ROOT));
-        body.put("status", status);
+        body.put("type", code.type());
+        body.put("title", code.title());
+        body.put("status", code.status());
         body.put("detail", getMessage());
-        body.put("error", code);
+        body.put("error", code.name());
         body.putAll(extra);
         return body;
     }

@@ -20,16 +20,28 @@ final class ProblemErrorHandler extends ErrorHandler {
     @Override
     protected void generateResponse(
             Request request, Response response, int code, String message, Throwable cause, Callback callback) {
+        ErrorCode error = codeFor(code);
+        // One status per code: a URI or header block Jetty finds too long is a 400 BAD_REQUEST here.
+        response.setStatus(error.status());
         response.getHeaders().put(HttpHeader.CONTENT_TYPE, "application/problem+json");
-        Content.Sink.write(response, true, body(code, message), callback);
+        Content.Sink.write(response, true, body(error, message), callback);
     }
 
-    private static String body(int status, String message) {
-        String code = status == 400 ? "BAD_REQUEST" : status == 404 ? "NOT_FOUND" : "HTTP_" + status;
+    private static ErrorCode codeFor(int status) {
+        return switch (status) {
+            case 404 -> ErrorCode.NOT_FOUND;
+            case 405 -> ErrorCode.METHOD_NOT_ALLOWED;
+            case 413 -> ErrorCode.PAYLOAD_TOO_LARGE;
+            case 503 -> ErrorCode.UNAVAILABLE;
+            default -> status >= 500 ? ErrorCode.INTERNAL : ErrorCode.BAD_REQUEST;
+        };
+    }
+
+    private static String body(ErrorCode code, String message) {
         String detail = "the HTTP server refused the request" + (message == null ? "" : ": " + message)
-                + (status == 400 ? " (a lockKey may not contain NUL, even percent-encoded)" : "");
+                + (code == ErrorCode.BAD_REQUEST ? " (a lockKey may not contain NUL, even percent-encoded)" : "");
         try {
-            return JSON.writeValueAsString(new LockServiceException(status, code, detail).body());
+            return JSON.writeValueAsString(new LockServiceException(code, detail).body());
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("error body cannot be written as JSON", e);
         }

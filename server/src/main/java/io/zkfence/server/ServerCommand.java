@@ -92,6 +92,35 @@ public final class ServerCommand implements Callable<Integer> {
     int auditRetention;
 
     @Option(
+            names = "--max-waiters",
+            defaultValue = "${env:ZKFENCE_MAX_WAITERS:-1000}",
+            description = "Most acquires that may wait on one key; past it 429 TOO_MANY_WAITERS (env"
+                    + " ZKFENCE_MAX_WAITERS). Default: ${DEFAULT-VALUE}")
+    int maxWaiters;
+
+    @Option(
+            names = "--request-retention-ms",
+            defaultValue = "${env:ZKFENCE_REQUEST_RETENTION_MS:-600000}",
+            description =
+                    "How long a finished request (by requestId) is remembered, so that a late copy of it is"
+                            + " refused with 409 REQUEST_FINISHED (env ZKFENCE_REQUEST_RETENTION_MS). Default: ${DEFAULT-VALUE}")
+    long requestRetentionMillis;
+
+    @Option(
+            names = "--session-timeout-ms",
+            defaultValue = "${env:ZKFENCE_SESSION_TIMEOUT_MS:-15000}",
+            description = "The replica's ZooKeeper session timeout: how soon the waiters of a crashed replica stop"
+                    + " blocking their keys (env ZKFENCE_SESSION_TIMEOUT_MS). Default: ${DEFAULT-VALUE}")
+    int sessionTimeoutMillis;
+
+    @Option(
+            names = "--idle-timeout-ms",
+            defaultValue = "${env:ZKFENCE_IDLE_TIMEOUT_MS:-30000}",
+            description = "How long an HTTP connection may sit idle between requests (env ZKFENCE_IDLE_TIMEOUT_MS);"
+                    + " a waiting acquire keeps its own connection open for its wait. Default: ${DEFAULT-VALUE}")
+    long idleTimeoutMillis;
+
+    @Option(
             names = "--digest",
             paramLabel = "<user:password>",
             defaultValue = "${env:ZKFENCE_ZK_DIGEST}",
@@ -161,9 +190,14 @@ public final class ServerCommand implements Callable<Integer> {
      * properties, in {@code ZKFENCE_SERVER_JAVA_OPTS}).
      */
     static CuratorFramework zooKeeper(String connect, String digest) {
+        return zooKeeper(connect, digest, 15_000);
+    }
+
+    /** {@link #zooKeeper(String, String)} with a session timeout. */
+    static CuratorFramework zooKeeper(String connect, String digest, int sessionTimeoutMillis) {
         CuratorFrameworkFactory.Builder b = CuratorFrameworkFactory.builder()
                 .connectString(connect)
-                .sessionTimeoutMs(15_000)
+                .sessionTimeoutMs(sessionTimeoutMillis)
                 .connectionTimeoutMs(5_000)
                 .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000));
         if (digest != null && !digest.isBlank()) {
@@ -186,6 +220,11 @@ public final class ServerCommand implements Callable<Integer> {
         return b.build();
     }
 
+    /** The ACL the service's znodes get: creator-only with a digest identity, else open. */
+    static List<ACL> acl(String digest) {
+        return digest != null && !digest.isBlank() ? ZooDefs.Ids.CREATOR_ALL_ACL : ZooDefs.Ids.OPEN_ACL_UNSAFE;
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         ServerSettings settings;
@@ -200,8 +239,26 @@ public final class ServerCommand implements Callable<Integer> {
                 throw new IllegalArgumentException(
                         "--audit-retention (ZKFENCE_AUDIT_RETENTION) must be at least 1, was " + auditRetention);
             }
+            if (maxWaiters < 1) {
+                throw new IllegalArgumentException(
+                        "--max-waiters (ZKFENCE_MAX_WAITERS) must be at least 1, was " + maxWaiters);
+            }
+            if (requestRetentionMillis < 1_000) {
+                throw new IllegalArgumentException("--request-retention-ms (ZKFENCE_REQUEST_RETENTION_MS) must be at"
+                        + " least 1000, was " + requestRetentionMillis);
+            }
+            if (sessionTimeoutMillis < 2_000 || sessionTimeoutMillis > 120_000) {
+                throw new IllegalArgumentException("--session-timeout-ms (ZKFENCE_SESSION_TIMEOUT_MS) must be from"
+                        + " 2000 to 120000, was " + sessionTimeoutMillis);
+            }
             settings = new ServerSettings(
-                    bind, port, maxTtlMillis, maxWaitMillis, noAuth ? ApiKeys.open() : ApiKeys.load(apiKeys), tls());
+                    bind,
+                    port,
+                    maxTtlMillis,
+                    maxWaitMillis,
+                    idleTimeoutMillis,
+                    noAuth ? ApiKeys.open() : ApiKeys.load(apiKeys),
+                    tls());
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "zkfence-server: " + e.getMessage(), e);
         }
@@ -214,20 +271,33 @@ public final class ServerCommand implements Callable<Integer> {
             embedded = EmbeddedEnsemble.start();
             connect = embedded.connectString();
         }
-        CuratorFramework zk = zooKeeper(connect, digest);
+        CuratorFramework zk = zooKeeper(connect, digest, sessionTimeoutMillis);
         zk.start();
         if (!zk.blockUntilConnected(15, TimeUnit.SECONDS)) {
             zk.close();
             System.err.println("zkfence-server: no connection to ZooKeeper at " + connect + " within 15 s");
             return 1;
         }
+        LeaseService service;
+        try {
+            service = new LeaseService(
+                            zk,
+                            acl(digest),
+                            Clock.systemUTC(),
+                            new LeaseService.Settings(root, auditRetention, requestRetentionMillis, maxWaiters))
+                    .start();
+        } catch (LockServiceException e) {
+            zk.close();
+            System.err.println(
+                    "zkfence-server: cannot prepare the service's znodes under " + root + ": " + e.getMessage());
+            return 1;
+        }
         LockHttpServer server = new LockHttpServer(
-                new LeaseStore(zk, root, Clock.systemUTC(), auditRetention),
-                settings,
-                () -> zk.getZookeeperClient().isConnected());
+                service, settings, () -> zk.getZookeeperClient().isConnected());
         try {
             server.start();
         } catch (RuntimeException e) {
+            service.close();
             zk.close();
             System.err.println("zkfence-server: cannot listen on " + bind + ":" + port + ": " + e.getMessage());
             return 1;
@@ -240,6 +310,8 @@ public final class ServerCommand implements Callable<Integer> {
         EmbeddedEnsemble ensemble = embedded;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
+            // Confirms the leases granted here before the session (and this replica's marker) goes.
+            service.close();
             zk.close();
             if (ensemble != null) {
                 ensemble.close();

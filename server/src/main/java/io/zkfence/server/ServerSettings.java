@@ -1,19 +1,28 @@
 package io.zkfence.server;
 
 /**
- * What one replica is configured with.
+ * What one replica's HTTP side is configured with.
  *
- * @param bind           address to listen on
- * @param port           HTTP port (0: any free port)
- * @param maxTtlMillis   the longest lease TTL a request may ask for
- * @param maxWaitMillis  the longest wait an acquire may ask for (the HTTP request stays open that long)
- * @param apiKeys        who may call ({@link ApiKeys#open()} only when chosen explicitly)
- * @param tls            the HTTPS identity, or null for plain HTTP
+ * @param bind              address to listen on
+ * @param port              HTTP port (0: any free port)
+ * @param maxTtlMillis      the longest lease TTL a request may ask for
+ * @param maxWaitMillis     the longest wait an acquire may ask for (its connection stays open that long)
+ * @param idleTimeoutMillis how long a connection may sit idle between requests before it is closed
+ * @param apiKeys           who may call ({@link ApiKeys#open()} only when chosen explicitly)
+ * @param tls               the HTTPS identity, or null for plain HTTP
  */
-record ServerSettings(String bind, int port, long maxTtlMillis, long maxWaitMillis, ApiKeys apiKeys, HttpTls tls) {
+record ServerSettings(
+        String bind,
+        int port,
+        long maxTtlMillis,
+        long maxWaitMillis,
+        long idleTimeoutMillis,
+        ApiKeys apiKeys,
+        HttpTls tls) {
 
     static final long DEFAULT_MAX_TTL_MILLIS = 3_600_000;
     static final long DEFAULT_MAX_WAIT_MILLIS = 300_000;
+    static final long DEFAULT_IDLE_TIMEOUT_MILLIS = 30_000;
 
     /**
      * @throws IllegalArgumentException naming the setting as the command line and the environment
@@ -31,15 +40,26 @@ record ServerSettings(String bind, int port, long maxTtlMillis, long maxWaitMill
             throw new IllegalArgumentException(
                     "--max-wait-ms (ZKFENCE_MAX_WAIT_MS) must not be negative, was " + maxWaitMillis);
         }
+        if (idleTimeoutMillis < 1_000) {
+            throw new IllegalArgumentException(
+                    "--idle-timeout-ms (ZKFENCE_IDLE_TIMEOUT_MS) must be at least 1000, was " + idleTimeoutMillis);
+        }
     }
 
-    /** Local defaults, no authentication: for tests. */
+    /** Local defaults: for tests and the embedded server. */
     static ServerSettings local(ApiKeys keys) {
-        return new ServerSettings("127.0.0.1", 0, DEFAULT_MAX_TTL_MILLIS, DEFAULT_MAX_WAIT_MILLIS, keys, null);
+        return new ServerSettings(
+                "127.0.0.1",
+                0,
+                DEFAULT_MAX_TTL_MILLIS,
+                DEFAULT_MAX_WAIT_MILLIS,
+                DEFAULT_IDLE_TIMEOUT_MILLIS,
+                keys,
+                null);
     }
 
     /** The same settings served over HTTPS. */
     ServerSettings withTls(HttpTls identity) {
-        return new ServerSettings(bind, port, maxTtlMillis, maxWaitMillis, apiKeys, identity);
+        return new ServerSettings(bind, port, maxTtlMillis, maxWaitMillis, idleTimeoutMillis, apiKeys, identity);
     }
 }

@@ -16,9 +16,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.KeyStore;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.Base64;
+import java.util.UUID;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import javax.net.ssl.TrustManagerFactory;
@@ -110,7 +110,7 @@ class HttpsTest {
                 CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3))) {
             zk.start();
             LockHttpServer server = new LockHttpServer(
-                    new LeaseStore(zk, "/https-" + java.util.UUID.randomUUID(), Clock.systemUTC(), 10),
+                    new StoreUnderTest(zk, "/https-" + UUID.randomUUID()).service,
                     ServerSettings.local(ApiKeys.open()).withTls(HttpTls.fromKeyStore(keyStore, PASSWORD)),
                     () -> zk.getZookeeperClient().isConnected());
             server.start();
@@ -197,7 +197,7 @@ class HttpsTest {
                 CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3))) {
             zk.start();
             LockHttpServer server = new LockHttpServer(
-                    new LeaseStore(zk, "/https-" + java.util.UUID.randomUUID(), Clock.systemUTC(), 10),
+                    new StoreUnderTest(zk, "/https-" + UUID.randomUUID()).service,
                     ServerSettings.local(ApiKeys.open()).withTls(tls),
                     () -> zk.getZookeeperClient().isConnected());
             server.start();

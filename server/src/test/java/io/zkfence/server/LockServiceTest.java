@@ -1,6 +1,7 @@
 package io.zkfence.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
@@ -107,7 +108,8 @@ class LockServiceTest extends TwoReplicasTestBase {
         Awaitility.await()
                 .atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(50))
-                .until(() -> b.post(key, "acquire", acquireBody("pod-2", 30_000, "r2"))
+                // Each try is a new request: a 409 is a request's final answer.
+                .until(() -> b.post(key, "acquire", acquireBody("pod-2", 30_000, "r2-" + UUID.randomUUID()))
                                 .status()
                         == 200);
         Reply renew = a.post(
@@ -236,14 +238,13 @@ class LockServiceTest extends TwoReplicasTestBase {
                 .atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(50))
                 .until(() -> {
-                    next[0] = b.post(key, "acquire", acquireBody("next-pod", 30_000, "n"));
+                    next[0] = b.post(key, "acquire", acquireBody("next-pod", 30_000, "n-" + UUID.randomUUID()));
                     return next[0].status() == 200;
                 });
         long nextToken = next[0].body().get("fencingToken").asLong();
         assertThat(nextToken).isGreaterThan(pausedToken);
         write(fence, nextToken, 8);
-        StaleTokenException stale = org.junit.jupiter.api.Assertions.assertThrows(
-                StaleTokenException.class, () -> write(fence, pausedToken, 7));
+        StaleTokenException stale = assertThrows(StaleTokenException.class, () -> write(fence, pausedToken, 7));
         assertThat(stale.storedToken()).isEqualTo(nextToken);
     }
 

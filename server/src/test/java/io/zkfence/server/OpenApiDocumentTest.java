@@ -8,7 +8,10 @@ import io.zkfence.server.LockHttpServer.Route;
 import io.zkfence.server.ReplicaFixture.Reply;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.io.InputStream;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -32,6 +35,18 @@ class OpenApiDocumentTest {
                         .properties()
                         .forEach(op -> documented.add(new Route(op.getKey().toUpperCase(Locale.ROOT), p.getKey()))));
         assertThat(documented).containsExactlyInAnyOrderElementsOf(LockHttpServer.ROUTES);
+    }
+
+    @Test
+    void everyErrorCodeIsDocumentedAndEveryDocumentedCodeExists() throws Exception {
+        List<String> documented = new ArrayList<>();
+        document()
+                .at("/components/schemas/Problem/properties/error/enum")
+                .forEach(code -> documented.add(code.asText()));
+
+        assertThat(documented)
+                .containsExactlyInAnyOrderElementsOf(
+                        Arrays.stream(ErrorCode.values()).map(Enum::name).toList());
     }
 
     @Test

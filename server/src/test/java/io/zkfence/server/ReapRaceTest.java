@@ -14,14 +14,13 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.junit.jupiter.api.Test;
 
 /**
- * A replica that reads an entry as dead and deletes it races the entry's own replica, which may
- * renew it (or grant it, or a retry may extend its wait) in between. The delete is versioned, so
- * it fails; the reaper must then read again, not act as if the entry were gone.
+ * A replica that reads a lease as expired and deletes it, while another replica renews it in
+ * between, must leave the renewed lease in place: its delete is versioned on the version it read.
  *
  * <p>The race is made deterministic: the reaper's clock runs ahead (so it reads the lease as
  * expired while the renewing replica, on the true clock, still finds it live), and the renew is
- * sent from inside the reaper's first delete, after its read and before its versioned delete
- * reaches ZooKeeper. Without skew the same interleaving happens when a renew just before
+ * sent from inside the reaper's removal, after its read and before its versioned delete reaches
+ * ZooKeeper. Without skew the same interleaving happens when a renew just before
  * {@code expiresAt} crosses a waiter woken at {@code expiresAt}.
  */
 class ReapRaceTest {
@@ -29,33 +28,39 @@ class ReapRaceTest {
     private static final LockKey KEY = LockKey.parse("inventory:sku-raced");
 
     @Test
-    void aLeaseRenewedWhileAnotherReplicaReapsItStaysAndTheWaiterIsNotGranted() {
+    void aLeaseRenewedWhileAnotherReplicaReapsItStaysAndTheOtherCallerIsRefused() {
         try (EmbeddedEnsemble ensemble = EmbeddedEnsemble.builder().servers(1).start();
                 CuratorFramework renewerZk = client(ensemble);
-                CuratorFramework reaperZk = client(ensemble)) {
-            LeaseStore renewer = new LeaseStore(renewerZk, "/race", Clock.systemUTC(), 3);
-            Grant lease = renewer.acquire(KEY, "holder", 5_000, false, 0, null, CallerPresence.UNWATCHED);
+                CuratorFramework reaperZk = client(ensemble);
+                StoreUnderTest renewer = new StoreUnderTest(renewerZk, "/race");
+                StoreUnderTest reaper = new StoreUnderTest(
+                        reaperZk,
+                        "/race",
+                        Clock.offset(Clock.systemUTC(), Duration.ofSeconds(10)),
+                        LeaseService.Settings.defaults("/race"))) {
+            LeaseGrant lease = renewer.acquire(KEY, "holder", 5_000);
+            String entry = renewer.queue(KEY).get(0).name().node();
 
             AtomicBoolean renewed = new AtomicBoolean();
-            CuratorFramework reaperView = beforeFirstDelete(reaperZk, () -> {
-                renewer.renew(KEY, lease.lockToken(), "holder", 60_000);
-                renewed.set(true);
+            reaper.wire().injectFaults((kind, path) -> {
+                // The reaper's removal of the holder's entry: a multi whose first op deletes it.
+                if (kind.equals("multi") && path.endsWith("/" + entry) && renewed.compareAndSet(false, true)) {
+                    renewer.renew(KEY, lease, 60_000);
+                }
+                return null;
             });
-            LeaseStore reaper =
-                    new LeaseStore(reaperView, "/race", Clock.offset(Clock.systemUTC(), Duration.ofSeconds(10)), 3);
 
-            LockServiceException refused = assertThrows(
-                    LockServiceException.class,
-                    () -> reaper.acquire(KEY, "other", 60_000, false, 0, null, CallerPresence.UNWATCHED));
+            LockServiceException refused =
+                    assertThrows(LockServiceException.class, () -> reaper.acquire(KEY, "other", 60_000));
 
             assertThat(renewed)
                     .as("the renew ran between the reaper's read and its delete")
                     .isTrue();
-            assertThat(refused.code()).isEqualTo("LOCK_ALREADY_HELD");
-            List<Entry> queue = renewer.status(KEY);
+            assertThat(refused.code()).isEqualTo(ErrorCode.LOCK_ALREADY_HELD);
+            List<QueueEntry> queue = renewer.queue(KEY);
             assertThat(queue).hasSize(1);
-            assertThat(queue.get(0).lockToken()).isEqualTo(lease.lockToken());
-            assertThat(queue.get(0).granted()).isTrue();
+            assertThat(queue.get(0).fencingToken()).isEqualTo(lease.fencingToken());
+            assertThat(queue.get(0).data().expiresAt()).isGreaterThan(System.currentTimeMillis() + 30_000);
         }
     }
 
@@ -64,15 +69,5 @@ class ReapRaceTest {
                 CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3));
         zk.start();
         return zk;
-    }
-
-    /** {@code zk}, except that {@code hook} runs once, on the first {@code delete()} builder asked for. */
-    private static CuratorFramework beforeFirstDelete(CuratorFramework zk, Runnable hook) {
-        AtomicBoolean ran = new AtomicBoolean();
-        return CuratorSpy.onCall(zk, "delete", () -> {
-            if (ran.compareAndSet(false, true)) {
-                hook.run();
-            }
-        });
     }
 }

@@ -12,6 +12,7 @@ import java.time.Clock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.ZooDefs;
 
 /** One replica of the service on a random port, with its own ZooKeeper session, and a real HTTP client for it. */
 final class ReplicaFixture implements AutoCloseable {
@@ -21,6 +22,7 @@ final class ReplicaFixture implements AutoCloseable {
 
     final CuratorFramework zk;
     final LockHttpServer server;
+    final LeaseService service;
     private final String apiKey;
     private boolean closed;
 
@@ -34,11 +36,25 @@ final class ReplicaFixture implements AutoCloseable {
 
     /** A replica with {@code keys}, whose client sends {@code apiKey} (null: none). */
     ReplicaFixture(String connectString, String root, ApiKeys keys, String apiKey) {
+        this(
+                connectString,
+                new LeaseService.Settings(
+                        root,
+                        3,
+                        LeaseService.Settings.DEFAULT_REQUEST_RETENTION_MILLIS,
+                        LeaseService.Settings.DEFAULT_MAX_WAITERS),
+                keys,
+                apiKey);
+    }
+
+    /** A replica with the protocol's {@code settings}, {@code keys}, and a client that sends {@code apiKey}. */
+    ReplicaFixture(String connectString, LeaseService.Settings settings, ApiKeys keys, String apiKey) {
         this.apiKey = apiKey;
         zk = CuratorFrameworkFactory.newClient(connectString, 10_000, 5_000, new ExponentialBackoffRetry(100, 3));
         zk.start();
+        service = new LeaseService(zk, ZooDefs.Ids.OPEN_ACL_UNSAFE, Clock.systemUTC(), settings).start();
         server = new LockHttpServer(
-                new LeaseStore(zk, root, Clock.systemUTC(), 3),
+                service,
                 ServerSettings.local(keys),
                 () -> zk.getZookeeperClient().isConnected());
         server.start();
@@ -47,6 +63,7 @@ final class ReplicaFixture implements AutoCloseable {
     private ReplicaFixture(ReplicaFixture same, String apiKey) {
         this.zk = same.zk;
         this.server = same.server;
+        this.service = same.service;
         this.apiKey = apiKey;
         this.closed = true; // a view: closing it closes nothing
     }
@@ -152,6 +169,7 @@ final class ReplicaFixture implements AutoCloseable {
         if (!closed) {
             closed = true;
             server.close();
+            service.close();
             zk.close();
         }
     }

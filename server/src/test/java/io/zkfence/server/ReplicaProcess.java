@@ -65,6 +65,43 @@ final class ReplicaProcess implements AutoCloseable {
         return port;
     }
 
+    /** SIGSTOP: the replica freezes (its sockets stay open, the kernel queues what arrives). */
+    void pause() {
+        signal("STOP");
+    }
+
+    /** SIGCONT after {@link #pause()}. */
+    void resume() {
+        signal("CONT");
+    }
+
+    /** SIGKILL: the replica dies at once; its ZooKeeper session ends only when the ensemble expires it. */
+    void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while killing the replica", e);
+        }
+    }
+
+    private void signal(String name) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid()))
+                    .inheritIO()
+                    .start();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run kill -" + name, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling the replica", e);
+        }
+    }
+
     /** Every line the replica wrote so far (standard output and error). */
     List<String> output() {
         return List.copyOf(output);

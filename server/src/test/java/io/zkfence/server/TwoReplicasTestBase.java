@@ -13,6 +13,8 @@ abstract class TwoReplicasTestBase {
     private static EmbeddedEnsemble ensemble;
     ReplicaFixture a;
     ReplicaFixture b;
+    /** Where both replicas keep their locks, fresh for each test. */
+    String root;
 
     @BeforeAll
     static void startEnsemble() {
@@ -26,9 +28,14 @@ abstract class TwoReplicasTestBase {
 
     @BeforeEach
     void twoReplicas() {
-        String root = "/service-" + UUID.randomUUID().toString().substring(0, 8);
+        root = "/service-" + UUID.randomUUID().toString().substring(0, 8);
         a = new ReplicaFixture(ensemble.connectString(), root);
         b = new ReplicaFixture(ensemble.connectString(), root);
+    }
+
+    /** The ensemble's connect string, for a third replica or a raw client. */
+    static String connectString() {
+        return ensemble.connectString();
     }
 
     @AfterEach

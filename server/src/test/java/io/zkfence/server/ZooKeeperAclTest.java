@@ -23,12 +23,21 @@ class ZooKeeperAclTest {
                         ensemble.connectString(), new ExponentialBackoffRetry(100, 3))) {
             service.start();
             stranger.start();
-            LeaseStore store = new LeaseStore(service, "/acl-service", Clock.systemUTC(), 10);
-            Grant grant = store.acquire(
-                    LockKey.parse("payments:tx-1"), "pod-1", 60_000, false, 0, null, CallerPresence.UNWATCHED);
+            LeaseService store = new LeaseService(
+                            service,
+                            ServerCommand.acl("zkfence-service:s3cret"),
+                            Clock.systemUTC(),
+                            LeaseService.Settings.defaults("/acl-service"))
+                    .start();
+            LeaseGrant grant = store.acquirer()
+                    .acquire(
+                            new Acquirer.Request(LockKey.parse("payments:tx-1"), "pod-1", 60_000, false, 0, null),
+                            CallerPresence.UNWATCHED);
 
             String lockPath = "/acl-service/payments/tx-1";
-            List<String> entries = service.getChildren().forPath(lockPath);
+            List<String> entries = service.getChildren().forPath(lockPath).stream()
+                    .filter(n -> n.startsWith("e-"))
+                    .toList();
             assertThat(entries).hasSize(1);
             String entry = lockPath + "/" + entries.get(0);
             assertThrows(
@@ -40,8 +49,15 @@ class ZooKeeperAclTest {
             assertThrows(
                     KeeperException.NoAuthException.class,
                     () -> stranger.getData().forPath(entry));
-            assertThat(store.status(LockKey.parse("payments:tx-1")).get(0).fencingToken())
+            assertThrows(
+                    KeeperException.NoAuthException.class,
+                    () -> stranger.getData().forPath("/acl-service/_key"));
+            assertThat(store.reads()
+                            .status(LockKey.parse("payments:tx-1"))
+                            .holder()
+                            .fencingToken())
                     .isEqualTo(grant.fencingToken());
+            store.close();
         }
     }
 

@@ -1,7 +1,7 @@
 package io.zkfence.server;
 
 /**
- * A granted lease, as the acquire call answers it.
+ * A lease granted by the previous protocol (a fixture of {@code RollingUpgradeTest}).
  *
  * @param lockKey      the lock
  * @param lockToken    the opaque ownership handle: renew and release present it
@@ -9,4 +9,4 @@ package io.zkfence.server;
  * @param ownerId      the holder
  * @param expiresAt    when the lease ends unless renewed (epoch ms, the granting replica's clock)
  */
-record Grant(String lockKey, String lockToken, long fencingToken, String ownerId, long expiresAt) {}
+record LegacyGrant(String lockKey, String lockToken, long fencingToken, String ownerId, long expiresAt) {}

@@ -6,7 +6,9 @@ import java.util.Optional;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * One queue entry of a lock, as read from ZooKeeper: the znode {@code [_c_<uuid>-]e-<lockToken>-<request>-<seq>}
+ * The previous protocol's queue entry, as released (a fixture of {@code RollingUpgradeTest}).
+ *
+ * <p>One queue entry of a lock, as read from ZooKeeper: the znode {@code [_c_<uuid>-]e-<lockToken>-<request>-<seq>}
  * (persistent sequential: it outlives the session of the replica that created it) and its data.
  * The lease lives here, not on any replica's session.
  *
@@ -18,12 +20,12 @@ import org.apache.zookeeper.data.Stat;
  * @param fencingToken the node's creation zxid (lock-core's token contract)
  * @param version     the data version, for conditional writes
  */
-record Entry(
+record LegacyEntry(
         String node,
         int sequence,
         String lockToken,
         String requestKey,
-        EntryData data,
+        LegacyEntryData data,
         long fencingToken,
         int version) {
 
@@ -33,9 +35,9 @@ record Entry(
     private static final int PROTECTED_LENGTH = PROTECTED_PREFIX.length() + 36 + 1;
 
     /** The entry named {@code node} (a name {@link #parseName} accepts) with its data and stat as read. */
-    static Entry of(String node, EntryData data, Stat stat) {
+    static LegacyEntry of(String node, LegacyEntryData data, Stat stat) {
         String[] parts = parseName(node).orElseThrow(() -> new IllegalArgumentException("not an entry: " + node));
-        return new Entry(
+        return new LegacyEntry(
                 node, Integer.parseInt(parts[3]), parts[1], parts[2], data, stat.getCzxid(), stat.getVersion());
     }
 
@@ -58,8 +60,8 @@ record Entry(
     }
 
     /** This entry as written again: new data, new version. */
-    Entry with(EntryData newData, int newVersion) {
-        return new Entry(node, sequence, lockToken, requestKey, newData, fencingToken, newVersion);
+    LegacyEntry with(LegacyEntryData newData, int newVersion) {
+        return new LegacyEntry(node, sequence, lockToken, requestKey, newData, fencingToken, newVersion);
     }
 
     /**

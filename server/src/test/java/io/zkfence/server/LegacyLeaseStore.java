@@ -1,7 +1,6 @@
 package io.zkfence.server;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.zkfence.lock.ForcedRelease;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -24,7 +23,13 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The service's leases, kept entirely in ZooKeeper so that any replica can serve any call and a
+ *
+ * <b>The previous protocol's lease store, as released</b> (zkfence-server before the lease
+ * protocol redesign), kept as a test fixture so that {@code RollingUpgradeTest} runs old and new
+ * replicas on one ensemble; forced release and the audit trail are left out. Its code is not
+ * maintained otherwise.
+ *
+ * <p>The service's leases, kept entirely in ZooKeeper so that any replica can serve any call and a
  * replica may die at any time.
  *
  * <p>Each lock is a znode with one persistent sequential child per acquire (a waiter or the
@@ -36,7 +41,7 @@ import org.apache.zookeeper.data.Stat;
  * increase from holder to holder. Clocks decide when a lease ends (skew between replicas moves
  * expiry by the skew); the fencing token is why that can cost availability, never safety.
  */
-final class LeaseStore {
+final class LegacyLeaseStore {
 
     /** How long a waiting entry outlives its request's deadline before any replica reaps it. */
     static final long WAITER_GRACE_MILLIS = 2_000;
@@ -45,16 +50,14 @@ final class LeaseStore {
     private final String root;
     private final Clock clock;
     private final ObjectMapper json = new ObjectMapper();
-    private final AuditTrail audit;
     private final ServiceMetrics metrics;
     private final Set<CountDownLatch> waits = ConcurrentHashMap.newKeySet();
     private volatile boolean stopping;
 
-    LeaseStore(CuratorFramework zk, String root, Clock clock, int auditRetention) {
+    LegacyLeaseStore(CuratorFramework zk, String root, Clock clock) {
         this.zk = zk;
         this.root = root;
         this.clock = clock;
-        this.audit = new AuditTrail(zk, root, auditRetention);
         this.metrics = new ServiceMetrics();
         json.configure(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     }
@@ -70,11 +73,11 @@ final class LeaseStore {
      * same entry (the same grant, or the same place in line), never a second one.
      *
      * @param caller whether the caller is still there: a wait whose caller left ends at once
-     * @throws LockServiceException 409 {@code LOCK_ALREADY_HELD} if not granted in time, 499
+     * @throws LegacyException 409 {@code LOCK_ALREADY_HELD} if not granted in time, 499
      *                              {@code CALLER_GONE} if the caller left while waiting (either
      *                              way the entry is removed)
      */
-    Grant acquire(
+    LegacyGrant acquire(
             LockKey key,
             String ownerId,
             long ttlMillis,
@@ -88,11 +91,11 @@ final class LeaseStore {
         String lockPath = lockPath(key);
         long deadline = clock.millis() + (wait ? waitMillis : 0);
         String requestKey = requestKey(ownerId, requestId);
-        Entry own = enqueue(
+        LegacyEntry own = enqueue(
                 lockPath,
                 requestKey,
                 requestId != null,
-                new EntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0, 0));
+                new LegacyEntryData(ownerId, requestId, ttlMillis, deadline + WAITER_GRACE_MILLIS, 0, 0));
         // The entry's data version as this call last wrote it. Another version means a retry of
         // the same request (on any replica) has taken the entry over: this call then leaves it be
         // when it gives up.
@@ -129,7 +132,7 @@ final class LeaseStore {
                         if (waitingSince > 0) {
                             metrics.waited(java.time.Duration.ofMillis(now - waitingSince));
                         }
-                        return new Grant(key.key(), own.lockToken(), stat.getCzxid(), ownerId, expiresAt);
+                        return new LegacyGrant(key.key(), own.lockToken(), stat.getCzxid(), ownerId, expiresAt);
                     }
                     // Changed meanwhile: a retry of this request took the entry over (and may have
                     // been granted), or it was reaped. Read it again.
@@ -137,7 +140,7 @@ final class LeaseStore {
                     continue;
                 }
                 PredecessorWatch watch = new PredecessorWatch();
-                Entry predecessor =
+                LegacyEntry predecessor =
                         readEntry(lockPath, queue.get(place - 1), watch).orElse(null);
                 if (predecessor == null) {
                     continue; // gone since the list was read
@@ -181,8 +184,8 @@ final class LeaseStore {
         waits.forEach(CountDownLatch::countDown);
     }
 
-    private static LockServiceException shuttingDown() {
-        return new LockServiceException(
+    private static LegacyException shuttingDown() {
+        return new LegacyException(
                 503,
                 "SHUTTING_DOWN",
                 "this replica is shutting down; retry the acquire with the same requestId on another replica");
@@ -197,15 +200,15 @@ final class LeaseStore {
      *
      * @return the entry, with the data and version this call wrote, or read if granted
      */
-    private Entry enqueue(String lockPath, String requestKey, boolean lookUp, EntryData fresh) {
+    private LegacyEntry enqueue(String lockPath, String requestKey, boolean lookUp, LegacyEntryData fresh) {
         // Only a request id can name an earlier entry; without one, skip the sync and the lookup.
         // The reads after this follow this session's own create, so they see at least what it saw.
         if (lookUp) {
             sync(lockPath);
             while (true) {
-                Entry mine = null;
+                LegacyEntry mine = null;
                 for (String node : queueNames(lockPath)) {
-                    if (Entry.parseName(node).orElseThrow()[2].equals(requestKey)) {
+                    if (LegacyEntry.parseName(node).orElseThrow()[2].equals(requestKey)) {
                         mine = readEntry(lockPath, node, null)
                                 .filter(e -> e.data().ownerId().equals(fresh.ownerId()))
                                 .orElse(null);
@@ -220,7 +223,7 @@ final class LeaseStore {
                 if (mine.granted()) {
                     return mine; // a retry of an acquire that was granted: the loop answers it
                 }
-                EntryData extended =
+                LegacyEntryData extended =
                         mine.data().waitingUntil(Math.max(mine.data().waitUntil(), fresh.waitUntil()));
                 Stat stat = write(lockPath, mine, extended);
                 if (stat != null) {
@@ -236,14 +239,14 @@ final class LeaseStore {
      * if a retry of the same request has written the entry since, the retry waits on it now and
      * it stays.
      */
-    private void giveUp(String lockPath, Entry own, int written) {
+    private void giveUp(String lockPath, LegacyEntry own, int written) {
         if (own.version() == written) {
             remove(lockPath, own);
         }
     }
 
-    private LockServiceException callerGone(LockKey key) {
-        return new LockServiceException(
+    private LegacyException callerGone(LockKey key) {
+        return new LegacyException(
                 499,
                 "CALLER_GONE",
                 "the caller of this acquire of lock '" + key.key()
@@ -254,7 +257,7 @@ final class LeaseStore {
      * Pushes the lease's expiry to now + {@code ttlMillis}.
      *
      * @return the new expiry
-     * @throws LockServiceException 409 {@code LOCK_EXPIRED} if the lease is gone or past its
+     * @throws LegacyException 409 {@code LOCK_EXPIRED} if the lease is gone or past its
      *                              expiry; 403 {@code NOT_LOCK_OWNER} if {@code ownerId} is not its owner
      */
     long renew(LockKey key, String lockToken, String ownerId, long ttlMillis) {
@@ -262,14 +265,14 @@ final class LeaseStore {
         boolean synced = false; // see release(): sync only before an answer a stale read could get wrong
         while (true) {
             long now = clock.millis();
-            Entry e = holding(lockPath, lockToken);
+            LegacyEntry e = holding(lockPath, lockToken);
             if ((e == null || !e.granted() || e.dead(now)) && !synced) {
                 sync(lockPath);
                 synced = true;
                 continue;
             }
             if (e == null || !e.granted()) {
-                throw new LockServiceException(
+                throw new LegacyException(
                         409,
                         "LOCK_EXPIRED",
                         "no live lease with this lockToken on lock '" + key.key() + "': it expired or was released");
@@ -277,7 +280,7 @@ final class LeaseStore {
             checkOwner(key, e, ownerId);
             if (e.dead(now)) {
                 delete(lockPath, e);
-                throw new LockServiceException(
+                throw new LegacyException(
                         409,
                         "LOCK_EXPIRED",
                         "the lease on lock '" + key.key() + "' expired "
@@ -298,7 +301,7 @@ final class LeaseStore {
      * Releases the lease; a lease that is already gone or expired is released already (true
      * means this call removed a live lease).
      *
-     * @throws LockServiceException 403 {@code NOT_LOCK_OWNER} if {@code ownerId} is not its owner
+     * @throws LegacyException 403 {@code NOT_LOCK_OWNER} if {@code ownerId} is not its owner
      */
     boolean release(LockKey key, String lockToken, String ownerId) {
         String lockPath = lockPath(key);
@@ -307,7 +310,7 @@ final class LeaseStore {
         // lagging server, and those read again after a sync before answering.
         boolean synced = false;
         while (true) {
-            Entry e = holding(lockPath, lockToken);
+            LegacyEntry e = holding(lockPath, lockToken);
             if (e == null) {
                 if (!synced) {
                     sync(lockPath);
@@ -342,7 +345,7 @@ final class LeaseStore {
         CHANGED
     }
 
-    private Removal remove(String lockPath, Entry e) {
+    private Removal remove(String lockPath, LegacyEntry e) {
         try {
             zk.delete().withVersion(e.version()).forPath(lockPath + "/" + e.node());
             return Removal.DELETED;
@@ -356,14 +359,14 @@ final class LeaseStore {
     }
 
     /** The lock's live queue after a sync: the holder (granted) first, then the waiters in order. */
-    List<Entry> status(LockKey key) {
+    List<LegacyEntry> status(LockKey key) {
         String lockPath = lockPath(key);
         sync(lockPath);
         return live(lockPath, clock.millis());
     }
 
     /** A held lock, as the list call answers it. */
-    record Held(LockKey key, Entry holder, int waiters) {}
+    record Held(LockKey key, LegacyEntry holder, int waiters) {}
 
     /**
      * The held locks of a namespace, in key order (their znode names), at most {@code limit}
@@ -392,7 +395,7 @@ final class LeaseStore {
             if (after != null && lock.compareTo(after) <= 0) {
                 continue;
             }
-            List<Entry> queue =
+            List<LegacyEntry> queue =
                     read(nsPath + "/" + lock).stream().filter(e -> !e.dead(now)).toList();
             if (!queue.isEmpty() && queue.get(0).granted()) {
                 out.add(new Held(LockKey.fromZnode(namespace, lock), queue.get(0), queue.size() - 1));
@@ -402,76 +405,16 @@ final class LeaseStore {
     }
 
     /**
-     * Ends the current holder's lease at once, whoever holds it, and records it in the audit
-     * trail. Deletes exactly the entry read (a versioned delete; a renew meanwhile is read again),
-     * so the next holder is never touched; that holder's fencing token is higher, so resources
-     * reject the evicted holder's late writes.
-     *
-     * @param expectedFencingToken if not null, release only a holder with this token
-     *                             (otherwise {@code HOLDER_CHANGED}, nothing deleted)
-     */
-    ForcedRelease forceRelease(LockKey key, String reason, String by, Long expectedFencingToken) {
-        String lockPath = lockPath(key);
-        sync(lockPath);
-        ForcedRelease result;
-        while (true) {
-            List<Entry> queue = live(lockPath, clock.millis());
-            Entry head = queue.isEmpty() ? null : queue.get(0);
-            if (head == null || !head.granted()) {
-                result = forced(key, ForcedRelease.Outcome.NOT_HELD, null, reason, by);
-                break;
-            }
-            if (expectedFencingToken != null && head.fencingToken() != expectedFencingToken) {
-                result = forced(key, ForcedRelease.Outcome.HOLDER_CHANGED, head, reason, by);
-                break;
-            }
-            try {
-                zk.delete().withVersion(head.version()).forPath(lockPath + "/" + head.node());
-                result = forced(key, ForcedRelease.Outcome.RELEASED, head, reason, by);
-                break;
-            } catch (KeeperException.BadVersionException renewed) {
-                continue; // renewed meanwhile: the same holder, read again
-            } catch (KeeperException.NoNodeException gone) {
-                result = forced(key, ForcedRelease.Outcome.HOLDER_CHANGED, head, reason, by);
-                break;
-            } catch (Exception e) {
-                throw unavailable("force-releasing " + head.node() + " of " + lockPath, e);
-            }
-        }
-        audit.append(result);
-        metrics.forceReleased(result.outcome().name().toLowerCase(java.util.Locale.ROOT));
-        return result;
-    }
-
-    /** The newest entries of the audit trail, newest first. */
-    List<ForcedRelease> auditTrail(int limit) {
-        sync(base() + "/_audit");
-        return audit.newest(limit);
-    }
-
-    private ForcedRelease forced(LockKey key, ForcedRelease.Outcome outcome, Entry holder, String reason, String by) {
-        return new ForcedRelease(
-                key.key(),
-                outcome,
-                holder == null ? "" : holder.node(),
-                holder == null ? "" : holder.data().ownerId(),
-                holder == null ? 0 : holder.fencingToken(),
-                reason,
-                by,
-                clock.instant());
-    }
-
-    /**
      * The entries, with every dead one removed (any replica may: versioned deletes). A delete
      * refused because the entry changed since the read (renewed, granted, its wait extended by a
      * retry) means this read of it is out of date: the queue is read again after a sync. Passing
      * over such an entry would let the entry behind it be granted beside a live lease.
      */
-    private List<Entry> live(String lockPath, long now) {
+    private List<LegacyEntry> live(String lockPath, long now) {
         while (true) {
-            List<Entry> live = new ArrayList<>();
+            List<LegacyEntry> live = new ArrayList<>();
             boolean outOfDate = false;
-            for (Entry e : read(lockPath)) {
+            for (LegacyEntry e : read(lockPath)) {
                 if (!e.dead(now)) {
                     live.add(e);
                 } else if (!reap(lockPath, e)) {
@@ -490,7 +433,7 @@ final class LeaseStore {
      * (renewed, granted, its wait extended by a retry) means that read is out of date: this syncs,
      * so that the caller's next read sees the change, and returns false.
      */
-    private boolean reap(String lockPath, Entry dead) {
+    private boolean reap(String lockPath, LegacyEntry dead) {
         Removal removal = remove(lockPath, dead);
         if (removal == Removal.CHANGED) {
             sync(lockPath);
@@ -503,8 +446,8 @@ final class LeaseStore {
     }
 
     /** Every entry with its data, in queue order. */
-    private List<Entry> read(String lockPath) {
-        List<Entry> entries = new ArrayList<>();
+    private List<LegacyEntry> read(String lockPath) {
+        List<LegacyEntry> entries = new ArrayList<>();
         for (String node : queueNames(lockPath)) {
             readEntry(lockPath, node, null).ifPresent(entries::add);
         }
@@ -521,7 +464,7 @@ final class LeaseStore {
         } catch (Exception e) {
             throw unavailable("reading " + lockPath, e);
         }
-        return Entry.inQueueOrder(children);
+        return LegacyEntry.inQueueOrder(children);
     }
 
     /**
@@ -529,14 +472,14 @@ final class LeaseStore {
      *
      * @param watch if not null, set on the entry: it fires when the entry changes or goes after this read
      */
-    private Optional<Entry> readEntry(String lockPath, String node, PredecessorWatch watch) {
+    private Optional<LegacyEntry> readEntry(String lockPath, String node, PredecessorWatch watch) {
         try {
             Stat stat = new Stat();
             String path = lockPath + "/" + node;
             byte[] data = watch == null
                     ? zk.getData().storingStatIn(stat).forPath(path)
                     : zk.getData().storingStatIn(stat).usingWatcher(watch).forPath(path);
-            return Optional.of(Entry.of(node, json.readValue(data, EntryData.class), stat));
+            return Optional.of(LegacyEntry.of(node, json.readValue(data, LegacyEntryData.class), stat));
         } catch (KeeperException.NoNodeException gone) {
             return Optional.empty(); // released or reaped since the children read
         } catch (Exception e) {
@@ -545,14 +488,14 @@ final class LeaseStore {
     }
 
     /** The queue's first entry, if it is still there; null otherwise. */
-    private Entry head(String lockPath, List<String> queue) {
+    private LegacyEntry head(String lockPath, List<String> queue) {
         return queue.isEmpty() ? null : readEntry(lockPath, queue.get(0), null).orElse(null);
     }
 
     /** The entry of {@code lockToken} (its name carries the token), or null: only that entry is read. */
-    private Entry holding(String lockPath, String lockToken) {
+    private LegacyEntry holding(String lockPath, String lockToken) {
         for (String node : queueNames(lockPath)) {
-            if (Entry.parseName(node).orElseThrow()[1].equals(lockToken)) {
+            if (LegacyEntry.parseName(node).orElseThrow()[1].equals(lockToken)) {
                 return readEntry(lockPath, node, null).orElse(null);
             }
         }
@@ -560,7 +503,7 @@ final class LeaseStore {
     }
 
     /** Queues a new entry: the entry as created, data version 0. */
-    private Entry create(String lockPath, String requestKey, EntryData data) {
+    private LegacyEntry create(String lockPath, String requestKey, LegacyEntryData data) {
         String lockToken = UUID.randomUUID().toString().replace("-", "");
         try {
             Stat stat = new Stat();
@@ -572,14 +515,14 @@ final class LeaseStore {
                     .withProtection()
                     .withMode(CreateMode.PERSISTENT_SEQUENTIAL)
                     .forPath(lockPath + "/e-" + lockToken + "-" + requestKey + "-", json.writeValueAsBytes(data));
-            return Entry.of(ZKPaths.getNodeFromPath(path), data, stat);
+            return LegacyEntry.of(ZKPaths.getNodeFromPath(path), data, stat);
         } catch (Exception e) {
             throw unavailable("queueing on " + lockPath, e);
         }
     }
 
     /** A conditional write on the version read: the entry's new stat, or null if it changed or went meanwhile. */
-    private Stat write(String lockPath, Entry e, EntryData data) {
+    private Stat write(String lockPath, LegacyEntry e, LegacyEntryData data) {
         try {
             return zk.setData()
                     .withVersion(e.version())
@@ -592,7 +535,7 @@ final class LeaseStore {
     }
 
     /** A versioned delete; false if the entry changed meanwhile (true also when it was gone already). */
-    private boolean delete(String lockPath, Entry e) {
+    private boolean delete(String lockPath, LegacyEntry e) {
         return remove(lockPath, e) != Removal.CHANGED;
     }
 
@@ -607,7 +550,7 @@ final class LeaseStore {
             changed.await(millis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockServiceException(503, "UNAVAILABLE", "interrupted while waiting in the queue");
+            throw new LegacyException(503, "UNAVAILABLE", "interrupted while waiting in the queue");
         } finally {
             waits.remove(changed);
             stopWatching.run();
@@ -621,38 +564,39 @@ final class LeaseStore {
                     .getZooKeeper()
                     .sync(ZKPaths.fixForNamespace(zk.getNamespace(), path), (rc, p, ctx) -> synced.countDown(), null);
             if (!synced.await(10, TimeUnit.SECONDS)) {
-                throw new LockServiceException(503, "UNAVAILABLE", "ZooKeeper did not answer a sync of " + path);
+                throw new LegacyException(503, "UNAVAILABLE", "ZooKeeper did not answer a sync of " + path);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockServiceException(503, "UNAVAILABLE", "interrupted syncing " + path);
-        } catch (LockServiceException e) {
+            throw new LegacyException(503, "UNAVAILABLE", "interrupted syncing " + path);
+        } catch (LegacyException e) {
             throw e;
         } catch (Exception e) {
             throw unavailable("syncing " + path, e);
         }
     }
 
-    private static void checkOwner(LockKey key, Entry e, String ownerId) {
+    private static void checkOwner(LockKey key, LegacyEntry e, String ownerId) {
         if (!e.data().ownerId().equals(ownerId)) {
-            throw new LockServiceException(
+            throw new LegacyException(
                     403,
                     "NOT_LOCK_OWNER",
                     "lockToken of lock '" + key.key() + "' belongs to another" + " owner than '" + ownerId + "'");
         }
     }
 
-    private static Grant grant(LockKey key, Entry e, long expiresAt) {
-        return new Grant(key.key(), e.lockToken(), e.fencingToken(), e.data().ownerId(), expiresAt);
+    private static LegacyGrant grant(LockKey key, LegacyEntry e, long expiresAt) {
+        return new LegacyGrant(
+                key.key(), e.lockToken(), e.fencingToken(), e.data().ownerId(), expiresAt);
     }
 
-    private static LockServiceException alreadyHeld(LockKey key, Entry head, long now) {
+    private static LegacyException alreadyHeld(LockKey key, LegacyEntry head, long now) {
         Map<String, Object> extra = new LinkedHashMap<>();
         extra.put("currentOwner", head == null ? null : head.data().ownerId());
         extra.put(
                 "retryAfterMillis",
                 head != null && head.granted() ? Math.max(0, head.data().expiresAt() - now) : 0);
-        return new LockServiceException(
+        return new LegacyException(
                 409,
                 "LOCK_ALREADY_HELD",
                 "lock '" + key.key() + "' is held"
@@ -684,7 +628,7 @@ final class LeaseStore {
         }
     }
 
-    private static LockServiceException unavailable(String what, Exception e) {
-        return new LockServiceException(503, "UNAVAILABLE", what + " failed: " + e);
+    private static LegacyException unavailable(String what, Exception e) {
+        return new LegacyException(503, "UNAVAILABLE", what + " failed: " + e);
     }
 }

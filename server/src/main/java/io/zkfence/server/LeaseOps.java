@@ -1,0 +1,304 @@
+package io.zkfence.server;
+
+import io.zkfence.lock.ForcedRelease;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+
+/**
+ * What a holder and an admin do to a granted lease: renew, release, force-release.
+ *
+ * <p>Renew and release reach the entry from the lockToken alone ({@link LockTokens}: it names the
+ * entry and proves the caller its owner), without listing the queue. A renew is a read and a
+ * versioned write; a release is one multi that deletes the caller's own entry (a token names
+ * exactly one) with its request's finished record. A forced release deletes exactly the holder
+ * entry it read, with the audit entry and the finished record, in one multi: both or neither.
+ */
+final class LeaseOps {
+
+    private final LockQueue queue;
+    private final ReplicaRegistry replicas;
+    private final FinishedRequests finished;
+    private final LockTokens tokens;
+    private final LeaseConfirmer confirmer;
+    private final AuditTrail audit;
+    private final ServiceMetrics metrics;
+    private final ServicePaths paths;
+    private final Clock clock;
+
+    LeaseOps(
+            LockQueue queue,
+            ReplicaRegistry replicas,
+            FinishedRequests finished,
+            LockTokens tokens,
+            LeaseConfirmer confirmer,
+            AuditTrail audit,
+            ServiceMetrics metrics,
+            ServicePaths paths,
+            Clock clock) {
+        this.queue = queue;
+        this.replicas = replicas;
+        this.finished = finished;
+        this.tokens = tokens;
+        this.confirmer = confirmer;
+        this.audit = audit;
+        this.metrics = metrics;
+        this.paths = paths;
+        this.clock = clock;
+    }
+
+    /**
+     * Extends the lease to now + {@code ttlMillis} (this replica's clock, taken before the write);
+     * the renewed lease stands alone, whichever replica granted it.
+     *
+     * @return the new expiry
+     * @throws LockServiceException 403 {@code NOT_LOCK_OWNER} for a token not issued for this lock
+     *     and owner; 409 {@code LOCK_EXPIRED} if the lease ended (expired, released, force-released)
+     */
+    long renew(LockKey key, String lockToken, String ownerId, long ttlMillis) {
+        String lockPath = paths.lock(key);
+        EntryName name = entryOf(key, lockPath, lockToken, ownerId);
+        boolean synced = false;
+        while (true) {
+            long now = clock.millis();
+            Optional<QueueEntry> read = name == null ? Optional.empty() : queue.read(lockPath, name, null);
+            if (read.isEmpty() && !synced) {
+                // The entry may be newer than what this replica's server has seen: sync and read again.
+                queue.sync(lockPath);
+                synced = true;
+                continue;
+            }
+            if (read.isEmpty()) {
+                throw expired(key, "it was released, expired or was force-released");
+            }
+            QueueEntry e = read.get();
+            checkOwner(key, e, ownerId);
+            if (e.dead(now, replicas)) {
+                reap(lockPath, e);
+                throw expired(key, "it expired " + Math.max(0, now - e.data().expiresAt()) + " ms ago");
+            }
+            long expiresAt = now + ttlMillis;
+            Optional<QueueEntry> renewed = queue.write(lockPath, e, e.data().confirmedUntil(now, expiresAt));
+            if (renewed.isPresent()) {
+                confirmer.cancel(lockPath, e.name());
+                if (clock.millis() >= expiresAt) {
+                    throw expired(key, "ZooKeeper took longer than the TTL to renew it");
+                }
+                return expiresAt;
+            }
+            // Written or removed since the read: read again (the write's answer came through this
+            // replica's server, which has seen the change now).
+        }
+    }
+
+    /**
+     * Releases the lease: deletes the caller's entry. True if it was still there (nobody else held
+     * the lock since the grant, even if its expiry had passed); false if it had ended already.
+     *
+     * @throws LockServiceException 403 {@code NOT_LOCK_OWNER} for a token not issued for this lock and owner
+     */
+    boolean release(LockKey key, String lockToken, String ownerId) {
+        String lockPath = paths.lock(key);
+        EntryName name = entryOf(key, lockPath, lockToken, ownerId);
+        if (name == null) {
+            return false; // a previous-protocol token whose entry has gone
+        }
+        if (name.legacy()) {
+            return releaseLegacy(key, lockPath, name, ownerId);
+        }
+        confirmer.cancel(lockPath, name);
+        List<Op> record = name.hasRequestId()
+                ? List.of(finished.record(lockPath, name.request(), FinishedRequests.Outcome.RELEASED))
+                : List.of();
+        LockQueue.Removal removal;
+        try {
+            removal = queue.remove(lockPath, name, -1, record);
+        } catch (KeeperException.NodeExistsException recordedAlready) {
+            removal = removeQuietly(lockPath, name, -1);
+        } catch (KeeperException e) {
+            throw unavailable(key, "releasing", e);
+        }
+        // The multi's answer comes from the leader: GONE is not a lagging read.
+        return removal == LockQueue.Removal.DELETED;
+    }
+
+    /** A previous-protocol entry found by its token: the owner is checked from its data. */
+    private boolean releaseLegacy(LockKey key, String lockPath, EntryName name, String ownerId) {
+        while (true) {
+            Optional<QueueEntry> read = queue.read(lockPath, name, null);
+            if (read.isEmpty()) {
+                return false;
+            }
+            checkOwner(key, read.get(), ownerId);
+            boolean live = !read.get().dead(clock.millis(), replicas);
+            LockQueue.Removal removal = removeQuietly(lockPath, name, read.get().version());
+            if (removal != LockQueue.Removal.CHANGED) {
+                return removal == LockQueue.Removal.DELETED && live;
+            }
+        }
+    }
+
+    /**
+     * Ends the current holder's lease at once, whoever holds it, recorded in the audit trail in the
+     * same multi. Deletes exactly the entry read (versioned; a renew meanwhile is read again), so
+     * the next holder is never touched; that holder's fencing token is higher, so resources reject
+     * the evicted holder's late writes.
+     *
+     * @param expectedFencingToken if not null, release only a holder with this token
+     *     (otherwise {@code HOLDER_CHANGED}, nothing deleted)
+     */
+    ForcedRelease forceRelease(LockKey key, String reason, String by, Long expectedFencingToken) {
+        String lockPath = paths.lock(key);
+        queue.sync(lockPath);
+        while (true) {
+            List<EntryName> line = queue.queue(lockPath);
+            QueueEntry head = line.isEmpty()
+                    ? null
+                    : queue.read(lockPath, line.get(0), null).orElse(null);
+            if (head == null && !line.isEmpty()) {
+                continue; // went since the list was read
+            }
+            if (head != null && head.dead(clock.millis(), replicas)) {
+                reap(lockPath, head);
+                continue;
+            }
+            if (head == null || (head.name().legacy() && !head.data().standsAlone())) {
+                return recordOnly(forced(key, ForcedRelease.Outcome.NOT_HELD, null, reason, by));
+            }
+            if (expectedFencingToken != null && head.fencingToken() != expectedFencingToken) {
+                return recordOnly(forced(key, ForcedRelease.Outcome.HOLDER_CHANGED, head, reason, by));
+            }
+            ForcedRelease result = forced(key, ForcedRelease.Outcome.RELEASED, head, reason, by);
+            List<Op> extra = new ArrayList<>();
+            extra.add(audit.appendOp(result));
+            if (head.name().hasRequestId()) {
+                extra.add(finished.record(lockPath, head.name().request(), FinishedRequests.Outcome.FORCE_RELEASED));
+            }
+            LockQueue.Removal removal;
+            try {
+                removal = queue.remove(lockPath, head.name(), head.version(), extra);
+            } catch (KeeperException.NodeExistsException recordedAlready) {
+                try {
+                    removal = queue.remove(lockPath, head.name(), head.version(), List.of(extra.get(0)));
+                } catch (KeeperException e) {
+                    throw unavailable(key, "force-releasing", e);
+                }
+            } catch (KeeperException e) {
+                throw unavailable(key, "force-releasing", e);
+            }
+            if (removal == LockQueue.Removal.CHANGED) {
+                continue; // renewed meanwhile: the same holder, read again
+            }
+            if (removal == LockQueue.Removal.GONE) {
+                return recordOnly(forced(key, ForcedRelease.Outcome.HOLDER_CHANGED, head, reason, by));
+            }
+            confirmer.cancel(lockPath, head.name());
+            audit.trim();
+            metrics.forceReleased(result.outcome().name().toLowerCase(Locale.ROOT));
+            return result;
+        }
+    }
+
+    /** A forced release that deleted nothing: only its audit entry is written. */
+    private ForcedRelease recordOnly(ForcedRelease result) {
+        try {
+            queue.multiOf(List.of(audit.appendOp(result)));
+        } catch (KeeperException e) {
+            throw new LockServiceException(
+                    ErrorCode.UNAVAILABLE,
+                    "recording the forced release of '" + result.lockName() + "' failed: " + e.code(),
+                    e);
+        }
+        audit.trim();
+        metrics.forceReleased(result.outcome().name().toLowerCase(Locale.ROOT));
+        return result;
+    }
+
+    /** Deletes a dead lease (versioned) with its request's record: it was granted, so its request ended. */
+    void reap(String lockPath, QueueEntry dead) {
+        List<Op> record = dead.name().hasRequestId()
+                ? List.of(finished.record(lockPath, dead.name().request(), FinishedRequests.Outcome.EXPIRED))
+                : List.of();
+        try {
+            if (queue.remove(lockPath, dead.name(), dead.version(), record) == LockQueue.Removal.DELETED) {
+                metrics.expired();
+            }
+        } catch (KeeperException.NodeExistsException recordedAlready) {
+            removeQuietly(lockPath, dead.name(), dead.version());
+        } catch (KeeperException e) {
+            throw new LockServiceException(ErrorCode.UNAVAILABLE, "removing an expired lease failed: " + e.code(), e);
+        }
+    }
+
+    private LockQueue.Removal removeQuietly(String lockPath, EntryName name, int version) {
+        try {
+            return queue.remove(lockPath, name, version, List.of());
+        } catch (KeeperException e) {
+            throw new LockServiceException(ErrorCode.UNAVAILABLE, "removing an entry failed: " + e.code(), e);
+        }
+    }
+
+    /**
+     * The entry a lockToken names. A token of this protocol is checked by its MAC (no read); a
+     * previous-protocol token (the secret in the entry's name) is looked for in the queue, for
+     * leases granted before a rolling upgrade.
+     *
+     * @return the entry's name, or null for a previous-protocol token whose entry is gone
+     */
+    private EntryName entryOf(LockKey key, String lockPath, String lockToken, String ownerId) {
+        if (!LockTokens.legacy(lockToken)) {
+            return tokens.check(lockPath, lockToken, ownerId).orElseThrow(() -> notOwner(key));
+        }
+        for (EntryName n : queue.queue(lockPath)) {
+            if (n.legacy() && n.id().equals(lockToken)) {
+                return n;
+            }
+        }
+        queue.sync(lockPath);
+        for (EntryName n : queue.queue(lockPath)) {
+            if (n.legacy() && n.id().equals(lockToken)) {
+                return n;
+            }
+        }
+        return null;
+    }
+
+    private static void checkOwner(LockKey key, QueueEntry e, String ownerId) {
+        if (!e.data().ownerId().equals(ownerId)) {
+            throw notOwner(key);
+        }
+    }
+
+    private static LockServiceException notOwner(LockKey key) {
+        return new LockServiceException(
+                ErrorCode.NOT_LOCK_OWNER, "this lockToken was not issued to this ownerId for lock '" + key.key() + "'");
+    }
+
+    private static LockServiceException expired(LockKey key, String why) {
+        return new LockServiceException(
+                ErrorCode.LOCK_EXPIRED, "the lease on lock '" + key.key() + "' has ended: " + why + "; acquire again");
+    }
+
+    private ForcedRelease forced(
+            LockKey key, ForcedRelease.Outcome outcome, QueueEntry holder, String reason, String by) {
+        return new ForcedRelease(
+                key.key(),
+                outcome,
+                // The entry's sequence, not its name: a previous-protocol name holds a lockToken.
+                holder == null ? "" : String.valueOf(holder.name().sequence()),
+                holder == null ? "" : holder.data().ownerId(),
+                holder == null ? 0 : holder.fencingToken(),
+                reason,
+                by,
+                clock.instant());
+    }
+
+    private static LockServiceException unavailable(LockKey key, String what, KeeperException e) {
+        return new LockServiceException(
+                ErrorCode.UNAVAILABLE, what + " lock '" + key.key() + "' failed: ZooKeeper answered " + e.code(), e);
+    }
+}

@@ -1,0 +1,339 @@
+package io.zkfence.server;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The entries of locks in ZooKeeper: how one is queued, read, written and removed, each in as
+ * few requests as the protocol allows. No decisions: those are {@link Acquirer}'s and
+ * {@link LeaseOps}'.
+ *
+ * <ul>
+ *   <li>Queueing is one multi: [the replica's marker exists] [the request has not finished]
+ *       create {@code r-<request>}, create the entry, touch {@code r-<request>} (whose new stat
+ *       carries the multi's zxid: the entry's creation zxid, its fencing token). The child list is
+ *       read pipelined behind it, so it shows the entry.
+ *   <li>Removing is one multi: delete the entry (versioned), delete {@code r-<request>}, and for a
+ *       request with a requestId that ended, create its finished record.
+ * </ul>
+ */
+final class LockQueue {
+
+    private final ZkWire wire;
+    private final CuratorFramework curator;
+    private final ObjectMapper json =
+            new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+
+    private final String finishedRoot;
+
+    LockQueue(ZkWire wire, CuratorFramework curator, ServicePaths paths) {
+        this.wire = wire;
+        this.curator = curator;
+        this.finishedRoot = paths.done();
+    }
+
+    /** What one queueing multi did. */
+    sealed interface Queued {}
+
+    /** The entry was created: its name, fencing token, and the child list read right after. */
+    record Created(QueueEntry entry, List<EntryName> queue) implements Queued {}
+
+    /** The request already has an entry (a retry, or the same request through another replica). */
+    record AlreadyQueued(List<EntryName> queue) implements Queued {}
+
+    /** The request finished before (its record exists): never queue it again. */
+    record Finished() implements Queued {}
+
+    /** This replica's marker was missing (a new session): register and send it again. */
+    record ReplicaUnregistered() implements Queued {}
+
+    /** A finished-request shard was missing: make the buckets and send it again. */
+    record RecordsMissing() implements Queued {}
+
+    /** The lock's znode does not exist yet: create it and send again. */
+    record LockMissing() implements Queued {}
+
+    /**
+     * Queues an entry for {@code request} with {@code data}.
+     *
+     * @param marker the replica marker to require (null: none, for an entry that does not depend on it)
+     * @param notFinished ops failing the multi if the request finished (empty: no requestId)
+     */
+    Queued enqueue(String lockPath, String id, String request, EntryData data, String marker, List<Op> notFinished)
+            throws KeeperException {
+        byte[] bytes = bytes(data);
+        String requestNode = lockPath + "/" + EntryName.requestNode(request);
+        List<Op> ops = new ArrayList<>();
+        if (marker != null) {
+            ops.add(wire.checkOp(marker, -1));
+        }
+        ops.addAll(notFinished);
+        int requestOp = ops.size();
+        ops.add(wire.createOp(requestNode, new byte[0], CreateMode.PERSISTENT));
+        ops.add(wire.createOp(lockPath + "/" + EntryName.prefix(id, request), bytes, CreateMode.PERSISTENT_SEQUENTIAL));
+        ops.add(wire.setDataOp(requestNode, new byte[0], -1));
+        record Answer(List<OpResult> results, KeeperException refused, List<String> children) {}
+        Answer answer = wire.call("queueing on a lock", () -> {
+            CompletableFuture<List<OpResult>> multi = wire.multi(ops);
+            // Pipelined: the same session's next request, answered after the multi took effect.
+            CompletableFuture<ZkWire.Children> children = wire.children(lockPath);
+            return multi.handle((results, failure) -> {
+                        KeeperException refused = refusal(failure);
+                        return new Answer(results, refused, null);
+                    })
+                    .thenCombine(
+                            children.handle((kids, failure) -> kids == null ? null : kids.names()),
+                            (a, kids) -> new Answer(a.results(), a.refused(), kids));
+        });
+        if (answer.refused() != null) {
+            // The refused op is told by its path.
+            String failed = answer.refused().getPath();
+            KeeperException.Code code = answer.refused().code();
+            if (marker != null && wire.abs(marker).equals(failed) && code == KeeperException.Code.NONODE) {
+                return new ReplicaUnregistered();
+            }
+            if (failed != null && failed.startsWith(wire.abs(finishedRoot) + "/")) {
+                return code == KeeperException.Code.NODEEXISTS ? new Finished() : new RecordsMissing();
+            }
+            if (wire.abs(requestNode).equals(failed) && code == KeeperException.Code.NODEEXISTS) {
+                return new AlreadyQueued(queueOrThrow(lockPath, answer.children()));
+            }
+            if (wire.abs(requestNode).equals(failed) && code == KeeperException.Code.NONODE) {
+                return new LockMissing();
+            }
+            throw answer.refused();
+        }
+        String path = ((OpResult.CreateResult) answer.results().get(requestOp + 1)).getPath();
+        Stat touched = ((OpResult.SetDataResult) answer.results().get(requestOp + 2)).getStat();
+        EntryName name = EntryName.parse(path.substring(path.lastIndexOf('/') + 1))
+                .orElseThrow(() -> new IllegalStateException("ZooKeeper named the entry " + path));
+        QueueEntry entry = new QueueEntry(name, data, touched.getMzxid(), 0);
+        return new Created(entry, queueOrThrow(lockPath, answer.children()));
+    }
+
+    /** Creates a lock's znode (and its namespace's) as containers: ZooKeeper removes them once empty. */
+    void createLock(String lockPath) {
+        try {
+            curator.create()
+                    .creatingParentContainersIfNeeded()
+                    .withMode(CreateMode.CONTAINER)
+                    .withACL(wire.acl(), true)
+                    .forPath(lockPath);
+        } catch (KeeperException.NodeExistsException exists) {
+            // another call made it first
+        } catch (Exception e) {
+            throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating the lock's znode failed: " + e, e);
+        }
+    }
+
+    /** The lock's entries in queue order (empty if the lock's znode does not exist). */
+    List<EntryName> queue(String lockPath) {
+        try {
+            return EntryName.inQueueOrder(wire.call("reading a lock's queue", () -> wire.children(lockPath))
+                    .names());
+        } catch (KeeperException.NoNodeException none) {
+            return List.of();
+        } catch (KeeperException e) {
+            throw unavailable("reading a lock's queue", e);
+        }
+    }
+
+    /** Brings this replica's server up to date with the leader on {@code path} first (a failed sync is a 503). */
+    void sync(String path) {
+        try {
+            wire.call("syncing", () -> wire.sync(path));
+        } catch (KeeperException e) {
+            throw unavailable("syncing", e);
+        }
+    }
+
+    /**
+     * One entry with its data; empty if it is gone.
+     *
+     * @param watcher if not null, set on the entry: it fires when the entry changes or goes after this read
+     */
+    Optional<QueueEntry> read(String lockPath, EntryName name, Watcher watcher) {
+        ZkWire.Node node;
+        try {
+            node = wire.call("reading an entry", () -> wire.data(lockPath + "/" + name.node(), watcher));
+        } catch (KeeperException.NoNodeException gone) {
+            return Optional.empty();
+        } catch (KeeperException e) {
+            throw unavailable("reading an entry", e);
+        }
+        return Optional.of(entry(name, node));
+    }
+
+    /** Several entries read at once (pipelined); gone ones are left out. Keeps the order given. */
+    List<QueueEntry> readAll(String lockPath, List<EntryName> names) {
+        List<CompletableFuture<ZkWire.Node>> reads = new ArrayList<>(names.size());
+        for (EntryName n : names) {
+            reads.add(wire.data(lockPath + "/" + n.node(), null));
+        }
+        List<QueueEntry> out = new ArrayList<>(names.size());
+        for (int i = 0; i < names.size(); i++) {
+            CompletableFuture<ZkWire.Node> sent = reads.get(i);
+            EntryName n = names.get(i);
+            ZkWire.Node node;
+            try {
+                // The first attempt was pipelined above; a connection loss sends it again alone.
+                node = wire.call("reading an entry", new Supplier<>() {
+                    private boolean first = true;
+
+                    @Override
+                    public CompletableFuture<ZkWire.Node> get() {
+                        if (first) {
+                            first = false;
+                            return sent;
+                        }
+                        return wire.data(lockPath + "/" + n.node(), null);
+                    }
+                });
+            } catch (KeeperException.NoNodeException gone) {
+                continue;
+            } catch (KeeperException e) {
+                throw unavailable("reading an entry", e);
+            }
+            out.add(entry(n, node));
+        }
+        return out;
+    }
+
+    /**
+     * A conditional write on the version read.
+     *
+     * @return the entry as written, or empty if it changed or went meanwhile
+     */
+    Optional<QueueEntry> write(String lockPath, QueueEntry e, EntryData data) {
+        try {
+            Stat stat = wire.call(
+                    "writing an entry",
+                    () -> wire.setData(lockPath + "/" + e.name().node(), bytes(data), e.version()));
+            return Optional.of(e.with(data, stat.getVersion()));
+        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
+            return Optional.empty();
+        } catch (KeeperException ex) {
+            throw unavailable("writing an entry", ex);
+        }
+    }
+
+    /** A conditional write that also requires {@code marker} to exist (moving an entry to a new replica session). */
+    Optional<QueueEntry> writeIfMarker(String lockPath, QueueEntry e, EntryData data, String marker) {
+        try {
+            List<OpResult> results = wire.call(
+                    "writing an entry",
+                    () -> wire.multi(List.of(
+                            wire.checkOp(marker, -1),
+                            wire.setDataOp(lockPath + "/" + e.name().node(), bytes(data), e.version()))));
+            return Optional.of(e.with(
+                    data, ((OpResult.SetDataResult) results.get(1)).getStat().getVersion()));
+        } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
+            return Optional.empty();
+        } catch (KeeperException ex) {
+            throw unavailable("writing an entry", ex);
+        }
+    }
+
+    /** What a removal did. */
+    enum Removal {
+        /** This call removed it. */
+        DELETED,
+        /** It was gone already. */
+        GONE,
+        /** It was written since the version given: left in place. */
+        CHANGED
+    }
+
+    /**
+     * Removes an entry and its request's companion in one multi, with {@code extra} ops in the same
+     * multi (a finished record, an audit entry).
+     *
+     * @param version the version read, or -1 for any
+     */
+    Removal remove(String lockPath, EntryName name, int version, List<Op> extra) throws KeeperException {
+        List<Op> ops = new ArrayList<>();
+        ops.add(wire.deleteOp(lockPath + "/" + name.node(), version));
+        if (name.requestNode() != null) {
+            ops.add(wire.deleteOp(lockPath + "/" + name.requestNode(), -1));
+        }
+        ops.addAll(extra);
+        String entryPath = wire.abs(lockPath + "/" + name.node());
+        try {
+            wire.call("removing an entry", () -> wire.multi(ops));
+            return Removal.DELETED;
+        } catch (KeeperException e) {
+            if (entryPath.equals(e.getPath()) && e.code() == KeeperException.Code.NONODE) {
+                return Removal.GONE;
+            }
+            if (entryPath.equals(e.getPath()) && e.code() == KeeperException.Code.BADVERSION) {
+                return Removal.CHANGED;
+            }
+            throw e;
+        }
+    }
+
+    /** One multi of {@code ops}, waited for. */
+    List<OpResult> multiOf(List<Op> ops) throws KeeperException {
+        return wire.call("writing", () -> wire.multi(ops));
+    }
+
+    QueueEntry entry(EntryName name, ZkWire.Node node) {
+        try {
+            return new QueueEntry(
+                    name,
+                    json.readValue(node.data(), EntryData.class),
+                    node.stat().getCzxid(),
+                    node.stat().getVersion());
+        } catch (IOException e) {
+            throw new LockServiceException(
+                    ErrorCode.INTERNAL, "entry " + name.node() + " holds data that is not an entry's", e);
+        }
+    }
+
+    byte[] bytes(EntryData data) {
+        try {
+            return json.writeValueAsBytes(data);
+        } catch (IOException e) {
+            throw new IllegalStateException("entry data cannot be written as JSON", e);
+        }
+    }
+
+    private List<EntryName> queueOrThrow(String lockPath, List<String> children) {
+        // The pipelined read failed (the lock znode went, or the connection): read it again alone.
+        return children == null ? queue(lockPath) : EntryName.inQueueOrder(children);
+    }
+
+    /** A multi's refusal about the data; a connection failure is passed on for the call to retry. */
+    private static KeeperException refusal(Throwable failure) {
+        if (failure == null) {
+            return null;
+        }
+        Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
+        if (cause instanceof KeeperException ke
+                && ke.code() != KeeperException.Code.CONNECTIONLOSS
+                && ke.code() != KeeperException.Code.OPERATIONTIMEOUT
+                && ke.code() != KeeperException.Code.SESSIONEXPIRED
+                && ke.code() != KeeperException.Code.SESSIONMOVED) {
+            return ke;
+        }
+        throw new CompletionException(cause);
+    }
+
+    private static LockServiceException unavailable(String what, KeeperException e) {
+        return new LockServiceException(ErrorCode.UNAVAILABLE, what + " failed: ZooKeeper answered " + e.code(), e);
+    }
+}

@@ -1,0 +1,424 @@
+package io.zkfence.server;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.AsyncCallback;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+
+/**
+ * The replica's ZooKeeper requests, on the raw asynchronous API of Curator's current handle.
+ *
+ * <p>Curator keeps the connection, the session and the credentials; the service sends its own
+ * requests because it needs what Curator's builders do not give together: a {@code multi} and a
+ * read pipelined behind it (ZooKeeper answers one session's requests in order, so the read sees
+ * the multi's effect), the {@code multi}'s per-operation results, and its own recovery of a
+ * write whose answer was lost (every write of the service is built so that sending it again is
+ * safe or detectably refused).
+ *
+ * <p>{@link #call} waits for one request, sending it again after a connection loss until
+ * {@link #OPERATION_TIMEOUT} has passed; then, or on any other failure of the connection, it
+ * answers 503 {@link ErrorCode#UNAVAILABLE}. Answers from ZooKeeper about the data (no node, bad
+ * version, node exists) come back as the {@link KeeperException} for the caller to decide.
+ */
+final class ZkWire {
+
+    /** How long one request may take, connection losses and retries included, before a 503. */
+    static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(10);
+
+    private final CuratorFramework curator;
+    private final List<ACL> acl;
+    private final String namespace;
+    /** Test hook: answers a request with an error code instead of sending it (null: send everything). */
+    private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
+
+    /** A test's stand-in for ZooKeeper's answer to one request. */
+    interface FaultInjector {
+        /** The error to answer {@code kind} on {@code path} with, or null to send it. */
+        KeeperException.Code inject(String kind, String path);
+    }
+
+    ZkWire(CuratorFramework curator, List<ACL> acl) {
+        this.curator = curator;
+        this.acl = List.copyOf(acl);
+        this.namespace = curator.getNamespace();
+    }
+
+    /** The ACL every znode of the service is created with. */
+    List<ACL> acl() {
+        return acl;
+    }
+
+    /** Test hook: from now on, requests {@code faults} names fail with its code. */
+    void injectFaults(FaultInjector injector) {
+        faults.set(injector);
+    }
+
+    /** A {@code create} op for a {@link #multi}, with the service's ACL. */
+    Op createOp(String path, byte[] data, CreateMode mode) {
+        return Op.create(abs(path), data, acl, mode);
+    }
+
+    /** A {@code delete} op for a {@link #multi} ({@code version} -1: any version). */
+    Op deleteOp(String path, int version) {
+        return Op.delete(abs(path), version);
+    }
+
+    /** A {@code setData} op for a {@link #multi}; its result's stat carries the multi's zxid. */
+    Op setDataOp(String path, byte[] data, int version) {
+        return Op.setData(abs(path), data, version);
+    }
+
+    /** A {@code check} op for a {@link #multi}: the multi fails unless the node exists (at {@code version}, or -1). */
+    Op checkOp(String path, int version) {
+        return Op.check(abs(path), version);
+    }
+
+    /**
+     * One multi: all its operations or none. Fails with the {@link KeeperException} of the
+     * operation that was refused, whose {@link KeeperException#getPath() path} is that op's.
+     */
+    CompletableFuture<List<OpResult>> multi(List<Op> ops) {
+        CompletableFuture<List<OpResult>> f = new CompletableFuture<>();
+        ZooKeeper zk = handle(f, "multi", ops.isEmpty() ? "" : ops.get(0).getPath());
+        if (zk != null) {
+            zk.multi(
+                    ops,
+                    (rc, p, ctx, results) -> {
+                        if (rc == 0) {
+                            f.complete(results);
+                        } else {
+                            f.completeExceptionally(refusal(rc, ops, results));
+                        }
+                    },
+                    null);
+        }
+        return f;
+    }
+
+    /**
+     * A multi's refusal as the exception of the op that was refused, carrying that op's path (with
+     * the namespace): callers tell by the path which op it was.
+     */
+    private static KeeperException refusal(int rc, List<Op> ops, List<OpResult> results) {
+        if (results != null) {
+            for (int i = 0; i < results.size() && i < ops.size(); i++) {
+                if (results.get(i) instanceof OpResult.ErrorResult err
+                        && err.getErr() != 0
+                        && err.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+                    return KeeperException.create(
+                            KeeperException.Code.get(err.getErr()), ops.get(i).getPath());
+                }
+            }
+        }
+        return KeeperException.create(KeeperException.Code.get(rc));
+    }
+
+    /** A node's children and the node's own stat. */
+    record Children(List<String> names, Stat stat) {}
+
+    CompletableFuture<Children> children(String path) {
+        CompletableFuture<Children> f = new CompletableFuture<>();
+        ZooKeeper zk = handle(f, "children", path);
+        if (zk != null) {
+            zk.getChildren(
+                    abs(path),
+                    false,
+                    (AsyncCallback.Children2Callback) (rc, p, ctx, kids, stat) -> {
+                        if (rc == 0) {
+                            f.complete(new Children(kids, stat));
+                        } else {
+                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+                        }
+                    },
+                    null);
+        }
+        return f;
+    }
+
+    /** The children of {@code path}, with a watch that fires once when they change. */
+    CompletableFuture<Children> watchChildren(String path, Watcher watcher) {
+        CompletableFuture<Children> f = new CompletableFuture<>();
+        ZooKeeper zk = handle(f, "children", path);
+        if (zk != null) {
+            zk.getChildren(
+                    abs(path),
+                    watcher,
+                    (AsyncCallback.Children2Callback) (rc, p, ctx, kids, stat) -> {
+                        if (rc == 0) {
+                            f.complete(new Children(kids, stat));
+                        } else {
+                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+                        }
+                    },
+                    null);
+        }
+        return f;
+    }
+
+    /** A node's data and stat. */
+    record Node(byte[] data, Stat stat) {}
+
+    /** A node's data; with {@code watcher} (may be null), a watch that fires when it changes or goes. */
+    CompletableFuture<Node> data(String path, Watcher watcher) {
+        CompletableFuture<Node> f = new CompletableFuture<>();
+        ZooKeeper zk = handle(f, "data", path);
+        if (zk != null) {
+            zk.getData(
+                    abs(path),
+                    watcher,
+                    (rc, p, ctx, data, stat) -> {
+                        if (rc == 0) {
+                            f.complete(new Node(data, stat));
+                        } else {
+                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+                        }
+                    },
+                    null);
+        }
+        return f;
+    }
+
+    /** The node's stat, or null if it does not exist; with {@code watcher}, a watch on its creation or deletion. */
+    CompletableFuture<Stat> exists(String path, Watcher watcher) {
+        CompletableFuture<Stat> f = new CompletableFuture<>();
+        ZooKeeper zk = handle(f, "exists", path);
+        if (zk != null) {
+            zk.exists(
+                    abs(path),
+                    watcher,
+                    (rc, p, ctx, stat) -> {
+                        if (rc == 0) {
+                            f.complete(stat);
+                        } else if (rc == KeeperException.Code.NONODE.intValue()) {
+                            f.complete(null);
+                        } else {
+                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+                        }
+                    },
+                    null);
+        }
+        return f;
+    }
+
+    /** A versioned write; fails with {@code BADVERSION} or {@code NONODE} if the node changed or went. */
+    CompletableFuture<Stat> setData(String path, byte[] data, int version) {
+        CompletableFuture<Stat> f = new CompletableFuture<>();
+        ZooKeeper zk = handle(f, "setData", path);
+        if (zk != null) {
+            zk.setData(
+                    abs(path),
+                    data,
+                    version,
+                    (rc, p, ctx, stat) -> {
+                        if (rc == 0) {
+                            f.complete(stat);
+                        } else {
+                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+                        }
+                    },
+                    null);
+        }
+        return f;
+    }
+
+    /** A versioned delete ({@code version} -1: any version). */
+    CompletableFuture<Void> delete(String path, int version) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        ZooKeeper zk = handle(f, "delete", path);
+        if (zk != null) {
+            zk.delete(
+                    abs(path),
+                    version,
+                    (rc, p, ctx) -> {
+                        if (rc == 0) {
+                            f.complete(null);
+                        } else {
+                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+                        }
+                    },
+                    null);
+        }
+        return f;
+    }
+
+    /** A plain create (parents must exist); fails with {@code NODEEXISTS} or {@code NONODE}. */
+    CompletableFuture<String> create(String path, byte[] data, CreateMode mode) {
+        CompletableFuture<String> f = new CompletableFuture<>();
+        ZooKeeper zk = handle(f, "create", path);
+        if (zk != null) {
+            zk.create(
+                    abs(path),
+                    data,
+                    acl,
+                    mode,
+                    (AsyncCallback.StringCallback) (rc, p, ctx, name) -> {
+                        if (rc == 0) {
+                            f.complete(name);
+                        } else {
+                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+                        }
+                    },
+                    null);
+        }
+        return f;
+    }
+
+    /**
+     * Brings the server this replica is connected to up to date with the leader for {@code path}:
+     * every read after it sees at least what was committed when the sync was answered. A sync
+     * that fails is a failure, never a read.
+     */
+    CompletableFuture<Void> sync(String path) {
+        CompletableFuture<Void> f = new CompletableFuture<>();
+        ZooKeeper zk = handle(f, "sync", path);
+        if (zk != null) {
+            zk.sync(
+                    abs(path),
+                    (rc, p, ctx) -> {
+                        if (rc == 0) {
+                            f.complete(null);
+                        } else {
+                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+                        }
+                    },
+                    null);
+        }
+        return f;
+    }
+
+    /**
+     * Sends the request {@code send} makes and waits for its answer, sending it again (a new
+     * request from {@code send}) after a connection loss, until {@link #OPERATION_TIMEOUT}.
+     *
+     * @param what the request in words, for the 503's message (never a lockToken)
+     * @throws KeeperException ZooKeeper's answer about the data (no node, exists, bad version...)
+     * @throws LockServiceException 503 {@code UNAVAILABLE} if ZooKeeper cannot be reached in time
+     */
+    <T> T call(String what, Supplier<CompletableFuture<T>> send) throws KeeperException {
+        long deadline = System.nanoTime() + OPERATION_TIMEOUT.toNanos();
+        long pause = 20;
+        while (true) {
+            try {
+                return send.get().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof LockServiceException answered) {
+                    throw answered;
+                }
+                if (!(e.getCause() instanceof KeeperException ke)) {
+                    throw new LockServiceException(ErrorCode.UNAVAILABLE, what + " failed: " + e.getCause(), e);
+                }
+                if (!retryable(ke.code())) {
+                    if (connectionTrouble(ke.code())) {
+                        throw new LockServiceException(
+                                ErrorCode.UNAVAILABLE, what + " failed: ZooKeeper answered " + ke.code(), ke);
+                    }
+                    throw ke;
+                }
+                if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) >= deadline) {
+                    throw new LockServiceException(
+                            ErrorCode.UNAVAILABLE,
+                            what + " failed: no answer from ZooKeeper within " + OPERATION_TIMEOUT.toSeconds() + " s ("
+                                    + ke.code() + ")",
+                            ke);
+                }
+                // The connection is being re-established: Curator reconnects on its own.
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pause));
+                pause = Math.min(500, pause * 2);
+            } catch (TimeoutException e) {
+                throw new LockServiceException(
+                        ErrorCode.UNAVAILABLE,
+                        what + " failed: no answer from ZooKeeper within " + OPERATION_TIMEOUT.toSeconds() + " s",
+                        e);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new LockServiceException(ErrorCode.UNAVAILABLE, what + " was interrupted", e);
+            }
+        }
+    }
+
+    /** A request whose answer was lost with the connection: sending it again is how to go on. */
+    private static boolean retryable(KeeperException.Code code) {
+        return code == KeeperException.Code.CONNECTIONLOSS
+                || code == KeeperException.Code.OPERATIONTIMEOUT
+                || code == KeeperException.Code.SESSIONEXPIRED
+                || code == KeeperException.Code.SESSIONMOVED;
+    }
+
+    /** Errors about the connection or the server, not about the data. */
+    private static boolean connectionTrouble(KeeperException.Code code) {
+        return code == KeeperException.Code.SYSTEMERROR
+                || code == KeeperException.Code.MARSHALLINGERROR
+                || code == KeeperException.Code.UNIMPLEMENTED
+                || code == KeeperException.Code.NEWCONFIGNOQUORUM
+                || code == KeeperException.Code.RECONFIGINPROGRESS
+                || code == KeeperException.Code.AUTHFAILED
+                || code == KeeperException.Code.THROTTLEDOP
+                || code == KeeperException.Code.QUOTAEXCEEDED;
+    }
+
+    /** The current session's id, 0 while there is none. */
+    long sessionId() {
+        try {
+            return curator.getZookeeperClient().getZooKeeper().getSessionId();
+        } catch (Exception noHandle) {
+            return 0;
+        }
+    }
+
+    /** The session timeout the ensemble granted (ms), 0 while there is no session. */
+    int sessionTimeoutMs() {
+        try {
+            return curator.getZookeeperClient().getZooKeeper().getSessionTimeout();
+        } catch (Exception noHandle) {
+            return 0;
+        }
+    }
+
+    boolean connected() {
+        return curator.getZookeeperClient().isConnected();
+    }
+
+    String abs(String path) {
+        return ZKPaths.fixForNamespace(namespace, path);
+    }
+
+    private ZooKeeper handle(CompletableFuture<?> f, String kind, String path) {
+        FaultInjector injector = faults.get();
+        if (injector != null) {
+            KeeperException.Code code = injector.inject(kind, path);
+            if (code != null) {
+                f.completeExceptionally(KeeperException.create(code, path));
+                return null;
+            }
+        }
+        if (curator.getState() == CuratorFrameworkState.STOPPED) {
+            f.completeExceptionally(new LockServiceException(ErrorCode.SHUTTING_DOWN, "this replica is stopping"));
+            return null;
+        }
+        try {
+            return curator.getZookeeperClient().getZooKeeper();
+        } catch (Exception e) {
+            // Curator throws while it has no usable handle (replacing an expired one, connecting):
+            // nothing was sent, so "connection loss" is the truth and the request is sent again.
+            f.completeExceptionally(new KeeperException.ConnectionLossException());
+            return null;
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.zkfence.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.zkfence.server.ReplicaFixture.Reply;
+import io.zkfence.testkit.EmbeddedEnsemble;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A dead waiter does not block the key. A caller waits (280 s) on replica 2 behind a holder on
+ * replica 1; replica 2 is killed (SIGKILL, so its ZooKeeper session only ends when the ensemble
+ * expires it); the holder releases. The crashed replica's entry goes with its session, and the
+ * next owner is granted within a wait far shorter than the dead entry's own.
+ */
+class CrashedReplicaWaiterTest {
+
+    /** The crashed replica's session timeout: its waiters stop blocking about this long after it dies. */
+    private static final String SESSION_TIMEOUT_MS = "4000";
+
+    private static EmbeddedEnsemble ensemble;
+    private ReplicaProcess one;
+    private ReplicaProcess two;
+    private String key;
+
+    @BeforeAll
+    static void startEnsemble() {
+        ensemble = EmbeddedEnsemble.builder().servers(1).start();
+    }
+
+    @AfterAll
+    static void stopEnsemble() {
+        ensemble.close();
+    }
+
+    @BeforeEach
+    void twoReplicasInTheirOwnJvms() {
+        String root = "/crashed-" + UUID.randomUUID().toString().substring(0, 8);
+        one = new ReplicaProcess(List.of(), "--zookeeper", ensemble.connectString(), "--no-auth", "--root", root);
+        two = new ReplicaProcess(
+                List.of(),
+                "--zookeeper",
+                ensemble.connectString(),
+                "--no-auth",
+                "--root",
+                root,
+                "--session-timeout-ms",
+                SESSION_TIMEOUT_MS);
+        key = "inventory:sku-" + UUID.randomUUID().toString().substring(0, 6);
+    }
+
+    @AfterEach
+    void stopReplicas() {
+        one.close();
+        two.close();
+    }
+
+    @Test
+    void aWaiterOfAKilledReplicaStopsBlockingTheKeyWhenItsSessionEnds() throws Exception {
+        Reply holder = ServiceHttp.post(one.port(), key, "acquire", ServiceHttp.acquire("holder", 120_000, null));
+        assertThat(holder.status()).isEqualTo(200);
+        try (Socket orphaned = new Socket("127.0.0.1", two.port())) {
+            RawHttp.send(
+                    orphaned,
+                    RawHttp.post(
+                            "/v1/locks/" + key + "/acquire",
+                            ServiceHttp.acquireWaiting("orphaned", 60_000, 280_000, "O-" + UUID.randomUUID())));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> waiters().equals(List.of("orphaned")));
+            two.kill();
+        }
+        assertThat(ServiceHttp.post(one.port(), key, "release", ServiceHttp.token(holder))
+                        .status())
+                .isEqualTo(200);
+
+        // A 60 s wait: far shorter than the dead entry's 280 s, so a grant comes from its session's end.
+        Reply next =
+                ServiceHttp.post(one.port(), key, "acquire", ServiceHttp.acquireWaiting("next", 30_000, 60_000, null));
+
+        assertThat(next.status()).isEqualTo(200);
+        assertThat(next.body().get("ownerId").asText()).isEqualTo("next");
+        assertThat(waiters()).as("the dead entry was removed").isEmpty();
+    }
+
+    private List<String> waiters() {
+        List<String> owners = new ArrayList<>();
+        for (JsonNode w : ServiceHttp.get(one.port(), "/v1/locks/" + key).body().get("waiters")) {
+            owners.add(w.get("ownerId").asText());
+        }
+        return owners;
+    }
+}

@@ -1,0 +1,126 @@
+package io.zkfence.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.zkfence.testkit.EmbeddedEnsemble;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What each call costs in ZooKeeper requests, counted at the replica: an uncontended acquire and
+ * release is three requests and two writes (with or without a requestId, with or without a
+ * wait), a release one, a renew two; a waiter right behind the holder is granted with one more
+ * read after the holder goes, none of the queue's other entries read.
+ */
+class ZooKeeperRequestsTest {
+
+    private EmbeddedEnsemble ensemble;
+    private CuratorFramework seedZk;
+    private CuratorFramework countedZk;
+    private StoreUnderTest seed;
+    private StoreUnderTest counted;
+    private final RequestCounter requests = new RequestCounter();
+    private LockKey key;
+
+    @BeforeEach
+    void twoReplicasOneCounted() {
+        ensemble = EmbeddedEnsemble.builder().servers(1).start();
+        seedZk = client();
+        countedZk = client();
+        seed = new StoreUnderTest(seedZk, "/requests");
+        counted = new StoreUnderTest(countedZk, "/requests");
+        key = LockKey.parse("inventory:sku-" + UUID.randomUUID().toString().substring(0, 6));
+        // Once, so that the lock's znode exists as it does for any lock in use.
+        seed.release(key, seed.acquire(key, "warm-up", 60_000));
+        counted.wire().injectFaults(requests);
+    }
+
+    @AfterEach
+    void stop() {
+        counted.close();
+        seed.close();
+        countedZk.close();
+        seedZk.close();
+        ensemble.close();
+    }
+
+    @ParameterizedTest(name = "requestId: {0}")
+    @ValueSource(booleans = {false, true})
+    void anUncontendedAcquireAndReleaseIsThreeRequestsAndTwoWrites(boolean withRequestId) {
+        LeaseGrant grant = counted.acquire(key, "pod", 60_000, false, 0, withRequestId ? "R-1" : null);
+        counted.release(key, grant);
+
+        assertThat(requests.total()).as(requests.toString()).isEqualTo(3);
+        assertThat(requests.count("multi")).as("writes").isEqualTo(2);
+    }
+
+    @Test
+    void anUncontendedWaitingAcquireAndReleaseIsThreeRequestsToo() {
+        LeaseGrant grant = counted.acquire(key, "pod", 60_000, true, 5_000, "R-2");
+        counted.release(key, grant);
+
+        assertThat(requests.total()).as(requests.toString()).isEqualTo(3);
+    }
+
+    @Test
+    void aReleaseIsOneMultiAndReadsNothing() {
+        LeaseGrant grant = seed.acquire(key, "pod", 60_000);
+
+        counted.release(key, grant);
+
+        assertThat(requests.total()).as(requests.toString()).isEqualTo(1);
+        assertThat(requests.count("multi")).isEqualTo(1);
+    }
+
+    @Test
+    void aRenewReadsItsOwnEntryAndWritesIt() {
+        LeaseGrant grant = seed.acquire(key, "pod", 60_000);
+
+        counted.renew(key, grant, 60_000);
+
+        assertThat(requests.count("data")).isEqualTo(1);
+        assertThat(requests.count("setData")).isEqualTo(1);
+        assertThat(requests.total()).isEqualTo(2);
+    }
+
+    @Test
+    void aWaiterRightBehindTheHolderIsGrantedWithOneReadAfterTheHolderGoes() throws Exception {
+        LeaseGrant first = seed.acquire(key, "first", 60_000);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<LeaseGrant> next = threads.submit(() -> counted.acquire(key, "next", 60_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> seed.queue(key).size() == 2);
+            int beforeRelease = requests.total();
+
+            assertThat(seed.release(key, first)).isTrue();
+
+            LeaseGrant granted = next.get();
+            assertThat(granted.ownerId()).isEqualTo("next");
+            assertThat(granted.fencingToken()).isGreaterThan(first.fencingToken());
+            // Queued with a multi and the child list; read the holder (with the watch that woke it).
+            assertThat(beforeRelease).as(requests.toString()).isEqualTo(3);
+            // Woken: the child list once, which shows it first. No write.
+            assertThat(requests.total() - beforeRelease).as(requests.toString()).isEqualTo(1);
+        }
+    }
+
+    private CuratorFramework client() {
+        CuratorFramework zk =
+                CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3));
+        zk.start();
+        return zk;
+    }
+}
