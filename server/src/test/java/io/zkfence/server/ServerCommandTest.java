@@ -47,7 +47,15 @@ class ServerCommandTest {
         for (CommandLine.Model.OptionSpec option : command.getCommandSpec().options()) {
             assertThat(out.toString()).contains(option.longestName());
         }
-        for (String variable : List.of("ZKFENCE_ZOOKEEPER", "ZKFENCE_PORT", "ZKFENCE_API_KEYS", "ZKFENCE_MAX_TTL_MS")) {
+        for (String variable : List.of(
+                "ZKFENCE_ZOOKEEPER",
+                "ZKFENCE_PORT",
+                "ZKFENCE_API_KEYS",
+                "ZKFENCE_MAX_TTL_MS",
+                "ZKFENCE_MAX_WAITERS",
+                "ZKFENCE_REQUEST_RETENTION_MS",
+                "ZKFENCE_SESSION_TIMEOUT_MS",
+                "ZKFENCE_IDLE_TIMEOUT_MS")) {
             assertThat(out.toString()).contains(variable);
         }
     }
@@ -62,6 +70,10 @@ class ServerCommandTest {
                 "--no-auth --max-wait-ms -1               | --max-wait-ms (ZKFENCE_MAX_WAIT_MS) must not be negative",
                 "--no-auth --audit-retention 0            | --audit-retention (ZKFENCE_AUDIT_RETENTION) must be at least 1",
                 "--no-auth --digest nopassword            | --digest (ZKFENCE_ZK_DIGEST) must be user:password",
+                "--no-auth --max-waiters 0                | --max-waiters (ZKFENCE_MAX_WAITERS) must be at least 1, was 0",
+                "--no-auth --request-retention-ms 10      | --request-retention-ms (ZKFENCE_REQUEST_RETENTION_MS) must be at least 1000",
+                "--no-auth --session-timeout-ms 500       | --session-timeout-ms (ZKFENCE_SESSION_TIMEOUT_MS) must be from 2000 to 120000",
+                "--no-auth --idle-timeout-ms 10           | --idle-timeout-ms (ZKFENCE_IDLE_TIMEOUT_MS) must be at least 1000",
                 "--no-auth --tls-cert server.crt          | --tls-cert and --tls-key go together",
                 "--no-auth --api-keys keys.json           | give exactly one of --api-keys FILE or --no-auth",
                 "--port 8081                              | give exactly one of --api-keys FILE or --no-auth",

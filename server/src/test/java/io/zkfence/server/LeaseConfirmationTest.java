@@ -1,0 +1,113 @@
+package io.zkfence.server;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.zkfence.testkit.EmbeddedEnsemble;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A lease granted from the queue is answered without a write, valid for at most two thirds of the
+ * granting replica's session timeout; it is then confirmed (its own expiry written), and a replica
+ * that stops gracefully confirms it before its session closes, so the lease outlives the replica.
+ */
+class LeaseConfirmationTest {
+
+    private static final int SESSION_MS = 6_000;
+
+    private EmbeddedEnsemble ensemble;
+    private CuratorFramework grantingZk;
+    private CuratorFramework otherZk;
+    private StoreUnderTest granting;
+    private StoreUnderTest other;
+    private LockKey key;
+
+    @BeforeEach
+    void twoReplicas() {
+        ensemble = EmbeddedEnsemble.builder().servers(1).start();
+        grantingZk = client();
+        otherZk = client();
+        granting = new StoreUnderTest(grantingZk, "/confirm");
+        other = new StoreUnderTest(otherZk, "/confirm");
+        key = LockKey.parse("inventory:sku-" + UUID.randomUUID().toString().substring(0, 6));
+    }
+
+    @AfterEach
+    void stop() {
+        other.close();
+        otherZk.close();
+        if (grantingZk.getZookeeperClient().isConnected()) {
+            granting.close();
+            grantingZk.close();
+        }
+        ensemble.close();
+    }
+
+    @Test
+    void aLeaseGrantedFromTheQueueIsValidForAtMostTwoThirdsOfTheSessionAndThenConfirmed() throws Exception {
+        LeaseGrant first = other.acquire(key, "first", 60_000);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<LeaseGrant> waiting =
+                    threads.submit(() -> granting.acquire(key, "next", 60_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> other.queue(key).size() == 2);
+            long released = System.currentTimeMillis();
+            other.release(key, first);
+
+            LeaseGrant next = waiting.get();
+            int session = granting.wire().sessionTimeoutMs();
+            assertThat(next.expiresAt() - released).isLessThanOrEqualTo(session * 2L / 3 + 1_000);
+            QueueEntry unconfirmed = other.queue(key).get(0);
+            assertThat(unconfirmed.tiedToReplica())
+                    .as("answered without a write")
+                    .isTrue();
+
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(session / 1000 + 10))
+                    .until(() -> !other.queue(key).get(0).tiedToReplica());
+            QueueEntry confirmed = other.queue(key).get(0);
+            assertThat(confirmed.data().expiresAt()).isGreaterThan(released + 50_000);
+            assertThat(confirmed.fencingToken()).isEqualTo(next.fencingToken());
+        }
+    }
+
+    @Test
+    void aReplicaThatStopsGracefullyConfirmsItsLeasesBeforeItsSessionCloses() throws Exception {
+        LeaseGrant first = other.acquire(key, "first", 60_000);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<LeaseGrant> waiting =
+                    threads.submit(() -> granting.acquire(key, "next", 60_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> other.queue(key).size() == 2);
+            other.release(key, first);
+            LeaseGrant next = waiting.get();
+
+            granting.close();
+            grantingZk.close();
+
+            QueueEntry holder = other.queue(key).get(0);
+            assertThat(holder.fencingToken()).isEqualTo(next.fencingToken());
+            assertThat(holder.tiedToReplica()).isFalse();
+            assertThat(other.renew(key, next, 60_000)).isGreaterThan(System.currentTimeMillis());
+        }
+    }
+
+    private CuratorFramework client() {
+        CuratorFramework zk = CuratorFrameworkFactory.newClient(
+                ensemble.connectString(), SESSION_MS, 5_000, new ExponentialBackoffRetry(100, 3));
+        zk.start();
+        return zk;
+    }
+}
