@@ -119,13 +119,13 @@ class DistributionIT {
     }
 
     @Test
-    void flagsEnvironmentAndJvmOptionsReachTheServerUnchanged() {
+    void flagsEnvironmentAndJvmOptionsReachTheServerUnchanged() throws IOException {
         assertThat(replica.output())
                 .as("the listening line names the --root given with a space in it and the ensemble from"
                         + " ZKFENCE_ZOOKEEPER")
                 .anyMatch(l -> l.contains("locks under " + ROOT + " on " + ensemble.connectString()));
         List<String> java = replica.commandLine();
-        assertThat(java.get(0)).startsWith(System.getProperty("java.home"));
+        assertThat(java.get(0)).startsWith(thisJavaHome());
         assertThat(java)
                 .contains(
                         "-Dlogback.configurationFile=" + dist.resolve("conf/logback.xml"),
@@ -176,7 +176,7 @@ class DistributionIT {
     }
 
     @Test
-    void sigtermReachesTheJvmItselfWhichStopsWithExitCode143() {
+    void sigtermReachesTheJvmItselfWhichStopsWithExitCode143() throws IOException {
         try (ScriptProcess second = ScriptProcess.start(
                 dist.script(),
                 ScriptProcess.onThisJava(),
@@ -191,7 +191,7 @@ class DistributionIT {
             assertThat(new HttpApi(port).get("/health/live", null).status()).isEqualTo(200);
             assertThat(second.commandLine().get(0))
                     .as("the script execs java: the signal goes to the server, no shell stays in between")
-                    .startsWith(System.getProperty("java.home"));
+                    .startsWith(thisJavaHome());
 
             assertThat(second.terminate())
                     .as("128 + SIGTERM, the systemd unit's SuccessExitStatus")
@@ -200,6 +200,11 @@ class DistributionIT {
                     .as("nothing listens on the port any more")
                     .isInstanceOf(ConnectException.class);
         }
+    }
+
+    /** This JVM's home as the kernel names it (the process's executable path has no symlinks). */
+    private static String thisJavaHome() throws IOException {
+        return Path.of(System.getProperty("java.home")).toRealPath().toString();
     }
 
     /** Every zkfence_service_* name in the dashboard (queries and variables). */

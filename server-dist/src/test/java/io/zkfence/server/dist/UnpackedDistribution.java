@@ -62,7 +62,11 @@ final class UnpackedDistribution {
         if (!Files.isDirectory(home)) {
             throw new AssertionError("the archive has no top directory " + topDirectory() + " in " + emptyFolder);
         }
-        return new UnpackedDistribution(home);
+        try {
+            return new UnpackedDistribution(home.toRealPath()); // as the script finds itself: cd -P
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     Path home() {
