@@ -1,7 +1,5 @@
 package io.zkfence.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -21,9 +19,6 @@ import io.zkfence.s3.S3FenceConfig;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import io.zkfence.testkit.FreezableProxy;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import java.awt.Color;
-import java.awt.Graphics2D;
-import java.awt.image.BufferedImage;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -39,8 +34,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -51,19 +44,12 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import javax.imageio.ImageIO;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
-import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.lines.SeriesLines;
-import org.knowm.xchart.style.markers.SeriesMarkers;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -95,20 +81,15 @@ public final class MetricsRun {
     private static final int LOCKS = 3;
     private static final Duration RUN = Duration.ofSeconds(75);
     private static final int WINDOW_S = 5;
-    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{([^}]*)})? (\\S+)");
-    private static final Pattern METRIC_IN_QUERY = Pattern.compile("zkfence_[a-z_]+");
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final List<Scrape> scrapes = Collections.synchronizedList(new ArrayList<>());
+    private final PromScrapes scrapes = new PromScrapes(WINDOW_S);
     private final List<String> timeline = Collections.synchronizedList(new ArrayList<>());
     private final long startNanos = System.nanoTime();
     private final java.util.concurrent.atomic.AtomicLong timeouts = new java.util.concurrent.atomic.AtomicLong();
     private String root;
     private EmbeddedEnsemble ensemble;
     private JdbcFence fence;
-
-    /** One scrape: seconds since the start, and every sample line (name{labels} → value). */
-    private record Scrape(double at, Map<String, Double> samples) {}
 
     private MetricsRun() {}
 
@@ -134,7 +115,9 @@ public final class MetricsRun {
     }
 
     private void run(Path out) {
-        Set<String> queried = dashboardMetrics(out.resolve("zkfence-dashboard.json"));
+        // The library's meters; the lock service's row (zkfence_service_*) is ServiceMetricsRun's.
+        Set<String> queried = PromScrapes.dashboardMetrics(
+                out.resolve("zkfence-dashboard.json"), name -> !name.startsWith("zkfence_service_"));
         root = "/metrics-run-" + ProcessHandle.current().pid();
         try (Closer closer = new Closer()) {
             ensemble = closer.add(EmbeddedEnsemble.start());
@@ -210,7 +193,7 @@ public final class MetricsRun {
         } catch (ExecutionException | TimeoutException e) {
             throw new IllegalStateException("the metrics run failed", e);
         }
-        checkDashboardMetrics(queried);
+        scrapes.checkPublished(queried);
         plot(out.resolve("zkfence-metrics-run.png"));
         summary(out.resolve("zkfence-metrics-run.txt"));
     }
@@ -327,239 +310,57 @@ public final class MetricsRun {
         }
     }
 
-    // ---- scrapes and the dashboard's queries ----
+    // ---- scrapes, plots and the summary ----
 
     private void scrape() {
-        Map<String, Double> samples = new LinkedHashMap<>();
-        for (String line : registry.scrape().split("\n")) {
-            Matcher m = SAMPLE.matcher(line);
-            if (!line.startsWith("#") && m.find()) {
-                samples.put(m.group(1) + "{" + (m.group(3) == null ? "" : m.group(3)) + "}", parse(m.group(4)));
-            }
-        }
-        scrapes.add(new Scrape(now(), samples));
-    }
-
-    private static double parse(String value) {
-        return switch (value) {
-            case "+Inf" -> Double.POSITIVE_INFINITY;
-            case "-Inf" -> Double.NEGATIVE_INFINITY;
-            case "NaN" -> Double.NaN;
-            default -> Double.parseDouble(value);
-        };
-    }
-
-    private static Set<String> dashboardMetrics(Path dashboard) {
-        Set<String> names = new TreeSet<>();
-        try {
-            JsonNode root = new ObjectMapper().readTree(dashboard.toFile());
-            root.findValues("expr").forEach(expr -> {
-                Matcher m = METRIC_IN_QUERY.matcher(expr.asText());
-                while (m.find()) {
-                    names.add(m.group());
-                }
-            });
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read the dashboard " + dashboard, e);
-        }
-        if (names.isEmpty()) {
-            throw new IllegalStateException("no zkfence metric in the dashboard's queries: " + dashboard);
-        }
-        return names;
-    }
-
-    private void checkDashboardMetrics(Set<String> queried) {
-        Set<String> scraped = new TreeSet<>();
-        scrapes.get(scrapes.size() - 1).samples().keySet().forEach(k -> scraped.add(k.substring(0, k.indexOf('{'))));
-        List<String> missing =
-                queried.stream().filter(n -> !scraped.contains(n)).toList();
-        if (!missing.isEmpty()) {
-            throw new IllegalStateException(
-                    "the dashboard queries metrics the meters do not publish: " + missing + "; published: " + scraped);
-        }
-        System.out.println("all " + queried.size() + " metrics the dashboard queries are in the scrape");
-    }
-
-    /** sum(metric{filter}) at each scrape, label filter as "key=\"value\"" substrings. */
-    private double[] sum(String metric, String... filters) {
-        double[] v = new double[scrapes.size()];
-        for (int i = 0; i < v.length; i++) {
-            double total = 0;
-            for (Map.Entry<String, Double> e : scrapes.get(i).samples().entrySet()) {
-                if (e.getKey().startsWith(metric + "{") && matches(e.getKey(), filters)) {
-                    total += e.getValue();
-                }
-            }
-            v[i] = total;
-        }
-        return v;
-    }
-
-    private static boolean matches(String key, String... filters) {
-        for (String f : filters) {
-            if (!key.contains(f)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** rate(metric[WINDOW]) summed: per second over the window ending at each scrape. */
-    private double[] rate(String metric, String... filters) {
-        double[] total = sum(metric, filters);
-        double[] r = new double[total.length];
-        for (int i = 0; i < r.length; i++) {
-            int j = Math.max(0, i - WINDOW_S);
-            double dt = scrapes.get(i).at() - scrapes.get(j).at();
-            r[i] = dt <= 0 ? 0 : Math.max(0, total[i] - total[j]) / dt;
-        }
-        return r;
-    }
-
-    /** histogram_quantile(q, sum by (le) (rate(bucket[WINDOW]))), in ms; NaN without events. */
-    private double[] quantileMs(String bucketMetric, double q) {
-        TreeMap<Double, double[]> byLe = new TreeMap<>();
-        Pattern le = Pattern.compile("le=\"([^\"]+)\"");
-        for (Scrape s : scrapes) {
-            for (String key : s.samples().keySet()) {
-                if (key.startsWith(bucketMetric + "{")) {
-                    Matcher m = le.matcher(key);
-                    if (m.find()) {
-                        String bound = m.group(1);
-                        byLe.computeIfAbsent(parse(bound), b -> rate(bucketMetric, "le=\"" + bound + "\""));
-                    }
-                }
-            }
-        }
-        double[] result = new double[scrapes.size()];
-        for (int i = 0; i < result.length; i++) {
-            double count = byLe.isEmpty() ? 0 : byLe.lastEntry().getValue()[i];
-            if (count <= 0) {
-                result[i] = Double.NaN;
-                continue;
-            }
-            double rank = q * count;
-            double lowerBound = 0;
-            double lowerCount = 0;
-            result[i] = Double.NaN;
-            for (Map.Entry<Double, double[]> b : byLe.entrySet()) {
-                double c = b.getValue()[i];
-                if (c >= rank) {
-                    if (b.getKey().isInfinite()) {
-                        result[i] = lowerBound * 1000; // Prometheus answers the highest finite bound
-                    } else {
-                        double upper = b.getKey();
-                        result[i] = (lowerBound
-                                        + (upper - lowerBound) * (rank - lowerCount) / Math.max(c - lowerCount, 1e-12))
-                                * 1000;
-                    }
-                    break;
-                }
-                lowerBound = b.getKey();
-                lowerCount = c;
-            }
-        }
-        return result;
+        scrapes.add(now(), Map.of("", registry.scrape()));
     }
 
     private void plot(Path png) {
-        double[] t = scrapes.stream().mapToDouble(Scrape::at).toArray();
+        double[] t = scrapes.times();
         String bucket = "zkfence_lock_acquire_seconds_bucket";
-        XYChart latency = chart("Acquire latency (histogram_quantile, 5 s rate)", "ms");
+        XYChart latency = Charts.chart("Acquire latency (histogram_quantile, 5 s rate)", "ms");
         latency.getStyler().setYAxisLogarithmic(true);
-        series(latency, "p50", t, positive(quantileMs(bucket, 0.5)));
-        series(latency, "p95", t, positive(quantileMs(bucket, 0.95)));
-        series(latency, "p99", t, positive(quantileMs(bucket, 0.99)));
+        Charts.series(latency, "p50", t, Charts.positive(scrapes.quantileMs(bucket, 0.5)));
+        Charts.series(latency, "p95", t, Charts.positive(scrapes.quantileMs(bucket, 0.95)));
+        Charts.series(latency, "p99", t, Charts.positive(scrapes.quantileMs(bucket, 0.99)));
 
-        XYChart grants = chart("Grants and timeouts per second (5 s rate)", "grants per second");
-        series(grants, "grants/s (left)", t, rate("zkfence_lock_grants_total"));
-        series(grants, "timeouts/s (right)", t, rate("zkfence_lock_timeouts_total"))
+        XYChart grants = Charts.chart("Grants and timeouts per second (5 s rate)", "grants per second");
+        Charts.series(grants, "grants/s (left)", t, scrapes.rate("zkfence_lock_grants_total"));
+        Charts.series(grants, "timeouts/s (right)", t, scrapes.rate("zkfence_lock_timeouts_total"))
                 .setYAxisGroup(1);
         grants.setYAxisGroupTitle(1, "timeouts per second");
         grants.getStyler().setYAxisGroupPosition(1, Styler.YAxisPosition.Right);
 
-        XYChart lost = chart("Leases lost by cause, forced releases, stale rejections (cumulative)", "count");
+        XYChart lost = Charts.chart("Leases lost by cause, forced releases, stale rejections (cumulative)", "count");
         for (String cause : List.of("max_hold", "node_deleted", "session_expired")) {
-            series(lost, "lost: " + cause, t, sum("zkfence_lease_lost_total", "cause=\"" + cause + "\""));
+            Charts.series(
+                    lost, "lost: " + cause, t, scrapes.sum("zkfence_lease_lost_total", "cause=\"" + cause + "\""));
         }
-        series(lost, "suspect", t, sum("zkfence_lease_suspect_total")).setLineStyle(SeriesLines.DASH_DASH);
-        series(lost, "forced (admin)", t, sum("zkfence_admin_force_releases_total", "outcome=\"released\""))
+        Charts.series(lost, "suspect", t, scrapes.sum("zkfence_lease_suspect_total"))
                 .setLineStyle(SeriesLines.DASH_DASH);
-        series(lost, "stale rejections (jdbc)", t, sum("zkfence_fence_writes_total", "outcome=\"stale\""))
+        Charts.series(
+                        lost,
+                        "forced (admin)",
+                        t,
+                        scrapes.sum("zkfence_admin_force_releases_total", "outcome=\"released\""))
+                .setLineStyle(SeriesLines.DASH_DASH);
+        Charts.series(
+                        lost,
+                        "stale rejections (jdbc)",
+                        t,
+                        scrapes.sum("zkfence_fence_writes_total", "outcome=\"stale\""))
                 .setLineStyle(SeriesLines.DOT_DOT);
 
-        XYChart queue = chart("Waiters and deepest queue", "count");
-        series(queue, "waiters", t, sum("zkfence_lock_waiters"));
-        series(queue, "deepest queue", t, max("zkfence_lock_queue_depth"));
-        series(queue, "held", t, sum("zkfence_lock_held"));
+        XYChart queue = Charts.chart("Waiters and deepest queue", "count");
+        Charts.series(queue, "waiters", t, scrapes.sum("zkfence_lock_waiters"));
+        Charts.series(queue, "deepest queue", t, scrapes.max("zkfence_lock_queue_depth"));
+        Charts.series(queue, "held", t, scrapes.sum("zkfence_lock_held"));
 
-        List<XYChart> charts = List.of(latency, grants, lost, queue);
-        BufferedImage image = new BufferedImage(1400, 800, BufferedImage.TYPE_INT_RGB);
-        Graphics2D g = image.createGraphics();
-        try {
-            g.setColor(Color.WHITE);
-            g.fillRect(0, 0, image.getWidth(), image.getHeight());
-            for (int i = 0; i < charts.size(); i++) {
-                g.drawImage(BitmapEncoder.getBufferedImage(charts.get(i)), (i % 2) * 700, (i / 2) * 400, null);
-            }
-        } finally {
-            g.dispose();
-        }
-        try {
-            Files.createDirectories(png.getParent());
-            ImageIO.write(image, "png", png.toFile());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write " + png, e);
-        }
-        System.out.println("wrote " + png);
-    }
-
-    private double[] max(String metric) {
-        double[] v = new double[scrapes.size()];
-        for (int i = 0; i < v.length; i++) {
-            v[i] = scrapes.get(i).samples().entrySet().stream()
-                    .filter(e -> e.getKey().startsWith(metric + "{"))
-                    .mapToDouble(Map.Entry::getValue)
-                    .max()
-                    .orElse(0);
-        }
-        return v;
-    }
-
-    /** A log axis takes no zero: windows without a grant become gaps (NaN), as Grafana shows them. */
-    private static double[] positive(double[] v) {
-        double[] r = v.clone();
-        for (int i = 0; i < r.length; i++) {
-            if (!(r[i] > 0)) {
-                r[i] = Double.NaN;
-            }
-        }
-        return r;
-    }
-
-    private static XYChart chart(String title, String yTitle) {
-        XYChart chart = new XYChartBuilder()
-                .width(700)
-                .height(400)
-                .title(title)
-                .xAxisTitle("seconds into the run")
-                .yAxisTitle(yTitle)
-                .build();
-        chart.getStyler().setLegendPosition(Styler.LegendPosition.InsideNW);
-        chart.getStyler().setChartBackgroundColor(Color.WHITE);
-        chart.getStyler().setMarkerSize(0);
-        chart.getStyler().setDecimalPattern("#,##0.##");
-        return chart;
-    }
-
-    private static XYSeries series(XYChart chart, String name, double[] x, double[] y) {
-        XYSeries series = chart.addSeries(name, x, y);
-        series.setMarker(SeriesMarkers.NONE);
-        return series;
+        Charts.write(List.of(latency, grants, lost, queue), png);
     }
 
     private void summary(Path txt) {
-        Scrape last = scrapes.get(scrapes.size() - 1);
         StringBuilder sb = new StringBuilder();
         sb.append("zkfence metrics run: ")
                 .append(WORKERS)
@@ -573,67 +374,36 @@ public final class MetricsRun {
         }
         sb.append("\nTotals at the end (summed over clients):\n");
         Map<String, double[]> totals = new LinkedHashMap<>();
-        totals.put("zkfence_lock_grants_total", sum("zkfence_lock_grants_total"));
-        totals.put("zkfence_lock_timeouts_total", sum("zkfence_lock_timeouts_total"));
-        totals.put("zkfence_lock_wakeups_total", sum("zkfence_lock_wakeups_total"));
-        totals.put("zkfence_lock_wait_seconds_count", sum("zkfence_lock_wait_seconds_count"));
-        totals.put("zkfence_lease_suspect_total", sum("zkfence_lease_suspect_total"));
+        totals.put("zkfence_lock_grants_total", scrapes.sum("zkfence_lock_grants_total"));
+        totals.put("zkfence_lock_timeouts_total", scrapes.sum("zkfence_lock_timeouts_total"));
+        totals.put("zkfence_lock_wakeups_total", scrapes.sum("zkfence_lock_wakeups_total"));
+        totals.put("zkfence_lock_wait_seconds_count", scrapes.sum("zkfence_lock_wait_seconds_count"));
+        totals.put("zkfence_lease_suspect_total", scrapes.sum("zkfence_lease_suspect_total"));
         for (String cause : List.of("session_expired", "node_deleted", "max_hold", "other")) {
             totals.put(
                     "zkfence_lease_lost_total{cause=\"" + cause + "\"}",
-                    sum("zkfence_lease_lost_total", "cause=\"" + cause + "\""));
+                    scrapes.sum("zkfence_lease_lost_total", "cause=\"" + cause + "\""));
         }
         totals.put(
                 "zkfence_admin_force_releases_total{outcome=\"released\"}",
-                sum("zkfence_admin_force_releases_total", "outcome=\"released\""));
+                scrapes.sum("zkfence_admin_force_releases_total", "outcome=\"released\""));
         for (String outcome : List.of("accepted", "stale", "conflict")) {
             totals.put(
                     "zkfence_fence_writes_total{adapter=\"jdbc\",outcome=\"" + outcome + "\"}",
-                    sum("zkfence_fence_writes_total", "adapter=\"jdbc\"", "outcome=\"" + outcome + "\""));
+                    scrapes.sum("zkfence_fence_writes_total", "adapter=\"jdbc\"", "outcome=\"" + outcome + "\""));
         }
         totals.forEach((k, v) -> sb.append(String.format("  %-62s %,.0f%n", k, v[v.length - 1])));
         sb.append(String.format("  (the workers themselves caught %,d AcquireTimeoutExceptions)%n", timeouts.get()));
         sb.append(String.format(
                 "%nAcquire latency over the whole run: p50 %.1f ms, p99 %.1f ms (from the buckets)%n",
-                wholeRunQuantile(last, 0.5), wholeRunQuantile(last, 0.99)));
+                scrapes.wholeRunQuantileMs("zkfence_lock_acquire_seconds_bucket", 0.5),
+                scrapes.wholeRunQuantileMs("zkfence_lock_acquire_seconds_bucket", 0.99)));
         try {
             Files.writeString(txt, sb.toString());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + txt, e);
         }
         System.out.print(sb);
-    }
-
-    private double wholeRunQuantile(Scrape last, double q) {
-        TreeMap<Double, Double> buckets = new TreeMap<>();
-        Pattern le = Pattern.compile("le=\"([^\"]+)\"");
-        last.samples().forEach((k, v) -> {
-            if (k.startsWith("zkfence_lock_acquire_seconds_bucket{")) {
-                Matcher m = le.matcher(k);
-                if (m.find()) {
-                    buckets.merge(parse(m.group(1)), v, Double::sum);
-                }
-            }
-        });
-        double count = buckets.isEmpty() ? 0 : buckets.lastEntry().getValue();
-        double rank = q * count;
-        double lowerBound = 0;
-        double lowerCount = 0;
-        for (Map.Entry<Double, Double> b : buckets.entrySet()) {
-            if (b.getValue() >= rank) {
-                if (b.getKey().isInfinite()) {
-                    return lowerBound * 1000;
-                }
-                return (lowerBound
-                                + (b.getKey() - lowerBound)
-                                        * (rank - lowerCount)
-                                        / Math.max(b.getValue() - lowerCount, 1e-12))
-                        * 1000;
-            }
-            lowerBound = b.getKey();
-            lowerCount = b.getValue();
-        }
-        return Double.NaN;
     }
 
     // ---- PostgreSQL ----
