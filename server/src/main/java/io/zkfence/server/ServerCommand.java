@@ -1,6 +1,7 @@
 package io.zkfence.server;
 
 import io.zkfence.testkit.EmbeddedEnsemble;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -204,18 +205,17 @@ public final class ServerCommand implements Callable<Integer> {
             if (digest.indexOf(':') < 1) {
                 throw new IllegalArgumentException("--digest (ZKFENCE_ZK_DIGEST) must be user:password");
             }
-            b.authorization("digest", digest.getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                    .aclProvider(new ACLProvider() {
-                        @Override
-                        public List<ACL> getDefaultAcl() {
-                            return ZooDefs.Ids.CREATOR_ALL_ACL;
-                        }
+            b.authorization("digest", digest.getBytes(StandardCharsets.UTF_8)).aclProvider(new ACLProvider() {
+                @Override
+                public List<ACL> getDefaultAcl() {
+                    return ZooDefs.Ids.CREATOR_ALL_ACL;
+                }
 
-                        @Override
-                        public List<ACL> getAclForPath(String path) {
-                            return ZooDefs.Ids.CREATOR_ALL_ACL;
-                        }
-                    });
+                @Override
+                public List<ACL> getAclForPath(String path) {
+                    return ZooDefs.Ids.CREATOR_ALL_ACL;
+                }
+            });
         }
         return b.build();
     }
