@@ -361,7 +361,8 @@ final class Acquirer {
                 expiresAt = own.data().expiresAt();
             } else if (written == own.version() && self.equals(own.data().replica())) {
                 long validity = unconfirmedValidity(req.ttlMillis());
-                expiresAt = readAt + validity;
+                // No later than the entry's own backstop, which every replica honours.
+                expiresAt = Math.min(readAt + validity, own.data().expiresAt());
                 confirmer.schedule(
                         lockPath,
                         own,
