@@ -10,6 +10,12 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -32,6 +38,7 @@ class CrashedReplicaWaiterTest {
     private ReplicaProcess one;
     private ReplicaProcess two;
     private String key;
+    private String root;
 
     @BeforeAll
     static void startEnsemble() {
@@ -45,7 +52,7 @@ class CrashedReplicaWaiterTest {
 
     @BeforeEach
     void twoReplicasInTheirOwnJvms() {
-        String root = "/crashed-" + UUID.randomUUID().toString().substring(0, 8);
+        root = "/crashed-" + UUID.randomUUID().toString().substring(0, 8);
         one = new ReplicaProcess(List.of(), "--zookeeper", ensemble.connectString(), "--no-auth", "--root", root);
         two = new ReplicaProcess(
                 List.of(),
@@ -91,6 +98,56 @@ class CrashedReplicaWaiterTest {
         assertThat(next.status()).isEqualTo(200);
         assertThat(next.body().get("ownerId").asText()).isEqualTo("next");
         assertThat(waiters()).as("the dead entry was removed").isEmpty();
+    }
+
+    @Test
+    void aWaitingRequestRetriedOnAnotherReplicaKeepsItsPlaceWhenTheFirstReplicaDies() throws Exception {
+        Reply holder = ServiceHttp.post(one.port(), key, "acquire", ServiceHttp.acquire("holder", 120_000, null));
+        String request = ServiceHttp.acquireWaiting("mover", 60_000, 120_000, "M-" + UUID.randomUUID());
+        try (Socket first = new Socket("127.0.0.1", two.port())) {
+            RawHttp.send(first, RawHttp.post("/v1/locks/" + key + "/acquire", request));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> waiters().equals(List.of("mover")));
+            two.kill();
+        }
+        try (Socket third = new Socket("127.0.0.1", one.port())) {
+            RawHttp.send(
+                    third,
+                    RawHttp.post(
+                            "/v1/locks/" + key + "/acquire",
+                            ServiceHttp.acquireWaiting("behind", 60_000, 120_000, null)));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> waiters().equals(List.of("mover", "behind")));
+            // The client's retry of the same request, on the replica still alive: it takes the entry over.
+            try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+                Future<Reply> retried = threads.submit(() -> ServiceHttp.post(one.port(), key, "acquire", request));
+                // The dead replica's session ends (its marker goes); the entry it created must not go with it.
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> liveReplicas() == 1);
+                assertThat(waiters()).containsExactly("mover", "behind");
+                assertThat(ServiceHttp.post(one.port(), key, "release", ServiceHttp.token(holder))
+                                .status())
+                        .isEqualTo(200);
+
+                Reply granted = retried.get();
+                assertThat(granted.status()).isEqualTo(200);
+                assertThat(granted.body().get("ownerId").asText()).isEqualTo("mover");
+                assertThat(ServiceHttp.post(one.port(), key, "release", ServiceHttp.token(granted))
+                                .status())
+                        .isEqualTo(200);
+            }
+            assertThat(RawHttp.readResponse(third)).startsWith("HTTP/1.1 200").contains("\"ownerId\":\"behind\"");
+        }
+    }
+
+    /** Replica sessions ZooKeeper still has markers of. */
+    private int liveReplicas() throws Exception {
+        try (CuratorFramework zk =
+                CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3))) {
+            zk.start();
+            return zk.getChildren().forPath(root + "/_replicas").size();
+        }
     }
 
     private List<String> waiters() {
