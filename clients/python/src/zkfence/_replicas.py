@@ -138,13 +138,13 @@ class Replicas:
                 if code == "UNAVAILABLE":
                     # ZooKeeper trouble: a write may have been applied before the answer was lost.
                     earliest_ambiguous = sent if earliest_ambiguous is None else min(earliest_ambiguous, sent)
-                last = from_problem(answer.status, answer.body, what=what + " on " + replica.url, key=key)
+                last = from_problem(answer.status, answer.body, what=replica.url, key=key)
                 hint = retry_after_seconds(answer.body, answer.retry_after)
             pause = self._failed(state, failures, hint)
             failures += 1
             level = logging.INFO if getattr(last, "code", None) == "SHUTTING_DOWN" else logging.WARNING
-            log.log(level, "%s failed on %s (%s); retrying with the same request, %.0f ms left",
-                    label, replica, last, max(0.0, until - time.monotonic()) * 1000,
+            log.log(level, "%s failed: %s; retrying with the same request, %.0f ms left",
+                    label, last, max(0.0, until - time.monotonic()) * 1000,
                     extra={"zkfence_request_id": request_id, "zkfence_replica": replica.url,
                            "zkfence_backoff": pause})
 
