@@ -268,7 +268,7 @@ export class Lease {
 
 if (Symbol.asyncDispose) {
   // `await using lease = await client.acquire(...)` releases it at the end of the block.
-  Lease.prototype[Symbol.asyncDispose] = function dispose() {
-    return this.release();
+  Lease.prototype[Symbol.asyncDispose] = async function dispose() {
+    await this.release();
   };
 }

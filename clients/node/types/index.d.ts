@@ -85,7 +85,8 @@ export declare class Lease {
   /** Resolves to whether the service still held the lease. */
   release(options?: { signal?: AbortSignal }): Promise<boolean>;
   toJSON(): { key: string; ownerId: string; requestId: string; fencingToken: string; state: LeaseState };
-  [Symbol.asyncDispose](): Promise<boolean>;
+  /** `await using lease = await client.acquire(...)` releases it when the block ends. */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 export declare class ZkfenceError extends Error {}
