@@ -197,3 +197,25 @@ def renewal_refused(t: ScriptedCase) -> None:
     t.assertIsInstance(lost.exception.reason, zkfence.NotLockOwner)
     t.assertFalse(lease.release())
     t.assertEqual(r.of("release"), [])
+
+
+@scenario("bad-arguments-refused")
+def bad_arguments(t: ScriptedCase) -> None:
+    r = t.replica(lambda req, n: grant())
+    for make, named in [(lambda: zkfence.Client([]), "replicas"),
+                        (lambda: zkfence.Client("http://a:8080"), "replicas"),
+                        (lambda: zkfence.Client(["ftp://a:21"]), "ftp://a:21"),
+                        (lambda: zkfence.Client([r.url], timeout=0), "timeout")]:
+        with t.subTest(named=named):
+            with t.assertRaises((ValueError, TypeError)) as refused:
+                make()
+            t.assertIn(named, str(refused.exception))
+    c = zkfence.Client([r.url])
+    for kwargs, named in [(dict(key=KEY, ttl=0), "ttl"), (dict(key=KEY, wait=-1), "wait"),
+                          (dict(key="  "), "key"), (dict(key="conf:" + "é" * 130), "key"),
+                          (dict(key=KEY, request_id=""), "request_id")]:
+        with t.subTest(named=named, kwargs=repr(kwargs)[:40]):
+            with t.assertRaises((ValueError, TypeError)) as refused:
+                c.acquire(**kwargs)
+            t.assertIn(named, str(refused.exception))
+    t.assertEqual(r.requests, [])

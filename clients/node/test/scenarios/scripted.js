@@ -38,6 +38,21 @@ const client = (replicas, options = {}) => new Client(replicas.map((r) => r.url)
 const rejection = (promise) => promise.then(() => assert.fail('expected a rejection'), (e) => e);
 
 export const scripted = {
+  async 'bad-arguments-refused'(c) {
+    const r = await c.replica(() => grant());
+    const usage = (e) => e instanceof TypeError || e instanceof RangeError;
+    for (const [make, named] of [[() => new Client([]), 'replicas'], [() => new Client('http://a:8080'), 'replicas'],
+      [() => new Client(['ftp://a:21']), 'ftp://a:21'], [() => new Client([r.url], { timeoutMs: 0 }), 'timeoutMs']]) {
+      assert.throws(make, (e) => usage(e) && e.message.includes(named), named);
+    }
+    const zk = client([r]);
+    for (const [key, options, named] of [[KEY, { ttlMs: 0 }, 'ttlMs'], [KEY, { waitMs: -1 }, 'waitMs'],
+      ['  ', {}, 'key'], [`conf:${'é'.repeat(130)}`, {}, 'key'], [KEY, { requestId: '' }, 'requestId']]) {
+      await assert.rejects(zk.acquire(key, options), (e) => usage(e) && e.message.includes(named), named);
+    }
+    assert.deepEqual(r.requests, []);
+  },
+
   async 'deadline-counts-from-send-time'(c) {
     const r = await c.replica(() => grant({ validFor: 1000, delayMs: 600 }));
     const lease = await client([r]).acquire(KEY, { ttlMs: 30_000, waitMs: 0, autoRenew: false });

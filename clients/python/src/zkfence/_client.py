@@ -88,7 +88,7 @@ class Client:
         headers = {"Accept": "application/json", "User-Agent": "zkfence-python/" + __version__}
         if api_key:
             headers["Authorization"] = "Bearer " + api_key
-        self._replicas = Replicas(list(replicas), headers, ssl_context)
+        self._replicas = Replicas(replicas, headers, ssl_context)
 
     @property
     def replicas(self) -> List[str]:

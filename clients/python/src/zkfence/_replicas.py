@@ -45,9 +45,10 @@ class Replicas:
 
     def __init__(self, urls: List[str], headers: Dict[str, str], ssl_context: Optional[ssl.SSLContext],
                  rng: Optional[random.Random] = None):
-        if isinstance(urls, str) or not urls:
-            raise ValueError("replicas must be a non-empty list of URLs, e.g. ['http://zkfence-a:8080']")
-        self._states = [_State(Replica(u)) for u in urls]
+        if isinstance(urls, (str, bytes)) or not urls:
+            raise ValueError("replicas must be a non-empty list of URLs, e.g. ['http://zkfence-a:8080'], got %r"
+                             % (urls,))
+        self._states = [_State(Replica(u)) for u in list(urls)]
         self._headers = headers
         self._ssl = ssl_context
         self._rng = rng or random.Random()
