@@ -12,7 +12,6 @@ import socket
 import subprocess
 import tempfile
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request

@@ -3,9 +3,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  FenceTableMissingError, SerializationConflictError, StaleTokenError,
-} from '../../src/index.js';
+import { FenceTableMissingError, StaleTokenError } from '../../src/index.js';
 import { PgFence } from '../../src/pg.js';
 import { PACKAGE_ROOT, PATIENCE_MS, REPO, awaitTrue } from '../support/common.js';
 
@@ -140,6 +138,3 @@ export const fence = {
     }
   },
 };
-
-// Referenced so that a rename of the error type breaks this file, not only a scenario at run time.
-void SerializationConflictError;
