@@ -5,6 +5,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, List
 
+import support  # noqa: F401  (first: puts the package's source on the path)
 import zkfence
 from conformance import scenario
 from databases import Database, Postgres

@@ -6,6 +6,7 @@ import unittest
 import uuid
 from typing import Any, Callable, Dict, List, Optional, Union
 
+import support  # noqa: F401  (first: puts the package's source on the path)
 import zkfence
 from conformance import scenario
 from scenarios_service import Captured

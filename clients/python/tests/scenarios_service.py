@@ -7,6 +7,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, List, Optional
 
+import support  # noqa: F401  (first: puts the package's source on the path)
 import zkfence
 from cluster import APP_KEY, OPS_KEY, OTHER_KEY, Cluster, free_port
 from conformance import scenario

@@ -11,7 +11,7 @@ PACKAGE_ROOT = HERE.parent
 REPO = PACKAGE_ROOT.parent.parent
 CONFORMANCE = REPO / "clients" / "conformance.json"
 
-if str(PACKAGE_ROOT / "src") not in sys.path and not os.environ.get("ZKFENCE_TEST_INSTALLED"):
+if str(PACKAGE_ROOT / "src") not in sys.path:
     sys.path.insert(0, str(PACKAGE_ROOT / "src"))
 
 T = TypeVar("T")
