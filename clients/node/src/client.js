@@ -189,7 +189,7 @@ export class Client {
     const secret = new Secret(grant.lockToken);
     let sent = outcome.sent;
     if (grant.validForMillis === undefined && outcome.earliestAmbiguous !== undefined) {
-      // Today's service counts the TTL from when it granted; an earlier attempt of this request
+      // A service from before issue 29 counts the TTL from when it granted; an earlier attempt of this request
       // that got no answer may have been granted then, as early as it was sent.
       sent = Math.min(sent, outcome.earliestAmbiguous);
     }

@@ -11,8 +11,8 @@ const isFinal = (e) => e instanceof LeaseExpiredError || e instanceof NotLockOwn
 
 /**
  * Milliseconds the lease lasts from the moment the request was sent: the service's validForMillis
- * (counted from when it received the request), else the TTL (counted by today's service from when
- * it handled the request, which is after the send).
+ * (counted from when it received the request), else the TTL (counted by a service from before
+ * issue 29 from when it handled the request, which is after the send).
  */
 export function validityMs(answer, ttlMs) {
   const v = answer.validForMillis;

@@ -176,7 +176,7 @@ class Client:
         secret = Secret(token)
         sent = outcome.sent
         if "validForMillis" not in grant and outcome.earliest_ambiguous is not None:
-            # Today's service counts the TTL from when it granted; an earlier attempt of this
+            # A service from before issue 29 counts the TTL from when it granted; an earlier attempt of this
             # request that got no answer may have been granted then, as early as it was sent.
             sent = min(sent, outcome.earliest_ambiguous)
         valid_for = validity(grant, ttl)

@@ -21,7 +21,7 @@ _FINAL = (LeaseExpired, NotLockOwner, RequestFinished)
 def validity(answer: Dict[str, Any], ttl: float) -> float:
     """Seconds the lease lasts from the moment the request was sent: the service's
     ``validForMillis`` (counted from when it received the request), else the TTL (counted by
-    today's service from when it handled the request, which is after the send)."""
+    a service from before issue 29 from when it handled the request, which is after the send)."""
     millis = answer.get("validForMillis")
     if isinstance(millis, (int, float)) and not isinstance(millis, bool) and millis >= 0:
         return millis / 1000.0
