@@ -27,8 +27,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The Python client under samples/python, run with python3 against a real replica with API keys.
- * Fails loudly if python3 is missing.
+ * samples/python's command line, which runs the zkfence Python package (clients/python), run with
+ * python3 against a real replica with API keys; the package's own suite covers the rest
+ * (clients/conformance.json). Fails loudly if python3 is missing.
  */
 class PythonClientTest {
 
