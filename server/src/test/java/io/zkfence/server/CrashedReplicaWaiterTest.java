@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.zkfence.server.ReplicaFixture.Reply;
-import io.zkfence.testkit.EmbeddedEnsemble;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,9 +16,6 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -29,47 +25,18 @@ import org.junit.jupiter.api.Test;
  * expires it); the holder releases. The crashed replica's entry goes with its session, and the
  * next owner is granted within a wait far shorter than the dead entry's own.
  */
-class CrashedReplicaWaiterTest {
+class CrashedReplicaWaiterTest extends ProcessReplicasTestBase {
 
     /** The crashed replica's session timeout: its waiters stop blocking about this long after it dies. */
     private static final String SESSION_TIMEOUT_MS = "4000";
 
-    private static EmbeddedEnsemble ensemble;
     private ReplicaProcess one;
     private ReplicaProcess two;
-    private String key;
-    private String root;
-
-    @BeforeAll
-    static void startEnsemble() {
-        ensemble = EmbeddedEnsemble.builder().servers(1).start();
-    }
-
-    @AfterAll
-    static void stopEnsemble() {
-        ensemble.close();
-    }
 
     @BeforeEach
     void twoReplicasInTheirOwnJvms() {
-        root = "/crashed-" + UUID.randomUUID().toString().substring(0, 8);
-        one = new ReplicaProcess(List.of(), "--zookeeper", ensemble.connectString(), "--no-auth", "--root", root);
-        two = new ReplicaProcess(
-                List.of(),
-                "--zookeeper",
-                ensemble.connectString(),
-                "--no-auth",
-                "--root",
-                root,
-                "--session-timeout-ms",
-                SESSION_TIMEOUT_MS);
-        key = "inventory:sku-" + UUID.randomUUID().toString().substring(0, 6);
-    }
-
-    @AfterEach
-    void stopReplicas() {
-        one.close();
-        two.close();
+        one = replica();
+        two = replica("--session-timeout-ms", SESSION_TIMEOUT_MS);
     }
 
     @Test

@@ -3,15 +3,10 @@ package io.zkfence.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zkfence.server.ReplicaFixture.Reply;
-import io.zkfence.testkit.EmbeddedEnsemble;
 import java.net.Socket;
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -21,36 +16,15 @@ import org.junit.jupiter.api.Test;
  * works and releases. When replica 1 resumes and reads the old request, it must not create a
  * lease nobody holds: the key stays free for everyone else.
  */
-class PausedReplicaTest {
+class PausedReplicaTest extends ProcessReplicasTestBase {
 
-    private static EmbeddedEnsemble ensemble;
     private ReplicaProcess one;
     private ReplicaProcess two;
-    private String key;
-
-    @BeforeAll
-    static void startEnsemble() {
-        ensemble = EmbeddedEnsemble.builder().servers(1).start();
-    }
-
-    @AfterAll
-    static void stopEnsemble() {
-        ensemble.close();
-    }
 
     @BeforeEach
     void twoReplicasInTheirOwnJvms() {
-        String root = "/paused-" + UUID.randomUUID().toString().substring(0, 8);
-        one = new ReplicaProcess(List.of(), "--zookeeper", ensemble.connectString(), "--no-auth", "--root", root);
-        two = new ReplicaProcess(List.of(), "--zookeeper", ensemble.connectString(), "--no-auth", "--root", root);
-        key = "inventory:sku-" + UUID.randomUUID().toString().substring(0, 6);
-    }
-
-    @AfterEach
-    void stopReplicas() {
-        one.resume();
-        one.close();
-        two.close();
+        one = replica();
+        two = replica();
     }
 
     @Test

@@ -9,6 +9,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Clock;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -113,8 +115,7 @@ final class ReplicaFixture implements AutoCloseable {
 
     /** The value of one series in a scrape of {@code /metrics} (0 when absent). */
     static double meter(String scrape, String series) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile(
-                        "(?m)^" + java.util.regex.Pattern.quote(series) + " ([0-9.eE+-]+)$")
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(series) + " ([0-9.eE+-]+)$")
                 .matcher(scrape);
         return m.find() ? Double.parseDouble(m.group(1)) : 0;
     }
@@ -136,18 +137,7 @@ final class ReplicaFixture implements AutoCloseable {
     }
 
     private static Reply send(HttpRequest request) {
-        try {
-            HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
-            return new Reply(
-                    r.statusCode(),
-                    r.headers().firstValue("Content-Type").orElse(""),
-                    r.body().isEmpty() ? JSON.nullNode() : JSON.readTree(r.body()));
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
+        return ServiceHttp.send(request);
     }
 
     /**

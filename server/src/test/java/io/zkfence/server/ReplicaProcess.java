@@ -70,9 +70,11 @@ final class ReplicaProcess implements AutoCloseable {
         signal("STOP");
     }
 
-    /** SIGCONT after {@link #pause()}. */
+    /** SIGCONT after {@link #pause()}; nothing if the replica is no longer running. */
     void resume() {
-        signal("CONT");
+        if (process.isAlive()) {
+            signal("CONT");
+        }
     }
 
     /** SIGKILL: the replica dies at once; its ZooKeeper session ends only when the ensemble expires it. */

@@ -108,7 +108,8 @@ final class ServiceHttp {
         return URI.create("http://127.0.0.1:" + port + pathAndQuery);
     }
 
-    private static Reply send(HttpRequest request) {
+    /** Sends {@code request} and reads the answer as JSON (a JSON null for an empty body). */
+    static Reply send(HttpRequest request) {
         try {
             HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
             return new Reply(
