@@ -91,6 +91,7 @@ final class ServerBench implements Workload {
             List<EmbeddedServer> replicas = List.of(
                     closer.add(EmbeddedServer.start(closer.add(ctx.zk().curator()), "/bench/service")),
                     closer.add(EmbeddedServer.start(closer.add(ctx.zk().curator()), "/bench/service")));
+            warmUp(ctx, closer, replicas, errors);
             HttpClient jdk =
                     HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
             closer.add(jdk::close);
@@ -201,6 +202,34 @@ final class ServerBench implements Workload {
         }
     }
 
+    /**
+     * Warms the replicas up as {@code ./zkfence-server} warms itself up before it reports ready
+     * ({@code --warm-up-cycles}, default 1000): cycles of every shape through each replica (the
+     * release through the other), so that the measured rounds meet compiled code, as lock-core's
+     * cycles do after the workloads before this one.
+     */
+    private static void warmUp(BenchContext ctx, Closer closer, List<EmbeddedServer> replicas, AtomicLong errors) {
+        int cycles = ctx.settings().smoke() ? 10 : 1_000;
+        ctx.log().say("server: warming the replicas up: %d cycles through each", cycles);
+        List<HttpCycle.Acquire> shapes =
+                List.of(HttpCycle.Acquire.PLAIN, HttpCycle.Acquire.WITH_REQUEST_ID, HttpCycle.Acquire.WAITING);
+        for (int r = 0; r < replicas.size(); r++) {
+            for (int k = 0; k < shapes.size(); k++) {
+                HttpCycle c = HttpCycle.keepAlive(
+                        closer,
+                        replicas.get(r),
+                        replicas.get((r + 1) % replicas.size()),
+                        "bench:warm-up-" + r + "-" + k,
+                        "bench-warm-up",
+                        shapes.get(k),
+                        errors);
+                for (int i = 0; i < cycles / shapes.size(); i++) {
+                    c.run();
+                }
+            }
+        }
+    }
+
     /** Starts etcd for the peer rows when its binary is installed; says why not otherwise. */
     private static Etcd etcd(BenchContext ctx, Closer closer) {
         Optional<Path> binary = EtcdServer.binary();
@@ -297,7 +326,7 @@ final class ServerBench implements Workload {
             ops.add(Op.of("etcd-lease", perCycle::leaseCycle));
         }
         int rounds = s.smoke() ? 2 : 20;
-        Map<String, Histogram> hist = Interleaved.run(ops, s.smoke() ? 1 : 3, rounds, s.smoke() ? 5 : 25);
+        Map<String, Histogram> hist = Interleaved.run(ops, s.smoke() ? 1 : 8, rounds, s.smoke() ? 5 : 25);
         Map<String, Latency> cycles = new LinkedHashMap<>();
         Map<String, Double> requests = new LinkedHashMap<>();
         Map<String, Double> writes = new LinkedHashMap<>();
