@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class HttpCycle {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int ERRORS_SHOWN = 5;
     /** Longer than any wait a benchmark acquire asks for (60 s): a read never times out first. */
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(120);
 
@@ -113,7 +114,9 @@ final class HttpCycle {
                 KeepAliveHttp.Answer a = connection.post(path, json);
                 return ok(a.status(), a.body(), errors);
             } catch (IOException e) {
-                errors.incrementAndGet();
+                if (errors.incrementAndGet() <= ERRORS_SHOWN) {
+                    System.err.println("bench: a failed exchange: " + e);
+                }
                 return null;
             }
         };
@@ -142,7 +145,11 @@ final class HttpCycle {
 
     private static JsonNode ok(int status, byte[] body, AtomicLong errors) throws IOException {
         if (status != 200) {
-            errors.incrementAndGet();
+            if (errors.incrementAndGet() <= ERRORS_SHOWN) {
+                // The report counts them; the first few are shown, so that a failed run says why.
+                System.err.println("bench: an answer other than 200: " + status + " "
+                        + new String(body, java.nio.charset.StandardCharsets.UTF_8));
+            }
             return null;
         }
         return JSON.readTree(body);
