@@ -51,6 +51,9 @@ final class ServerBench implements Workload {
 
     private static final int HOT_CLIENTS = 8;
     private static final int MANY_KEYS = 16;
+    /** Longer than half the unconfirmed validity of the replicas' sessions (15 s: 10 s, confirmed at 5 s). */
+    private static final Duration CONFIRMATIONS_SETTLE = Duration.ofMillis(5_500);
+
     private static final Pattern ETCD_VERSION = Pattern.compile("\"etcdserver\"\\s*:\\s*\"([^\"]+)\"");
 
     @Override
@@ -159,6 +162,13 @@ final class ServerBench implements Workload {
                         long received = ctx.zk().received();
                         long zxid = ctx.zk().zxid();
                         long[] g = rate(impls.get(impl), round);
+                        if (impl.equals("http") && !ctx.settings().smoke()) {
+                            // A lease granted from the queue and released through the other replica
+                            // is still confirmed by its granting replica halfway through its
+                            // unconfirmed validity (5 s here): a request per grant, off the hand-off's
+                            // path. Let those land in this round's count, not in the next round's.
+                            LockSupport.parkNanos(CONFIRMATIONS_SETTLE.toNanos());
+                        }
                         if (i >= 1) { // the first round of each warms up
                             long[] t = totals.get(impl);
                             t[0] += g[0];
@@ -504,7 +514,10 @@ final class ServerBench implements Workload {
         int between = s.smoke() ? 20 : 3_000;
         Map<String, List<String>> variants = new LinkedHashMap<>();
         variants.put("no warm-up", List.of("--warm-up-cycles", "0"));
-        variants.put("warm-up (default)", List.of());
+        // The smoke run (CI) keeps the second start short; its figures mean nothing anyway.
+        variants.put(
+                s.smoke() ? "warm-up (100 cycles, smoke)" : "warm-up (default, 1000 cycles)",
+                s.smoke() ? List.of("--warm-up-cycles", "100") : List.of());
         List<Cold> out = new ArrayList<>();
         int n = 0;
         for (Map.Entry<String, List<String>> v : variants.entrySet()) {
@@ -539,7 +552,7 @@ final class ServerBench implements Workload {
                     Latency.record(warm, System.nanoTime() - t0);
                 }
                 Cold c = new Cold(v.getKey(), replica.timeToReady(), Latency.of(first), Latency.of(warm), timed);
-                String fig = "server.cold." + (v.getValue().isEmpty() ? "warm_up" : "no_warm_up");
+                String fig = "server.cold." + (v.getKey().startsWith("no") ? "no_warm_up" : "warm_up");
                 ctx.results().figure(fig + ".ready_ms", c.ready().toMillis());
                 ctx.results().latency(fig + ".first", c.first());
                 ctx.results().latency(fig + ".after_warm_up", c.warm());
@@ -706,22 +719,19 @@ final class ServerBench implements Workload {
                     Fmt.ratio(c.first().p50() / c.warm().p50())));
         }
         Map<String, List<Double>> series = new LinkedHashMap<>();
-        List<String> impls = new ArrayList<>(List.of("http", "lock-core"));
-        if (etcd.server() != null) {
-            impls.addAll(List.of("etcd-session", "etcd-lease"));
-        }
-        for (String impl : impls) {
-            series.put(
-                    impl.equals("http") ? "HTTP service" : impl,
-                    List.of(perSecond.get("hot " + impl), perSecond.getOrDefault("many " + impl, 0.0)));
+        for (String key : perSecond.keySet()) {
+            if (key.startsWith("hot ")) {
+                String impl = key.substring(4);
+                series.put(impl.equals("http") ? "HTTP service" : impl, List.of(perSecond.get(key)));
+            }
         }
         String plot = Plots.bars(
                 ctx.out(),
                 "server.png",
-                "Lock service over HTTP vs lock-core and etcd",
-                "shape",
+                "One hot key, " + HOT_CLIENTS + " waiting clients: the lock service, lock-core, etcd",
+                "",
                 "grants per second",
-                List.of("one hot key", MANY_KEYS + " keys"),
+                List.of("one hot key"),
                 series);
         md.append("\n![server](").append(plot).append(")\n");
         return new Section("9b. The lock service over HTTP", md.toString());
