@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 final class HttpCycle {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int ERRORS_SHOWN = 5;
     /** Longer than any wait a benchmark acquire asks for (60 s): a read never times out first. */
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(120);
 
@@ -33,15 +34,30 @@ final class HttpCycle {
     private final String releasePath;
     private final String acquireBody;
     private final String owner;
+    private final boolean requestId;
+    private long requests;
 
-    private HttpCycle(Poster acquireVia, Poster releaseVia, String key, String owner, boolean wait) {
+    private HttpCycle(Poster acquireVia, Poster releaseVia, String key, String owner, Acquire how) {
         this.acquireVia = acquireVia;
         this.releaseVia = releaseVia;
         this.acquirePath = "/v1/locks/" + key + "/acquire";
         this.releasePath = "/v1/locks/" + key + "/release";
         this.acquireBody = "{\"ownerId\":\"" + owner + "\",\"ttlMillis\":30000"
-                + (wait ? ",\"wait\":true,\"waitMillis\":60000" : "") + "}";
+                + (how.waiting() ? ",\"wait\":true,\"waitMillis\":60000" : "");
         this.owner = owner;
+        this.requestId = how.requestId();
+    }
+
+    /**
+     * What an acquire sends besides its owner and TTL.
+     *
+     * @param waiting   {@code wait: true} with a 60 s {@code waitMillis}
+     * @param requestId a new {@code requestId} per acquire, as a client that may retry sends
+     */
+    record Acquire(boolean waiting, boolean requestId) {
+        static final Acquire PLAIN = new Acquire(false, false);
+        static final Acquire WITH_REQUEST_ID = new Acquire(false, true);
+        static final Acquire WAITING = new Acquire(true, true);
     }
 
     /**
@@ -54,10 +70,16 @@ final class HttpCycle {
             EmbeddedServer releaseVia,
             String key,
             String owner,
-            boolean wait,
+            Acquire how,
             AtomicLong errors) {
+        return keepAlive(closer, acquireVia.port(), releaseVia.port(), key, owner, how, errors);
+    }
+
+    /** {@link #keepAlive(Closer, EmbeddedServer, EmbeddedServer, String, String, Acquire, AtomicLong)} by port. */
+    static HttpCycle keepAlive(
+            Closer closer, int acquirePort, int releasePort, String key, String owner, Acquire how, AtomicLong errors) {
         return new HttpCycle(
-                keepAlive(closer, acquireVia, errors), keepAlive(closer, releaseVia, errors), key, owner, wait);
+                keepAlive(closer, acquirePort, errors), keepAlive(closer, releasePort, errors), key, owner, how);
     }
 
     /** A client on a shared {@code java.net.http} client (HTTP/1.1, its own connection pool). */
@@ -67,14 +89,16 @@ final class HttpCycle {
             EmbeddedServer releaseVia,
             String key,
             String owner,
-            boolean wait,
+            Acquire how,
             AtomicLong errors) {
         return new HttpCycle(
-                javaNetHttp(http, acquireVia, errors), javaNetHttp(http, releaseVia, errors), key, owner, wait);
+                javaNetHttp(http, acquireVia, errors), javaNetHttp(http, releaseVia, errors), key, owner, how);
     }
 
     void run() {
-        JsonNode grant = acquireVia.post(acquirePath, acquireBody);
+        String body =
+                requestId ? acquireBody + ",\"requestId\":\"" + owner + "-" + (++requests) + "\"}" : acquireBody + "}";
+        JsonNode grant = acquireVia.post(acquirePath, body);
         if (grant != null) {
             releaseVia.post(
                     releasePath,
@@ -83,14 +107,16 @@ final class HttpCycle {
         }
     }
 
-    private static Poster keepAlive(Closer closer, EmbeddedServer replica, AtomicLong errors) {
-        KeepAliveHttp connection = closer.add(new KeepAliveHttp("127.0.0.1", replica.port(), READ_TIMEOUT));
+    private static Poster keepAlive(Closer closer, int port, AtomicLong errors) {
+        KeepAliveHttp connection = closer.add(new KeepAliveHttp("127.0.0.1", port, READ_TIMEOUT));
         return (path, json) -> {
             try {
                 KeepAliveHttp.Answer a = connection.post(path, json);
                 return ok(a.status(), a.body(), errors);
             } catch (IOException e) {
-                errors.incrementAndGet();
+                if (errors.incrementAndGet() <= ERRORS_SHOWN) {
+                    System.err.println("bench: a failed exchange: " + e);
+                }
                 return null;
             }
         };
@@ -119,7 +145,11 @@ final class HttpCycle {
 
     private static JsonNode ok(int status, byte[] body, AtomicLong errors) throws IOException {
         if (status != 200) {
-            errors.incrementAndGet();
+            if (errors.incrementAndGet() <= ERRORS_SHOWN) {
+                // The report counts them; the first few are shown, so that a failed run says why.
+                System.err.println("bench: an answer other than 200: " + status + " "
+                        + new String(body, java.nio.charset.StandardCharsets.UTF_8));
+            }
             return null;
         }
         return JSON.readTree(body);

@@ -22,7 +22,8 @@ import java.util.Locale;
  *
  * <p>One caller at a time (one connection). Answers must carry {@code Content-Length}, as the
  * service's always do; a chunked answer is an {@link IOException}. An answer with
- * {@code Connection: close} closes the connection, and the next request opens a new one.
+ * {@code Connection: close} closes the connection, and the next request opens a new one; so does
+ * a connection the server closed while it sat idle (checked before reuse after a second idle).
  */
 final class KeepAliveHttp implements AutoCloseable {
 
@@ -36,15 +37,28 @@ final class KeepAliveHttp implements AutoCloseable {
     private InputStream in;
     private OutputStream out;
     private int connections;
+    /** When the last answer was read (nanos): a connection idle longer than this is checked before reuse. */
+    private long lastAnswer;
+
+    private final long staleAfterNanos;
 
     /**
      * @param readTimeout how long a read may block: longer than any wait the server may hold a
      *                    request for
      */
     KeepAliveHttp(String host, int port, Duration readTimeout) {
+        this(host, port, readTimeout, Duration.ofSeconds(1));
+    }
+
+    /**
+     * @param staleAfter a connection idle this long is checked before it is reused (the check
+     *                   waits 1 ms for the end of the stream)
+     */
+    KeepAliveHttp(String host, int port, Duration readTimeout, Duration staleAfter) {
         this.host = host;
         this.port = port;
         this.readTimeoutMillis = Math.toIntExact(readTimeout.toMillis());
+        this.staleAfterNanos = staleAfter.toNanos();
     }
 
     Answer get(String path) throws IOException {
@@ -69,6 +83,11 @@ final class KeepAliveHttp implements AutoCloseable {
     }
 
     private Answer exchange(byte[] request) throws IOException {
+        if (socket != null && System.nanoTime() - lastAnswer >= staleAfterNanos && closedByServer()) {
+            // The server closed the idle connection (its idle timeout): as HTTP clients do with a
+            // pooled connection, check before reusing it, so the request is never lost on it.
+            close();
+        }
         if (socket == null) {
             connect();
         }
@@ -79,6 +98,31 @@ final class KeepAliveHttp implements AutoCloseable {
         } catch (IOException e) {
             closeAfter(e); // the connection's state is unknown now: the next request opens a new one
             throw e;
+        }
+    }
+
+    /**
+     * Whether the server has closed this connection: a read that waits 1 ms finds the end of the
+     * stream (closed) or nothing (open). Bytes the server sent unasked are a protocol error.
+     */
+    private boolean closedByServer() throws IOException {
+        socket.setSoTimeout(1);
+        try {
+            in.mark(1);
+            int b = in.read();
+            if (b < 0) {
+                return true;
+            }
+            in.reset();
+            throw new IOException("the server sent bytes nobody asked for on an idle connection");
+        } catch (java.net.SocketTimeoutException open) {
+            return false;
+        } catch (java.net.SocketException reset) {
+            return true;
+        } finally {
+            if (socket != null && !socket.isClosed()) {
+                socket.setSoTimeout(readTimeoutMillis);
+            }
         }
     }
 
@@ -122,6 +166,7 @@ final class KeepAliveHttp implements AutoCloseable {
         if (close) {
             close();
         }
+        lastAnswer = System.nanoTime();
         return new Answer(status, body);
     }
 

@@ -27,6 +27,7 @@ final class ZkCluster implements AutoCloseable {
     static final int SESSION_TIMEOUT_MS = 15_000;
 
     private static final Pattern RECEIVED = Pattern.compile("Received: (\\d+)");
+    private static final Pattern ZXID = Pattern.compile("Zxid: 0x([0-9a-fA-F]+)");
 
     private final EmbeddedEnsemble ensemble;
     private final InstanceSpec pinned;
@@ -91,6 +92,19 @@ final class ZkCluster implements AutoCloseable {
             throw new IllegalStateException("'srvr' on " + connectString() + " gave no Received count");
         }
         return Long.parseLong(m.group(1));
+    }
+
+    /**
+     * The last transaction the pinned server has applied (its 'srvr' Zxid): every committed write
+     * (a multi is one) moves it by one, so its growth over a block of cycles counts their durable
+     * writes. Its low 32 bits count within a leader's epoch; no workload runs across an election.
+     */
+    long zxid() {
+        Matcher m = ZXID.matcher(ensemble.srvr(pinned));
+        if (!m.find()) {
+            throw new IllegalStateException("'srvr' on " + connectString() + " gave no Zxid");
+        }
+        return Long.parseLong(m.group(1), 16);
     }
 
     /** A started Curator client with a session of its own on the pinned server. */

@@ -17,6 +17,8 @@ import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -72,6 +74,23 @@ class KeepAliveHttpTest {
         }
     }
 
+    @Test
+    void aConnectionTheServerClosedWhileIdleIsReplacedBeforeTheNextRequest() throws Exception {
+        try (Scripted server = new Scripted(OK + CLOSE_AFTER, OK);
+                KeepAliveHttp http =
+                        new KeepAliveHttp("127.0.0.1", server.port(), Duration.ofSeconds(10), Duration.ZERO)) {
+            assertThat(http.get("/first").status()).isEqualTo(200);
+            assertThat(server.closedQuietly.await(10, TimeUnit.SECONDS)).isTrue();
+
+            assertThat(http.get("/second").status()).isEqualTo(200);
+            assertThat(http.connections()).isEqualTo(2);
+            assertThat(server.requests()).hasSize(2);
+        }
+    }
+
+    /** Appended to an answer: the server closes the connection after it without saying so (an idle timeout). */
+    private static final String CLOSE_AFTER = "<close-quietly>";
+
     /** A server on a free port that answers requests in order with {@code answers}, one thread per connection. */
     private static final class Scripted implements AutoCloseable {
 
@@ -81,6 +100,7 @@ class KeepAliveHttpTest {
         private final Queue<String> answers;
         private final List<String> requests = new CopyOnWriteArrayList<>();
         private final Thread acceptor;
+        final CountDownLatch closedQuietly = new CountDownLatch(1);
 
         Scripted(String... answers) throws IOException {
             this.answers = new ArrayDeque<>(List.of(answers));
@@ -119,8 +139,15 @@ class KeepAliveHttpTest {
                     synchronized (answers) {
                         answer = answers.remove();
                     }
+                    boolean quietly = answer.endsWith(CLOSE_AFTER);
+                    answer = quietly ? answer.substring(0, answer.length() - CLOSE_AFTER.length()) : answer;
                     connection.getOutputStream().write(answer.getBytes(StandardCharsets.UTF_8));
                     connection.getOutputStream().flush();
+                    if (quietly) {
+                        connection.close();
+                        closedQuietly.countDown();
+                        return;
+                    }
                     if (answer.contains("Connection: close")) {
                         return;
                     }

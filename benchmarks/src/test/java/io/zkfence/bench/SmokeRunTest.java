@@ -94,9 +94,27 @@ class SmokeRunTest {
             expected.add("server." + shape + ".lock_core.grants_per_s");
             expected.add("server." + shape + ".http.requests_per_grant");
         }
-        for (String variant : List.of("http", "http_jdk", "service_wire", "lock_core")) {
+        for (String shape : List.of("hot", "many")) {
+            expected.add("server." + shape + ".http.writes_per_grant");
+        }
+        for (String variant : List.of(
+                "http",
+                "http_rid",
+                "http_wait",
+                "http_jdk",
+                "service_wire",
+                "service_wire_rid",
+                "service_wire_wait",
+                "lock_core")) {
             expected.add("server.uncontended." + variant + ".p50_us");
             expected.add("server.uncontended." + variant + ".requests_per_cycle");
+            expected.add("server.uncontended." + variant + ".writes_per_cycle");
+        }
+        // A replica just started, without and with its warm-up (etcd's rows need etcd installed: not here).
+        for (String cold : List.of("no_warm_up", "warm_up")) {
+            expected.add("server.cold." + cold + ".ready_ms");
+            expected.add("server.cold." + cold + ".first.p50_us");
+            expected.add("server.cold." + cold + ".after_warm_up.p50_us");
         }
         expected.add("server.get_live.keep_alive.p50_us");
         expected.add("server.get_live.jdk.p50_us");
@@ -169,7 +187,12 @@ class SmokeRunTest {
                         "file_processing_task_runs_per_file",
                         "file_processing_scaling",
                         "server_http_added_p50",
+                        "server_http_rid_added_p50",
+                        "server_http_wait_added_p50",
+                        "server_http_requests",
+                        "server_http_writes",
                         "server_hot_key_vs_lock_core",
+                        "server_hot_key_requests",
                         "server_errors");
         json.get("targets")
                 .forEach(t -> assertThat(t.get("measured").isNumber()).isTrue());

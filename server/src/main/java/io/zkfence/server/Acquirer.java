@@ -276,7 +276,9 @@ final class Acquirer {
                 }
                 justQueued = false;
                 EntryName ahead = line.get(place - 1);
-                PredecessorWatch watch = new PredecessorWatch();
+                // If the entry ahead was granted here and goes (released through any replica), this
+                // replica need not confirm it any more: the confirmation's write would only fail.
+                PredecessorWatch watch = new PredecessorWatch(() -> confirmer.cancel(lockPath, ahead));
                 QueueEntry predecessor = queue.read(lockPath, ahead, watch).orElse(null);
                 if (predecessor == null) {
                     line = relist();

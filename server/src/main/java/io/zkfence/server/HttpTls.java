@@ -14,6 +14,8 @@ import java.security.cert.CertificateFactory;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
 import java.util.List;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.eclipse.jetty.util.ssl.SslContextFactory;
 
 /**
@@ -84,6 +86,33 @@ final class HttpTls {
         }
         byte[] der = Base64.getMimeDecoder().decode(pem.substring(begin + 27, end));
         return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
+    }
+
+    /**
+     * A client context that trusts exactly this identity's certificates (no others): for the
+     * replica's warm-up calls to its own port. Host names are not checked by the sockets it makes.
+     */
+    SSLContext selfTrusting() {
+        try {
+            KeyStore trusted = KeyStore.getInstance("PKCS12");
+            trusted.load(null, null);
+            int n = 0;
+            for (String alias : java.util.Collections.list(keyStore.aliases())) {
+                Certificate[] chain = keyStore.getCertificateChain(alias);
+                for (Certificate c : chain == null ? new Certificate[] {keyStore.getCertificate(alias)} : chain) {
+                    if (c != null) {
+                        trusted.setCertificateEntry("own-" + n++, c);
+                    }
+                }
+            }
+            TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+            tmf.init(trusted);
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(null, tmf.getTrustManagers(), null);
+            return context;
+        } catch (IOException | GeneralSecurityException e) {
+            throw new IllegalStateException("cannot trust the server's own certificate for its warm-up", e);
+        }
     }
 
     /** Jetty's server-side TLS configuration for this identity. */

@@ -129,6 +129,11 @@ final class LeaseService implements AutoCloseable {
         return reads;
     }
 
+    /** Leases granted here from the queue whose confirmation is still pending. */
+    int unconfirmedLeases() {
+        return confirmer.pending();
+    }
+
     /** This replica's ZooKeeper requests (tests inject faults through it). */
     ZkWire wire() {
         return wire;

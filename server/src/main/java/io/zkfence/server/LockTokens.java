@@ -25,13 +25,24 @@ final class LockTokens {
     private static final Base64.Encoder B64 = Base64.getUrlEncoder().withoutPadding();
     private static final int MAC_BYTES = 16;
 
-    private final SecretKeySpec key;
+    /**
+     * Initialised with the key once; each MAC is computed on a clone of it. Looking the algorithm
+     * up and initialising it per token cost more than the MAC itself, on every acquire, renew and
+     * release.
+     */
+    private final Mac keyed;
 
     LockTokens(byte[] key) {
         if (key.length < 32) {
             throw new IllegalArgumentException("the service key must be at least 32 bytes, was " + key.length);
         }
-        this.key = new SecretKeySpec(key.clone(), "HmacSHA256");
+        try {
+            this.keyed = Mac.getInstance("HmacSHA256");
+            keyed.init(new SecretKeySpec(key.clone(), "HmacSHA256"));
+            keyed.clone(); // fail here, at start, if this JDK's HmacSHA256 cannot be cloned
+        } catch (GeneralSecurityException | CloneNotSupportedException e) {
+            throw new IllegalStateException("HmacSHA256 is missing from this JDK or cannot be cloned", e);
+        }
     }
 
     /** The lockToken of {@code entry} on the lock at {@code lockPath}, for {@code ownerId}. */
@@ -74,8 +85,7 @@ final class LockTokens {
 
     private String mac(String lockPath, EntryName entry, String ownerId) {
         try {
-            Mac mac = Mac.getInstance("HmacSHA256");
-            mac.init(key);
+            Mac mac = (Mac) keyed.clone();
             mac.update(lockPath.getBytes(StandardCharsets.UTF_8));
             mac.update((byte) 0);
             mac.update(entry.prefixAndSequence().getBytes(StandardCharsets.UTF_8));
@@ -84,8 +94,8 @@ final class LockTokens {
             byte[] cut = new byte[MAC_BYTES];
             System.arraycopy(full, 0, cut, 0, MAC_BYTES);
             return B64.encodeToString(cut);
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HmacSHA256 is missing from this JDK", e);
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("HmacSHA256 cannot be cloned (checked at start)", e);
         }
     }
 }

@@ -11,12 +11,24 @@ import org.apache.zookeeper.Watcher;
 final class PredecessorWatch implements Watcher {
 
     private final CountDownLatch fired = new CountDownLatch(1);
+    private final Runnable onDeleted;
     private volatile boolean deleted;
+
+    /** A watch that only wakes the wait. */
+    PredecessorWatch() {
+        this(() -> {});
+    }
+
+    /** @param onDeleted runs (on ZooKeeper's event thread, so it must be quick) if the entry went */
+    PredecessorWatch(Runnable onDeleted) {
+        this.onDeleted = onDeleted;
+    }
 
     @Override
     public void process(WatchedEvent event) {
         if (event.getType() == Event.EventType.NodeDeleted) {
             deleted = true;
+            onDeleted.run();
         }
         fired.countDown();
     }

@@ -122,6 +122,14 @@ public final class ServerCommand implements Callable<Integer> {
     long idleTimeoutMillis;
 
     @Option(
+            names = "--warm-up-cycles",
+            defaultValue = "${env:ZKFENCE_WARM_UP_CYCLES:-1000}",
+            description = "Acquire + release cycles the replica runs on a lock of its own (namespace "
+                    + WarmUp.NAMESPACE + ") through its own port before /health/ready answers UP, so that clients"
+                    + " meet compiled code; 0: none (env ZKFENCE_WARM_UP_CYCLES). Default: ${DEFAULT-VALUE}")
+    int warmUpCycles;
+
+    @Option(
             names = "--digest",
             paramLabel = "<user:password>",
             defaultValue = "${env:ZKFENCE_ZK_DIGEST}",
@@ -258,7 +266,8 @@ public final class ServerCommand implements Callable<Integer> {
                     maxWaitMillis,
                     idleTimeoutMillis,
                     noAuth ? ApiKeys.open() : ApiKeys.load(apiKeys),
-                    tls());
+                    tls(),
+                    warmUpCycles);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), "zkfence-server: " + e.getMessage(), e);
         }
@@ -302,10 +311,6 @@ public final class ServerCommand implements Callable<Integer> {
             System.err.println("zkfence-server: cannot listen on " + bind + ":" + port + ": " + e.getMessage());
             return 1;
         }
-        System.out.println(
-                "zkfence-server: listening (" + (settings.tls() == null ? "HTTP" : "HTTPS") + ") on " + bind + ":"
-                        + server.port() + ", locks under " + root
-                        + " on " + connect + (noAuth ? " (no authentication: --no-auth)" : ""));
         CountDownLatch stopped = new CountDownLatch(1);
         EmbeddedEnsemble ensemble = embedded;
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -318,6 +323,17 @@ public final class ServerCommand implements Callable<Integer> {
             }
             stopped.countDown();
         }));
+        // Serving already (live, not ready): the warm-up goes through the port like a client.
+        long warmUpStart = System.nanoTime();
+        int warmedUp = server.warmUp();
+        System.out.println(
+                "zkfence-server: listening (" + (settings.tls() == null ? "HTTP" : "HTTPS") + ") on " + bind + ":"
+                        + server.port() + ", locks under " + root
+                        + " on " + connect + (noAuth ? " (no authentication: --no-auth)" : "")
+                        + (warmedUp > 0
+                                ? "; warmed up with " + warmedUp + " cycles in "
+                                        + (System.nanoTime() - warmUpStart) / 1_000_000 + " ms"
+                                : ""));
         stopped.await();
         return 0;
     }

@@ -117,6 +117,36 @@ class ZooKeeperRequestsTest {
         }
     }
 
+    @Test
+    void aLeaseFromTheQueueThatItsReplicaSawGoIsNotConfirmedAfterwards() throws Exception {
+        LeaseGrant holder = seed.acquire(key, "holder", 60_000);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<LeaseGrant> first = threads.submit(() -> counted.acquire(key, "first", 60_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> seed.queue(key).size() == 2);
+            Future<LeaseGrant> second =
+                    threads.submit(() -> counted.acquire(key, "second", 60_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> seed.queue(key).size() == 3);
+            seed.release(key, holder);
+            LeaseGrant firstGrant = first.get();
+            assertThat(counted.service.unconfirmedLeases())
+                    .as("first's lease, granted from the queue")
+                    .isEqualTo(1);
+
+            // Released through the other replica: only the waiter's watch tells the granting one.
+            assertThat(seed.release(key, firstGrant)).isTrue();
+            LeaseGrant secondGrant = second.get();
+
+            assertThat(secondGrant.fencingToken()).isGreaterThan(firstGrant.fencingToken());
+            assertThat(counted.service.unconfirmedLeases())
+                    .as("only second's lease waits for its confirmation; first's went")
+                    .isEqualTo(1);
+        }
+    }
+
     private CuratorFramework client() {
         CuratorFramework zk =
                 CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3));
