@@ -247,20 +247,25 @@ public final class ServiceCampaign {
         }
     }
 
-    /** Waits until every worker logged an accepted write after the last fault, or {@link #SETTLE} ran out. */
-    private static void awaitProgressAfterLastFault(List<WorkerProcess> workers, long lastFaultEnd) {
+    /**
+     * Waits until every worker, and every key, had an accepted write after the last fault, or
+     * {@link #SETTLE} ran out: liveness is judged on what happened after the faults stopped.
+     */
+    private void awaitProgressAfterLastFault(List<WorkerProcess> workers, long lastFaultEnd) {
         long deadline = System.nanoTime() + SETTLE.toNanos();
         while (System.nanoTime() < deadline) {
             sleep(Duration.ofSeconds(1));
-            ServiceLog.Logs logs =
-                    ServiceLog.read(workers.stream().map(w -> w.log).toList());
-            long live = logs.writes().stream()
+            List<ServiceLog.Write> after = ServiceLog.read(
+                            workers.stream().map(w -> w.log).toList())
+                    .writes()
+                    .stream()
                     .filter(w ->
                             io.zkfence.samples.faults.Attempt.ACCEPTED.equals(w.jdbc()) && w.startAt() > lastFaultEnd)
-                    .map(ServiceLog.Write::worker)
-                    .distinct()
-                    .count();
-            if (live == workers.size()) {
+                    .toList();
+            long live = after.stream().map(ServiceLog.Write::worker).distinct().count();
+            long keys =
+                    after.stream().map(ServiceLog.Write::resource).distinct().count();
+            if (live == workers.size() && keys == settings.locks()) {
                 return;
             }
         }

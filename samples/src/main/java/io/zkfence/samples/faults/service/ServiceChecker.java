@@ -316,10 +316,16 @@ final class ServiceChecker {
                 ended = c.validFor() == 0;
                 how = "validForMillis " + c.validFor();
             } else {
-                long slack = skewAround(skews, c.sentAt());
-                ended = c.expiresAt() + slack <= c.sentAt();
+                // Judged by the answering replica's clock: dead when expiresAt had passed on it when the request was
+                // sent (it answered later still). Inside a skew window the replica may still have run unskewed (the
+                // window spans its restarts), so only a skew that makes the verdict less likely is applied.
+                long offset = Math.min(0, offsetOf(skews, c.replica(), c.sentAt()));
+                ended = c.expiresAt() <= c.sentAt() + offset;
                 how = "expiresAt " + (c.sentAt() - c.expiresAt()) + " ms before the request was sent"
-                        + (slack > 0 ? " (beyond the " + slack + " ms of clock skew then)" : "");
+                        + (offset != 0
+                                ? " (by its clock, " + offset + " ms off, " + (c.sentAt() + offset - c.expiresAt())
+                                        + " ms)"
+                                : "");
             }
             if (ended) {
                 dead.add(c.fencingToken());
@@ -335,12 +341,12 @@ final class ServiceChecker {
         return out;
     }
 
-    /** The largest clock skew any replica had in the minute before {@code at} (grants there may come from it). */
-    private static long skewAround(List<ServiceFaults.Skew> skews, long at) {
+    /** The clock offset {@code replica} ran with at {@code at} (0 outside its skew windows). */
+    private static long offsetOf(List<ServiceFaults.Skew> skews, String replica, long at) {
         return skews.stream()
-                .filter(s -> s.fromMillis() <= at && s.toMillis() >= at - 60_000)
-                .mapToLong(s -> Math.abs(s.offsetMillis()))
-                .max()
+                .filter(s -> s.replica().equals(replica) && s.fromMillis() <= at && s.toMillis() >= at)
+                .mapToLong(ServiceFaults.Skew::offsetMillis)
+                .findFirst()
                 .orElse(0);
     }
 
@@ -483,12 +489,17 @@ final class ServiceChecker {
     }
 
     /**
-     * What each skewed replica's answers say its clock was: a renewal's {@code expiresAt} is the
-     * replica's clock plus the TTL when it answered, against the campaign's clock halfway through the call.
+     * What each skewed replica's answers say its clock was: the {@code expiresAt} of a renewal, or of
+     * a grant to a first attempt that did not wait, is the replica's clock plus the TTL when it
+     * answered, against the campaign's clock halfway through the call.
      */
     private static List<String> clocks(ServiceLog.Logs logs, List<ServiceFaults.Skew> skews) {
         Map<String, Long> ttlOf = new HashMap<>();
         logs.requests().forEach(r -> ttlOf.put(r.owner(), r.ttl()));
+        Set<String> waited = logs.requests().stream()
+                .filter(ServiceLog.RequestEnd::waiting)
+                .map(ServiceLog.RequestEnd::owner)
+                .collect(Collectors.toSet());
         List<String> out = new ArrayList<>();
         for (ServiceFaults.Skew s : skews) {
             List<Long> offsets = logs.calls().stream()
@@ -506,7 +517,8 @@ final class ServiceChecker {
                     + "s: "
                     + (offsets.isEmpty()
                             ? "no renewal answered by it within the window"
-                            : "its renewals put its clock at " + signed(offsets.get(offsets.size() / 2))
+                            : "its fresh grants and renewals put its clock at "
+                                    + signed(offsets.get(offsets.size() / 2))
                                     + " ms (median of " + offsets.size() + ", from " + signed(offsets.get(0)) + " to "
                                     + signed(offsets.getLast()) + ")"));
         }

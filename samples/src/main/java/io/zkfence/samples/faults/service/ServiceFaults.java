@@ -324,12 +324,16 @@ final class ServiceFaults {
                         second.directUrl(), key, owner, request, PROBE_TTL, false, 0, Duration.ofSeconds(10))
                 .join();
         logChaos(owner, request, key, second, sentAt, retried);
+        long token = 0;
         for (ServiceCalls.Answer a : List.of(lost, retried)) {
             if (a.status() == 200) {
+                token = a.fencingToken();
                 calls.release(second.directUrl(), key, owner, a.lockToken(), Duration.ofSeconds(5))
                         .join();
             }
         }
+        // The probe's request ends here: a grant of it seen later is one of a finished request.
+        logChaosEnd(owner, request, key, start, token > 0 ? "granted" : "abandoned", token);
         record(
                 Kind.RETRY_AFTER_LOST_ANSWER.label,
                 first.name,
@@ -460,6 +464,26 @@ final class ServiceFaults {
                             a.wasHeld(),
                             a.outcome(),
                             a.status() == 0 ? a.detail() : null)));
+        }
+    }
+
+    private void logChaosEnd(String owner, String request, String key, long start, String result, long token) {
+        synchronized (chaosLog) {
+            chaosLog.println(ServiceLog.line(
+                    "req",
+                    new ServiceLog.RequestEnd(
+                            "campaign",
+                            "0",
+                            owner,
+                            request,
+                            key,
+                            PROBE_TTL,
+                            false,
+                            0,
+                            start,
+                            System.currentTimeMillis(),
+                            result,
+                            token)));
         }
     }
 
