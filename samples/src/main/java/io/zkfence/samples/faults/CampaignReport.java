@@ -55,7 +55,10 @@ final class CampaignReport {
                         s.cohort()
                                 ? " locks, **cohort mode** (each process's threads take turns under one queue node per"
                                         + " lock; half of the acquires on the hot lock res-0)"
-                                : " locks")
+                                : s.cohortWorkers() > 0
+                                        ? " locks, " + s.cohortWorkers() + " of the workers in cohort mode (w0"
+                                                + (s.cohortWorkers() > 1 ? "-w" + (s.cohortWorkers() - 1) : "") + ")"
+                                        : " locks")
                 .append("; 3 ZooKeeper servers (fsync, tickTime 1 s); worker session timeout ")
                 .append(FaultCampaign.SESSION.toSeconds())
                 .append(" s; PostgreSQL (embedded) and S3Mock\n\n");
@@ -145,7 +148,7 @@ final class CampaignReport {
         json.put("threadsPerWorker", s.threads());
         json.put("locks", s.locks());
         json.put("injectors", s.injectors());
-        json.put("cohort", s.cohort());
+        json.put("cohortWorkers", s.cohortWorkers());
         json.put("faults", faults);
         json.put(
                 "faultsTotal",

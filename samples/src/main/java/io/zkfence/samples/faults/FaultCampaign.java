@@ -58,7 +58,8 @@ public final class FaultCampaign {
      * @param injectors fault injectors running at once (each draws from its own seed: seed, seed + 1, ...),
      *                  so faults overlap
      * @param out       where the logs and the report go
-     * @param cohort    whether the workers take the locks in cohort mode ({@link io.zkfence.lock.FencedLock#withCohort()})
+     * @param cohortWorkers how many of the workers (the first ones) take the locks in cohort mode
+     *                      ({@link io.zkfence.lock.FencedLock#withCohort()}): 0 for none, {@code workers} for all
      */
     public record Settings(
             Duration duration,
@@ -68,11 +69,16 @@ public final class FaultCampaign {
             int locks,
             int injectors,
             Path out,
-            boolean cohort) {
+            int cohortWorkers) {
 
         /** Plain mode (no cohorts). */
         public Settings(Duration duration, long seed, int workers, int threads, int locks, int injectors, Path out) {
-            this(duration, seed, workers, threads, locks, injectors, out, false);
+            this(duration, seed, workers, threads, locks, injectors, out, 0);
+        }
+
+        /** Whether every worker runs in cohort mode ({@code ./faults --cohort}). */
+        public boolean cohort() {
+            return cohortWorkers > 0 && cohortWorkers >= workers;
         }
     }
 
@@ -133,7 +139,8 @@ public final class FaultCampaign {
             observer.start();
             try {
                 for (int w = 0; w < settings.workers(); w++) {
-                    workers.add(WorkerHandle.start("w" + w, ensemble, servers, bucket, settings, dir));
+                    workers.add(WorkerHandle.start(
+                            "w" + w, ensemble, servers, bucket, settings, w < settings.cohortWorkers(), dir));
                 }
                 inject(workers, ensemble);
             } finally {

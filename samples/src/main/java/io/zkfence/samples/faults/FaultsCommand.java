@@ -65,7 +65,7 @@ public final class FaultsCommand implements Callable<Integer> {
         }
         long s = seed != null ? seed : System.nanoTime();
         FaultCampaign.Outcome o = FaultCampaign.run(new FaultCampaign.Settings(
-                Duration.ofSeconds(seconds), s, workers, threads, locks, injectors, out, cohort));
+                Duration.ofSeconds(seconds), s, workers, threads, locks, injectors, out, cohort ? workers : 0));
         System.out.println("faults: seed " + s + ", " + o.faults() + ", "
                 + o.check().rows() + " committed writes, "
                 + o.check().overlaps() + " overlaps, " + o.check().violations().size() + " violations, stalled workers "

@@ -103,6 +103,11 @@ public final class TimelinePlot {
         Map<String, List<FaultEvent>> byKind = new TreeMap<>();
         events.forEach(
                 e -> byKind.computeIfAbsent(e.kind(), k -> new ArrayList<>()).add(e));
+        if (byKind.size() > 8) {
+            // XChart does not wrap a legend: more kinds than one row holds go in a column on the right.
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+            chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
+        }
         int colour = 0;
         for (var kind : byKind.entrySet()) {
             List<Double> xs = new ArrayList<>();

@@ -42,6 +42,7 @@ final class WorkerHandle implements AutoCloseable {
             EmbeddedServers servers,
             String bucket,
             FaultCampaign.Settings settings,
+            boolean cohort,
             Path dir) {
         List<FreezableProxy> proxies = new ArrayList<>();
         try {
@@ -75,7 +76,7 @@ final class WorkerHandle implements AutoCloseable {
                 Long.toString(FaultCampaign.SESSION.toMillis()),
                 log.toString(),
                 session.toString()));
-        if (settings.cohort()) {
+        if (cohort) {
             command.add("cohort");
         }
         WorkerHandle w = new WorkerHandle(name, log, session, command, dir.resolve(name + ".stderr.log"));

@@ -72,16 +72,20 @@ final class ServiceChecker {
      * @param cause {@code finished request granted again} (promise 3), {@code second answer} (promise 2),
      *              {@code dead waiter granted} (promise 4), {@code abandoned} (its caller gave up without a
      *              final answer), {@code stopped} (its worker was stopping), {@code killed worker} (its worker
-     *              was killed with the acquire out: not a broken promise) or {@code unknown}
+     *              was killed with the acquire out), {@code granted as its replica was killed} (a planted waiter
+     *              granted in the instant its replica died) - those two break no promise - or {@code unknown}
      */
     record Orphan(long fencingToken, String key, String owner, long firstSeen, String cause) {
 
         boolean counts() {
-            return !KILLED_WORKER.equals(cause);
+            return !KILLED_WORKER.equals(cause) && !GRANTED_AS_REPLICA_DIED.equals(cause);
         }
     }
 
     static final String KILLED_WORKER = "killed worker";
+
+    /** A planted waiter granted just as its replica was killed: the answer died with the replica. */
+    static final String GRANTED_AS_REPLICA_DIED = "granted as its replica was killed";
 
     /**
      * Two workers that believed they held one key at once.
@@ -285,7 +289,10 @@ final class ServiceChecker {
     private static String orphanCause(
             QueueObserver.Listed g, ServiceLog.RequestEnd end, long finishedAt, Set<String> exited, boolean answered) {
         if (g.owner().startsWith("doomed-")) {
-            return "dead waiter granted";
+            // Its replica was killed at the request's end: only a grant seen clearly after that is a dead waiter's.
+            return end != null && g.firstSeen() > end.endAt() + QueueObserver.PERIOD.toMillis() * 2
+                    ? "dead waiter granted"
+                    : GRANTED_AS_REPLICA_DIED;
         }
         String[] parts = g.owner().split("\\.", 4); // worker.pid.start.n
         String incarnation = parts.length == 4 ? parts[0] + "." + parts[1] + "." + parts[2] : null;

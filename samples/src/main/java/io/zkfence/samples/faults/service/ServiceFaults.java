@@ -267,7 +267,9 @@ final class ServiceFaults {
      * 3 s, or it is granted at once (the key was free), the replica is killed all the same, as a plain kill.
      */
     private void killWhileWaiting(Replica replica, long downMillis, long pick) {
-        List<String> held = observer.heldKeys();
+        List<String> held = observer.heldKeys().stream()
+                .filter(k -> k.startsWith(ServiceCampaign.KEY_PREFIX))
+                .toList();
         String key =
                 held.isEmpty() ? ServiceCampaign.KEY_PREFIX + (pick % locks) : held.get((int) (pick % held.size()));
         String owner = "doomed-" + doomed.incrementAndGet();
@@ -290,6 +292,9 @@ final class ServiceFaults {
             return;
         }
         boolean queued = observer.queued(owner);
+        // The caller gives up as its replica dies: its request ends at the kill, so that a grant of it seen
+        // afterwards is judged as a dead waiter's (one made before the kill is a race this fault cannot avoid).
+        logChaosEnd(owner, request, key, ServiceWorker.TTL, true, DOOMED_WAIT.toMillis(), sentAt, "abandoned", 0);
         killReplica(
                 queued ? Kind.REPLICA_KILL_WHILE_WAITING.label : Kind.REPLICA_KILL.label,
                 replica,
@@ -333,7 +338,7 @@ final class ServiceFaults {
             }
         }
         // The probe's request ends here: a grant of it seen later is one of a finished request.
-        logChaosEnd(owner, request, key, start, token > 0 ? "granted" : "abandoned", token);
+        logChaosEnd(owner, request, key, PROBE_TTL, false, 0, start, token > 0 ? "granted" : "abandoned", token);
         record(
                 Kind.RETRY_AFTER_LOST_ANSWER.label,
                 first.name,
@@ -355,6 +360,18 @@ final class ServiceFaults {
 
     /** Restarts the replica with its clock skewed, runs it so for a while, restarts it with the right clock. */
     private void clockSkew(Replica replica, long seconds, long forMillis) {
+        Semaphore skewing = busy.computeIfAbsent("skew:" + replica.name, k -> new Semaphore(1));
+        if (!skewing.tryAcquire()) {
+            return; // its clock is skewed already: one skew per replica at a time, so every answer has one offset
+        }
+        try {
+            skewFor(replica, seconds, forMillis);
+        } finally {
+            skewing.release();
+        }
+    }
+
+    private void skewFor(Replica replica, long seconds, long forMillis) {
         if (!replicaDown.tryAcquire()) {
             return;
         }
@@ -467,7 +484,16 @@ final class ServiceFaults {
         }
     }
 
-    private void logChaosEnd(String owner, String request, String key, long start, String result, long token) {
+    private void logChaosEnd(
+            String owner,
+            String request,
+            String key,
+            long ttl,
+            boolean waiting,
+            long waitMillis,
+            long start,
+            String result,
+            long token) {
         synchronized (chaosLog) {
             chaosLog.println(ServiceLog.line(
                     "req",
@@ -477,9 +503,9 @@ final class ServiceFaults {
                             owner,
                             request,
                             key,
-                            PROBE_TTL,
-                            false,
-                            0,
+                            ttl,
+                            waiting,
+                            waitMillis,
                             start,
                             System.currentTimeMillis(),
                             result,
