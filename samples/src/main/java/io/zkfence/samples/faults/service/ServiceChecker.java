@@ -219,7 +219,8 @@ final class ServiceChecker {
                             g.firstSeen(),
                             g.key(),
                             g.owner(),
-                            "request " + g.owner() + " (" + end.result() + " at " + finishedAt
+                            "request " + g.owner() + " (" + end.result() + " at "
+                                    + java.time.Instant.ofEpochMilli(finishedAt)
                                     + ") granted again with token "
                                     + g.fencingToken() + ", first seen " + (g.firstSeen() - finishedAt)
                                     + " ms after it finished; no worker holds it"));
@@ -428,7 +429,8 @@ final class ServiceChecker {
                         "the waiting entry of " + s.owner
                                 + (doomed
                                         ? " (its replica was killed while it waited)"
-                                        : " (" + end.result() + " at " + end.endAt() + ")")
+                                        : " (" + end.result() + " at " + java.time.Instant.ofEpochMilli(end.endAt())
+                                                + ")")
                                 + " stood at the head of the queue with others"
                                 + " waiting behind it for " + s.longestBlockedMillis() + " ms; it was there "
                                 + (s.lastSeen - s.firstSeen) + " ms in all"));
@@ -523,7 +525,7 @@ final class ServiceChecker {
             out.add(s.replica() + " run with FAKETIME=" + (s.offsetMillis() > 0 ? "+" : "") + s.offsetMillis() / 1000
                     + "s: "
                     + (offsets.isEmpty()
-                            ? "no renewal answered by it within the window"
+                            ? "no fresh grant or renewal answered by it while it ran skewed"
                             : "its fresh grants and renewals put its clock at "
                                     + signed(offsets.get(offsets.size() / 2))
                                     + " ms (median of " + offsets.size() + ", from " + signed(offsets.get(0)) + " to "

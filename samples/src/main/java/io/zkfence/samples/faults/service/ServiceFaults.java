@@ -73,7 +73,7 @@ final class ServiceFaults {
 
     static final long PROBE_RETRY_AFTER = 1_600;
 
-    /** A replica's clock skew over a stretch of time: a fault's start to its end, the offset in ms. */
+    /** A replica's clock skew: from the end of its restart under libfaketime to the start of its restart without, the offset in ms. */
     record Skew(String replica, long fromMillis, long toMillis, long offsetMillis) {}
 
     private final List<Replica> replicas;
@@ -333,8 +333,7 @@ final class ServiceFaults {
         for (ServiceCalls.Answer a : List.of(lost, retried)) {
             if (a.status() == 200) {
                 token = a.fencingToken();
-                calls.release(second.directUrl(), key, owner, a.lockToken(), Duration.ofSeconds(5))
-                        .join();
+                release(owner, request, key, second, a);
             }
         }
         // The probe's request ends here: a grant of it seen later is one of a finished request.
@@ -348,6 +347,21 @@ final class ServiceFaults {
                         + "'s acquire on " + first.name + " (" + PROBE_TTL + " ms lease) answered " + describe(lost)
                         + " unread; the same request on " + second.name + " " + PROBE_RETRY_AFTER + " ms later: "
                         + describe(retried));
+    }
+
+    /** Releases as a client does: on each replica in turn until one answers (a disrupted one does not). */
+    private void release(String owner, String request, String key, Replica from, ServiceCalls.Answer grant) {
+        int i = replicas.indexOf(from);
+        for (int tries = 0; tries < replicas.size() * 2; tries++) {
+            Replica r = replicas.get((i + tries) % replicas.size());
+            long sentAt = System.currentTimeMillis();
+            ServiceCalls.Answer a = calls.release(r.directUrl(), key, owner, grant.lockToken(), Duration.ofSeconds(3))
+                    .join();
+            logChaos(owner, request, key, r, sentAt, a, "release");
+            if (a.status() != 0 && a.status() != 503) {
+                return;
+            }
+        }
     }
 
     private static String describe(ServiceCalls.Answer a) {
@@ -384,6 +398,7 @@ final class ServiceFaults {
         } finally {
             replicaDown.release();
         }
+        long skewedFrom = System.currentTimeMillis();
         sleep(forMillis);
         try {
             replicaDown.acquire(); // the skew must end: wait for the replica fault in progress to end
@@ -391,6 +406,7 @@ final class ServiceFaults {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
+        long skewedTo = System.currentTimeMillis();
         try {
             replica.skew(0);
             replica.terminate();
@@ -399,7 +415,8 @@ final class ServiceFaults {
             replicaDown.release();
         }
         long end = System.currentTimeMillis();
-        skews.add(new Skew(replica.name, start, end, seconds * 1_000));
+        // Between these two it ran skewed (a kill meanwhile restarts it skewed); before and after, it was restarting.
+        skews.add(new Skew(replica.name, skewedFrom, skewedTo, seconds * 1_000));
         events.add(new FaultEvent(
                 Kind.REPLICA_CLOCK_SKEW.label,
                 replica.name,
@@ -457,6 +474,11 @@ final class ServiceFaults {
 
     private void logChaos(
             String owner, String request, String key, Replica replica, long sentAt, ServiceCalls.Answer a) {
+        logChaos(owner, request, key, replica, sentAt, a, "acquire");
+    }
+
+    private void logChaos(
+            String owner, String request, String key, Replica replica, long sentAt, ServiceCalls.Answer a, String op) {
         synchronized (chaosLog) {
             chaosLog.println(ServiceLog.line(
                     "call",
@@ -467,7 +489,7 @@ final class ServiceFaults {
                             owner,
                             request,
                             key,
-                            "acquire",
+                            op,
                             replica.name,
                             false,
                             sentAt,
