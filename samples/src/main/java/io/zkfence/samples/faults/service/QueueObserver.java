@@ -27,8 +27,9 @@ import org.apache.zookeeper.data.Stat;
  * <ul>
  * <li>ZooKeeper read directly under the service's root (no replica in between, nothing written):
  *     every queue entry, its owner and request, whether it is granted, its fencing token (the
- *     entry's creation zxid), and how long a waiting entry stood at the head of its queue with
- *     others waiting behind it (a dead waiter blocking the key). An entry is a znode whose data is
+ *     entry's creation zxid), and how long a dead entry stood at the head of its queue with others
+ *     waiting behind it: a waiting entry (its waiter should grant or remove it at once), or a lease
+ *     well past its expiry (any waiter behind should remove it). An entry is a znode whose data is
  *     a JSON object with an {@code ownerId}; granted means an {@code expiresAt} (or {@code grantedAt})
  *     above 0. That is the layout of the service's LeaseStore today; a new layout is read the same
  *     way as long as it keeps those fields.
@@ -42,6 +43,12 @@ final class QueueObserver implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     static final Duration PERIOD = Duration.ofMillis(500);
 
+    /**
+     * How far past its {@code expiresAt} (the granting replica's clock) a lease at the head counts as
+     * blocking its key: more than any replica's clock skew in the campaign (at most 6 s) and a poll.
+     */
+    static final Duration EXPIRY_SLACK = Duration.ofSeconds(7);
+
     /** One entry as seen over time (fields written by the polling thread only, read after it stopped). */
     static final class Seen {
         final String path;
@@ -53,6 +60,9 @@ final class QueueObserver implements AutoCloseable {
         long lastSeen;
         long grantedSeen;
         long expiresAt;
+        long waitUntil;
+        /** How the entry blocked its key at its longest stretch: {@code waiting} or {@code expired}. */
+        String blockedAs;
         /** The current (or last) stretch at the head of its queue, waiting, with others behind it. */
         long blockedFrom;
 
@@ -173,6 +183,7 @@ final class QueueObserver implements AutoCloseable {
             Seen s = entries.computeIfAbsent(
                     e.path(), p -> new Seen(p, e.lock(), e.fencingToken(), e.owner(), e.request(), now));
             s.lastSeen = now;
+            s.waitUntil = e.waitUntil();
             if (e.granted()) {
                 if (s.grantedSeen == 0) {
                     s.grantedSeen = now;
@@ -184,10 +195,12 @@ final class QueueObserver implements AutoCloseable {
         for (List<Entry> queue : byLock.values()) {
             queue.sort(Comparator.comparingLong(Entry::fencingToken)); // creation order: queue order
             Entry head = queue.get(0);
-            if (head.granted()) {
+            boolean expired = head.granted() && head.expiresAt() + EXPIRY_SLACK.toMillis() < now;
+            if (head.granted() && !expired) {
                 held.add(ServiceCampaign.keyOfLock(head.lock()));
             } else if (queue.size() > 1) {
-                // A waiting entry at the head with others behind it: nobody is granted until it goes.
+                // A waiting entry at the head, or a lease well past its expiry, with others behind it:
+                // nobody is granted until it goes.
                 Seen s = entries.get(head.path());
                 if (s.blockedTo == 0 || s.blockedTo != lastPoll) {
                     s.blockedFrom = now; // a new stretch: it was not blocking at the last read
@@ -196,6 +209,7 @@ final class QueueObserver implements AutoCloseable {
                 if (s.blockedTo - s.blockedFrom > s.longestBlockedMillis()) {
                     s.longestBlockedFrom = s.blockedFrom;
                     s.longestBlockedTo = s.blockedTo;
+                    s.blockedAs = expired ? "expired" : "waiting";
                 }
             }
         }

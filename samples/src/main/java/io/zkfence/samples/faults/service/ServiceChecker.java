@@ -54,7 +54,7 @@ final class ServiceChecker {
         LIVE_GRANT("1. A 200 is a live lease"),
         ONE_ANSWER("2. One requestId, one answer"),
         FINISHED_STAYS_FINISHED("3. A finished request never grants again"),
-        DEAD_WAITER("4. A dead waiter does not block the key");
+        DEAD_WAITER("4. A dead waiter (or an expired lease) does not block the key");
 
         final String title;
 
@@ -407,7 +407,10 @@ final class ServiceChecker {
         return out;
     }
 
-    /** Promise 4: a waiting entry whose caller is gone, blocking its key past the limit. */
+    /**
+     * Promise 4: a dead entry at the head of its queue, others waiting behind it, past the limit: a
+     * waiting entry whose caller is gone, or a lease well past its expiry that nobody removed.
+     */
     private static List<Finding> deadWaiters(
             Collection<QueueObserver.Seen> entries,
             Map<String, ServiceLog.RequestEnd> ends,
@@ -419,21 +422,28 @@ final class ServiceChecker {
             }
             ServiceLog.RequestEnd end = ends.get(s.owner);
             boolean doomed = s.owner.startsWith("doomed-");
+            boolean expired = "expired".equals(s.blockedAs);
             boolean ended = end != null && end.endAt() < s.longestBlockedFrom && !"granted".equals(end.result());
-            if (doomed || ended) {
+            if (doomed || ended || expired) {
+                String whose = doomed
+                        ? "the waiting entry of " + s.owner + " (its replica was killed while it waited)"
+                        : expired
+                                ? "the lease of " + s.owner + " (token " + s.fencingToken + ", expiresAt "
+                                        + java.time.Instant.ofEpochMilli(s.expiresAt) + ", "
+                                        + (end == null
+                                                ? "its worker killed before its request ended"
+                                                : "its request " + end.result())
+                                        + ")"
+                                : "the waiting entry of " + s.owner + " (" + end.result() + " at "
+                                        + java.time.Instant.ofEpochMilli(end.endAt()) + ")";
                 out.add(new Finding(
                         Promise.DEAD_WAITER,
                         s.longestBlockedFrom,
                         ServiceCampaign.keyOfLock(s.lock),
                         s.owner,
-                        "the waiting entry of " + s.owner
-                                + (doomed
-                                        ? " (its replica was killed while it waited)"
-                                        : " (" + end.result() + " at " + java.time.Instant.ofEpochMilli(end.endAt())
-                                                + ")")
-                                + " stood at the head of the queue with others"
-                                + " waiting behind it for " + s.longestBlockedMillis() + " ms; it was there "
-                                + (s.lastSeen - s.firstSeen) + " ms in all"));
+                        whose + " stood at the head of the queue" + (expired ? ", expired," : "")
+                                + " with others waiting behind it for " + s.longestBlockedMillis()
+                                + " ms; it was there " + (s.lastSeen - s.firstSeen) + " ms in all"));
             }
         }
         return out;
@@ -468,6 +478,9 @@ final class ServiceChecker {
                     }
                     long from = Math.max(a.fromAt(), b.fromAt());
                     long to = Math.min(a.toAt(), b.toAt());
+                    if (to <= from) {
+                        continue;
+                    }
                     List<ServiceLog.Write> lw = writesByToken.getOrDefault(lower.fencingToken(), List.of());
                     int rejected = (int) lw.stream()
                             .filter(w -> Attempt.STALE.equals(w.jdbc()))

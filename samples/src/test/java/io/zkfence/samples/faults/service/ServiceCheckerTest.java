@@ -200,6 +200,22 @@ class ServiceCheckerTest {
     }
 
     @Test
+    void anExpiredLeaseNobodyRemovesBlockingItsKeyPastTheLimitBreaksTheFourthPromise() {
+        granted(1, 1_000, 10, 5_000);
+        holds.add(new ServiceLog.Hold("w0", INC, owner(1), "req-1", KEY, 10, 1_005, 6_000, "deadline"));
+        QueueObserver.Seen lease = entry(owner(1), 10, 1_000, 120_000, 1_000);
+        lease.expiresAt = 6_000;
+        lease.blockedAs = "expired";
+        lease.longestBlockedFrom = 14_000;
+        lease.longestBlockedTo = 14_000 + ServiceChecker.DEAD_WAITER_LIMIT_MILLIS + 1;
+        ServiceChecker.Findings f = check();
+        assertThat(f.findings()).singleElement().satisfies(x -> {
+            assertThat(x.promise()).isEqualTo(ServiceChecker.Promise.DEAD_WAITER);
+            assertThat(x.evidence()).contains("the lease of " + owner(1), "expired");
+        });
+    }
+
+    @Test
     void aLeaseOfAWorkerKilledWithItsAcquireOutIsCountedApartNotAsABrokenPromise() {
         entry(owner(7), 30, 1_000, 6_000, 1_000); // no log line of request 7: the worker died before the answer
         ServiceChecker.Findings f = check(Set.of());
