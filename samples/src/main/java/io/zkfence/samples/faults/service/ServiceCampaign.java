@@ -200,15 +200,22 @@ public final class ServiceCampaign {
         dump.put(
                 "entries",
                 observer.entries().stream()
-                        .map(e -> java.util.Map.of(
-                                "path", e.path,
-                                "owner", e.owner,
-                                "fencingToken", e.fencingToken,
-                                "firstSeen", e.firstSeen,
-                                "lastSeen", e.lastSeen,
-                                "grantedSeen", e.grantedSeen,
-                                "longestBlockedFrom", e.longestBlockedFrom,
-                                "longestBlockedTo", e.longestBlockedTo))
+                        .map(e -> {
+                            java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+                            m.put("path", e.path);
+                            m.put("owner", e.owner);
+                            m.put("request", e.request);
+                            m.put("fencingToken", e.fencingToken);
+                            m.put("firstSeen", e.firstSeen);
+                            m.put("lastSeen", e.lastSeen);
+                            m.put("grantedSeen", e.grantedSeen);
+                            m.put("expiresAt", e.expiresAt);
+                            m.put("waitUntil", e.waitUntil);
+                            m.put("longestBlockedFrom", e.longestBlockedFrom);
+                            m.put("longestBlockedTo", e.longestBlockedTo);
+                            m.put("blockedAs", e.blockedAs);
+                            return m;
+                        })
                         .toList());
         dump.put("listed", observer.listed());
         try {

@@ -324,11 +324,20 @@ final class ServiceFaults {
                 .join();
         logChaos(owner, request, key, first, start, lost);
         sleep(Math.max(0, start + PROBE_RETRY_AFTER - System.currentTimeMillis()));
-        long sentAt = System.currentTimeMillis();
-        ServiceCalls.Answer retried = calls.acquire(
-                        second.directUrl(), key, owner, request, PROBE_TTL, false, 0, Duration.ofSeconds(10))
-                .join();
-        logChaos(owner, request, key, second, sentAt, retried);
+        // The retry goes on, replica after replica, until a final answer: a client that gave up here would
+        // leave whatever the service granted meanwhile to nobody.
+        ServiceCalls.Answer retried = null;
+        int at = replicas.indexOf(second);
+        for (int tries = 0; tries < 2 * replicas.size() && (retried == null || !isFinal(retried)); tries++) {
+            Replica r = replicas.get((at + tries) % replicas.size());
+            if (tries > 0) {
+                sleep(300);
+            }
+            long sentAt = System.currentTimeMillis();
+            retried = calls.acquire(r.directUrl(), key, owner, request, PROBE_TTL, false, 0, Duration.ofSeconds(10))
+                    .join();
+            logChaos(owner, request, key, r, sentAt, retried);
+        }
         long token = 0;
         for (ServiceCalls.Answer a : List.of(lost, retried)) {
             if (a.status() == 200) {
@@ -358,10 +367,14 @@ final class ServiceFaults {
             ServiceCalls.Answer a = calls.release(r.directUrl(), key, owner, grant.lockToken(), Duration.ofSeconds(3))
                     .join();
             logChaos(owner, request, key, r, sentAt, a, "release");
-            if (a.status() != 0 && a.status() != 503) {
+            if (isFinal(a)) {
                 return;
             }
         }
+    }
+
+    private static boolean isFinal(ServiceCalls.Answer a) {
+        return a.status() != 0 && a.status() != 503 && a.status() != 429 && a.status() != 499;
     }
 
     private static String describe(ServiceCalls.Answer a) {
