@@ -3,7 +3,6 @@ package io.zkfence.samples.faults.service;
 import io.zkfence.samples.faults.Attempt;
 import io.zkfence.samples.faults.Checker;
 import io.zkfence.samples.faults.FaultEvent;
-import io.zkfence.samples.faults.HistoryRow;
 import io.zkfence.samples.faults.Recovery;
 import io.zkfence.samples.faults.ResourceTables;
 import java.util.ArrayList;
@@ -87,26 +86,6 @@ final class ServiceChecker {
     /** A planted waiter granted just as its replica was killed: the answer died with the replica. */
     static final String GRANTED_AS_REPLICA_DIED = "granted as its replica was killed";
 
-    /**
-     * Two workers that believed they held one key at once.
-     *
-     * @param lowerRejected writes of the lower token's holder rejected by the fence
-     * @param lowerAccepted writes of the lower token's holder accepted (all of them before the higher token's first)
-     * @param cause         why the lower holder still believed: its grant was a dead lease (promise 1), a
-     *                      replica's clock was skewed, or another fault (a pause, a cut-off)
-     */
-    record Overlap(
-            String key,
-            long lowerToken,
-            String lowerOwner,
-            long higherToken,
-            String higherOwner,
-            long from,
-            long to,
-            int lowerRejected,
-            int lowerAccepted,
-            String cause) {}
-
     /** Everything the campaign recorded. */
     record Input(
             ServiceLog.Logs logs,
@@ -125,7 +104,7 @@ final class ServiceChecker {
             Checker.Result pg,
             List<Finding> findings,
             List<Orphan> orphans,
-            List<Overlap> overlaps,
+            List<Overlaps.Overlap> overlaps,
             List<Recovery.Kind> recovery,
             List<Recovery.Kind> keyRecovery,
             List<QueueObserver.Entry> leftover,
@@ -249,7 +228,7 @@ final class ServiceChecker {
         }
         findings.addAll(deadWaiters(in.entries(), ends, holds));
         findings.sort(Comparator.comparingLong(Finding::at));
-        List<Overlap> overlaps = overlaps(logs.holds(), logs.writes(), in.db().history(), deadGrants, in.skews());
+        List<Overlaps.Overlap> overlaps = Overlaps.of(logs.holds(), logs.writes(), deadGrants, in.skews());
         Set<String> resources =
                 IntStream.range(0, in.locks()).mapToObj(i -> "res-" + i).collect(Collectors.toCollection(TreeSet::new));
         return new Findings(
@@ -262,7 +241,7 @@ final class ServiceChecker {
                 in.leftover(),
                 granted.size(),
                 heard.size(),
-                clocks(logs, in.skews()));
+                Clocks.measured(logs, in.skews()));
     }
 
     /** When a request finished: its lease's end as its worker logged it, else its end line (refused, abandoned). */
@@ -327,7 +306,7 @@ final class ServiceChecker {
                 // Judged by the answering replica's clock: dead when expiresAt had passed on it when the request was
                 // sent (it answered later still). Inside a skew window the replica may still have run unskewed (the
                 // window spans its restarts), so only a skew that makes the verdict less likely is applied.
-                long offset = Math.min(0, offsetOf(skews, c.replica(), c.sentAt()));
+                long offset = Math.min(0, Clocks.offsetOf(skews, c.replica(), c.sentAt()));
                 ended = c.expiresAt() <= c.sentAt() + offset;
                 how = "expiresAt " + (c.sentAt() - c.expiresAt()) + " ms before the request was sent"
                         + (offset != 0
@@ -347,15 +326,6 @@ final class ServiceChecker {
             }
         }
         return out;
-    }
-
-    /** The clock offset {@code replica} ran with at {@code at} (0 outside its skew windows). */
-    private static long offsetOf(List<ServiceFaults.Skew> skews, String replica, long at) {
-        return skews.stream()
-                .filter(s -> s.replica().equals(replica) && s.fromMillis() <= at && s.toMillis() >= at)
-                .mapToLong(ServiceFaults.Skew::offsetMillis)
-                .findFirst()
-                .orElse(0);
     }
 
     /** Promise 2, from the answers the workers got: two grants, or a grant and a 409 LOCK_ALREADY_HELD, for one request. */
@@ -447,107 +417,5 @@ final class ServiceChecker {
             }
         }
         return out;
-    }
-
-    /** Holds of different tokens on one key that overlapped in time, with what the fence did with the lower one's writes. */
-    private static List<Overlap> overlaps(
-            List<ServiceLog.Hold> holds,
-            List<ServiceLog.Write> writes,
-            List<HistoryRow> history,
-            Set<Long> deadGrants,
-            List<ServiceFaults.Skew> skews) {
-        Map<Long, List<ServiceLog.Write>> writesByToken =
-                writes.stream().collect(Collectors.groupingBy(ServiceLog.Write::fencingToken));
-        Map<String, List<ServiceLog.Hold>> byKey =
-                holds.stream().filter(h -> h.fencingToken() > 0).collect(Collectors.groupingBy(ServiceLog.Hold::key));
-        List<Overlap> out = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        for (List<ServiceLog.Hold> list : byKey.values()) {
-            list.sort(Comparator.comparingLong(ServiceLog.Hold::fromAt));
-            for (int i = 0; i < list.size(); i++) {
-                ServiceLog.Hold a = list.get(i);
-                for (int j = i + 1; j < list.size() && list.get(j).fromAt() < a.toAt(); j++) {
-                    ServiceLog.Hold b = list.get(j);
-                    if (a.fencingToken() == b.fencingToken()) {
-                        continue;
-                    }
-                    ServiceLog.Hold lower = a.fencingToken() < b.fencingToken() ? a : b;
-                    ServiceLog.Hold higher = lower == a ? b : a;
-                    if (!seen.add(lower.fencingToken() + "|" + higher.fencingToken())) {
-                        continue;
-                    }
-                    long from = Math.max(a.fromAt(), b.fromAt());
-                    long to = Math.min(a.toAt(), b.toAt());
-                    if (to <= from) {
-                        continue;
-                    }
-                    List<ServiceLog.Write> lw = writesByToken.getOrDefault(lower.fencingToken(), List.of());
-                    int rejected = (int) lw.stream()
-                            .filter(w -> Attempt.STALE.equals(w.jdbc()))
-                            .count();
-                    int accepted = (int) lw.stream()
-                            .filter(w -> Attempt.ACCEPTED.equals(w.jdbc()))
-                            .count();
-                    String cause = deadGrants.contains(lower.fencingToken())
-                            ? "its grant was a dead lease (promise 1)"
-                            : skews.stream().anyMatch(s -> s.fromMillis() <= to && s.toMillis() >= from)
-                                    ? "a replica's clock was skewed"
-                                    : "another fault (a pause, a cut-off, a lost answer)";
-                    out.add(new Overlap(
-                            lower.key(),
-                            lower.fencingToken(),
-                            lower.owner(),
-                            higher.fencingToken(),
-                            higher.owner(),
-                            from,
-                            to,
-                            rejected,
-                            accepted,
-                            cause));
-                }
-            }
-        }
-        return out;
-    }
-
-    /**
-     * What each skewed replica's answers say its clock was: the {@code expiresAt} of a renewal, or of
-     * a grant to a first attempt that did not wait, is the replica's clock plus the TTL when it
-     * answered, against the campaign's clock halfway through the call.
-     */
-    private static List<String> clocks(ServiceLog.Logs logs, List<ServiceFaults.Skew> skews) {
-        Map<String, Long> ttlOf = new HashMap<>();
-        logs.requests().forEach(r -> ttlOf.put(r.owner(), r.ttl()));
-        Set<String> waited = logs.requests().stream()
-                .filter(ServiceLog.RequestEnd::waiting)
-                .map(ServiceLog.RequestEnd::owner)
-                .collect(Collectors.toSet());
-        List<String> out = new ArrayList<>();
-        for (ServiceFaults.Skew s : skews) {
-            List<Long> offsets = logs.calls().stream()
-                    .filter(c -> "renew".equals(c.op())
-                            && c.status() == 200
-                            && c.replica().equals(s.replica())
-                            && c.sentAt() > s.fromMillis() + 5_000
-                            && c.doneAt() < s.toMillis() - 5_000
-                            && c.doneAt() - c.sentAt() < 200
-                            && ttlOf.containsKey(c.owner()))
-                    .map(c -> c.expiresAt() - ttlOf.get(c.owner()) - (c.sentAt() + c.doneAt()) / 2)
-                    .sorted()
-                    .toList();
-            out.add(s.replica() + " run with FAKETIME=" + (s.offsetMillis() > 0 ? "+" : "") + s.offsetMillis() / 1000
-                    + "s: "
-                    + (offsets.isEmpty()
-                            ? "no fresh grant or renewal answered by it while it ran skewed"
-                            : "its fresh grants and renewals put its clock at "
-                                    + signed(offsets.get(offsets.size() / 2))
-                                    + " ms (median of " + offsets.size() + ", from " + signed(offsets.get(0)) + " to "
-                                    + signed(offsets.getLast()) + ")"));
-        }
-        return out;
-    }
-
-    private static String signed(long v) {
-        return (v > 0 ? "+" : "") + v;
     }
 }

@@ -10,11 +10,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.test.InstanceSpec;
 
@@ -65,30 +62,17 @@ final class ServiceFaults {
         }
     }
 
-    /** How long a caller planted on a replica before it is killed asks to wait: well past the dead-waiter limit. */
-    static final Duration DOOMED_WAIT = Duration.ofSeconds(60);
-
-    /** The lease a client whose answer was lost asks for, and how long after it sends the same request again. */
-    static final long PROBE_TTL = 1_000;
-
-    static final long PROBE_RETRY_AFTER = 1_600;
-
     /** A replica's clock skew: from the end of its restart under libfaketime to the start of its restart without, the offset in ms. */
     record Skew(String replica, long fromMillis, long toMillis, long offsetMillis) {}
 
     private final List<Replica> replicas;
-    private final int locks;
     private final List<WorkerProcess> workers;
     private final EmbeddedEnsemble ensemble;
-    private final QueueObserver observer;
-    private final PrintWriter chaosLog;
-    private final ServiceCalls calls = new ServiceCalls();
     private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
     private final List<Skew> skews = Collections.synchronizedList(new ArrayList<>());
     private final Map<String, Integer> counts = Collections.synchronizedMap(new TreeMap<>());
     private final AtomicLong lastFaultEnd = new AtomicLong();
-    private final AtomicInteger doomed = new AtomicInteger();
-    private final AtomicInteger probes = new AtomicInteger();
+    private final Probes probes;
     /** One replica disrupted at a time (killed, paused, cut off, restarting): the others serve. */
     private final Semaphore replicaDown = new Semaphore(1);
     /** One ZooKeeper server down at a time: a lost quorum only stops everyone. */
@@ -104,11 +88,9 @@ final class ServiceFaults {
             QueueObserver observer,
             PrintWriter chaosLog) {
         this.replicas = replicas;
-        this.locks = locks;
         this.workers = workers;
         this.ensemble = ensemble;
-        this.observer = observer;
-        this.chaosLog = chaosLog;
+        this.probes = new Probes(replicas, locks, observer, chaosLog);
     }
 
     List<FaultEvent> events() {
@@ -262,127 +244,32 @@ final class ServiceFaults {
 
     /**
      * A caller waits on the replica behind a holder, the replica is killed, and the caller never
-     * comes back (its own deadline passed, or it died with the replica's connection): its entry must
-     * stop blocking the key within the replica's session timeout. When no entry of it shows within
-     * 3 s, or it is granted at once (the key was free), the replica is killed all the same, as a plain kill.
+     * comes back ({@link Probes#plantWaiter}): its entry must stop blocking the key within the
+     * replica's session timeout. When the caller was not queued (granted at once, refused, not seen
+     * within 3 s), the replica is killed all the same, as a plain kill.
      */
     private void killWhileWaiting(Replica replica, long downMillis, long pick) {
-        List<String> held = observer.heldKeys().stream()
-                .filter(k -> k.startsWith(ServiceCampaign.KEY_PREFIX))
-                .toList();
-        String key =
-                held.isEmpty() ? ServiceCampaign.KEY_PREFIX + (pick % locks) : held.get((int) (pick % held.size()));
-        String owner = "doomed-" + doomed.incrementAndGet();
-        String request = UUID.randomUUID().toString();
-        long sentAt = System.currentTimeMillis();
-        CompletableFuture<ServiceCalls.Answer> call = calls.acquire(
-                replica.directUrl(), key, owner, request, ServiceWorker.TTL, true, 120_000, Duration.ofSeconds(125));
-        long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
-        while (!call.isDone() && !observer.queued(owner) && System.nanoTime() < until) {
-            sleep(100);
-        }
-        if (call.isDone()) {
-            ServiceCalls.Answer a = call.join();
-            logChaos(owner, request, key, replica, sentAt, a);
-            if (a.status() == 200) {
-                calls.release(replica.directUrl(), key, owner, a.lockToken(), Duration.ofSeconds(5))
-                        .join();
-            }
+        Probes.Planted planted = probes.plantWaiter(replica, pick);
+        if (planted == null || !planted.queued()) {
             killReplica(Kind.REPLICA_KILL.label, replica, downMillis, null);
-            return;
+        } else {
+            planted.abandon();
+            killReplica(
+                    Kind.REPLICA_KILL_WHILE_WAITING.label,
+                    replica,
+                    downMillis,
+                    planted.owner() + " waited on it for " + planted.key() + " (waitMillis "
+                            + Probes.DOOMED_WAIT.toMillis() + "; it never retries)");
         }
-        boolean queued = observer.queued(owner);
-        // The caller gives up as its replica dies: its request ends at the kill, so that a grant of it seen
-        // afterwards is judged as a dead waiter's (one made before the kill is a race this fault cannot avoid).
-        logChaosEnd(owner, request, key, ServiceWorker.TTL, true, DOOMED_WAIT.toMillis(), sentAt, "abandoned", 0);
-        killReplica(
-                queued ? Kind.REPLICA_KILL_WHILE_WAITING.label : Kind.REPLICA_KILL.label,
-                replica,
-                downMillis,
-                queued
-                        ? owner + " waited on it for " + key + " (waitMillis " + DOOMED_WAIT.toMillis()
-                                + "; it never retries)"
-                        : null);
-        logChaos(owner, request, key, replica, sentAt, call.join());
+        if (planted != null) {
+            planted.finish();
+        }
     }
 
-    /**
-     * A client whose answer was lost: it sends an acquire ({@value #PROBE_TTL} ms lease, no wait) to
-     * one replica, does not read the answer, and sends the same request to the next replica
-     * {@value #PROBE_RETRY_AFTER} ms later, as a client retrying on timeout does. Its own key, so that
-     * no waiter behind the lease removes it in between. A 200 for the lease that ended meanwhile
-     * breaks promise 1; the fixed service answers 409 {@code REQUEST_FINISHED}. Both answers are
-     * logged (the first one as the service sent it); whatever it holds is released.
-     */
     private void retryAfterLostAnswer(Replica first, Replica second) {
-        String owner = "probe-" + probes.incrementAndGet();
-        String request = UUID.randomUUID().toString();
-        String key = ServiceCampaign.NAMESPACE + ":" + owner;
         long start = System.currentTimeMillis();
-        ServiceCalls.Answer lost = calls.acquire(
-                        first.directUrl(), key, owner, request, PROBE_TTL, false, 0, Duration.ofSeconds(10))
-                .join();
-        logChaos(owner, request, key, first, start, lost);
-        sleep(Math.max(0, start + PROBE_RETRY_AFTER - System.currentTimeMillis()));
-        // The retry goes on, replica after replica, until a final answer: a client that gave up here would
-        // leave whatever the service granted meanwhile to nobody.
-        ServiceCalls.Answer retried = null;
-        int at = replicas.indexOf(second);
-        for (int tries = 0; tries < 2 * replicas.size() && (retried == null || !isFinal(retried)); tries++) {
-            Replica r = replicas.get((at + tries) % replicas.size());
-            if (tries > 0) {
-                sleep(300);
-            }
-            long sentAt = System.currentTimeMillis();
-            retried = calls.acquire(r.directUrl(), key, owner, request, PROBE_TTL, false, 0, Duration.ofSeconds(10))
-                    .join();
-            logChaos(owner, request, key, r, sentAt, retried);
-        }
-        long token = 0;
-        for (ServiceCalls.Answer a : List.of(lost, retried)) {
-            if (a.status() == 200) {
-                token = a.fencingToken();
-                release(owner, request, key, second, a);
-            }
-        }
-        // The probe's request ends here: a grant of it seen later is one of a finished request.
-        logChaosEnd(owner, request, key, PROBE_TTL, false, 0, start, token > 0 ? "granted" : "abandoned", token);
-        record(
-                Kind.RETRY_AFTER_LOST_ANSWER.label,
-                first.name,
-                start,
-                System.currentTimeMillis(),
-                owner
-                        + "'s acquire on " + first.name + " (" + PROBE_TTL + " ms lease) answered " + describe(lost)
-                        + " unread; the same request on " + second.name + " " + PROBE_RETRY_AFTER + " ms later: "
-                        + describe(retried));
-    }
-
-    /** Releases as a client does: on each replica in turn until one answers (a disrupted one does not). */
-    private void release(String owner, String request, String key, Replica from, ServiceCalls.Answer grant) {
-        int i = replicas.indexOf(from);
-        for (int tries = 0; tries < replicas.size() * 2; tries++) {
-            Replica r = replicas.get((i + tries) % replicas.size());
-            long sentAt = System.currentTimeMillis();
-            ServiceCalls.Answer a = calls.release(r.directUrl(), key, owner, grant.lockToken(), Duration.ofSeconds(3))
-                    .join();
-            logChaos(owner, request, key, r, sentAt, a, "release");
-            if (isFinal(a)) {
-                return;
-            }
-        }
-    }
-
-    private static boolean isFinal(ServiceCalls.Answer a) {
-        return a.status() != 0 && a.status() != 503 && a.status() != 429 && a.status() != 499;
-    }
-
-    private static String describe(ServiceCalls.Answer a) {
-        return a.status() == 0
-                ? a.code()
-                : a.status()
-                        + (a.code() == null ? "" : " " + a.code())
-                        + (a.status() == 200 ? " (expiresAt " + a.expiresAt() + ")" : "");
+        String what = probes.retryAfterLostAnswer(first, second);
+        record(Kind.RETRY_AFTER_LOST_ANSWER.label, first.name, start, System.currentTimeMillis(), what);
     }
 
     /** Restarts the replica with its clock skewed, runs it so for a while, restarts it with the right clock. */
@@ -483,69 +370,6 @@ final class ServiceFaults {
         counts.merge(kind, 1, Integer::sum);
         events.add(new FaultEvent(kind, target, start, end, what));
         lastFaultEnd.accumulateAndGet(end, Math::max);
-    }
-
-    private void logChaos(
-            String owner, String request, String key, Replica replica, long sentAt, ServiceCalls.Answer a) {
-        logChaos(owner, request, key, replica, sentAt, a, "acquire");
-    }
-
-    private void logChaos(
-            String owner, String request, String key, Replica replica, long sentAt, ServiceCalls.Answer a, String op) {
-        synchronized (chaosLog) {
-            chaosLog.println(ServiceLog.line(
-                    "call",
-                    new ServiceLog.Call(
-                            "campaign",
-                            "0",
-                            "injector",
-                            owner,
-                            request,
-                            key,
-                            op,
-                            replica.name,
-                            false,
-                            sentAt,
-                            System.currentTimeMillis(),
-                            a.status(),
-                            a.code(),
-                            a.fencingToken(),
-                            a.expiresAt(),
-                            a.validForMillis(),
-                            a.currentOwner(),
-                            a.wasHeld(),
-                            a.outcome(),
-                            a.status() == 0 ? a.detail() : null)));
-        }
-    }
-
-    private void logChaosEnd(
-            String owner,
-            String request,
-            String key,
-            long ttl,
-            boolean waiting,
-            long waitMillis,
-            long start,
-            String result,
-            long token) {
-        synchronized (chaosLog) {
-            chaosLog.println(ServiceLog.line(
-                    "req",
-                    new ServiceLog.RequestEnd(
-                            "campaign",
-                            "0",
-                            owner,
-                            request,
-                            key,
-                            ttl,
-                            waiting,
-                            waitMillis,
-                            start,
-                            System.currentTimeMillis(),
-                            result,
-                            token)));
-        }
     }
 
     private static void sleep(long millis) {

@@ -162,17 +162,17 @@ final class ServiceReport {
                         " times a worker's belief (from the grant's answer to its local deadline or its release) overlapped another"
                                 + " worker's on the same key with a different token. PostgreSQL's fence decided each: ")
                 .append(f.overlaps().stream()
-                        .mapToInt(ServiceChecker.Overlap::lowerRejected)
+                        .mapToInt(Overlaps.Overlap::lowerRejected)
                         .sum())
                 .append(" writes of the lower token's holder were rejected, ")
                 .append(f.overlaps().stream()
-                        .mapToInt(ServiceChecker.Overlap::lowerAccepted)
+                        .mapToInt(Overlaps.Overlap::lowerAccepted)
                         .sum())
                 .append(
                         " accepted (before the higher token's first write: the token order check above holds every one).\n\n");
         md.append("| why the lower holder still believed | overlaps |\n|---|---:|\n");
         f.overlaps().stream()
-                .collect(Collectors.groupingBy(ServiceChecker.Overlap::cause, TreeMap::new, Collectors.counting()))
+                .collect(Collectors.groupingBy(Overlaps.Overlap::cause, TreeMap::new, Collectors.counting()))
                 .forEach((cause, n) ->
                         md.append("| ").append(cause).append(" | ").append(n).append(" |\n"));
         f.overlaps().stream()

@@ -156,7 +156,7 @@ public final class ServiceWorker {
             boolean wait = random.nextInt(4) != 0;
             long waitMillis = !wait
                     ? 0
-                    : random.nextInt(5) == 0 ? 20_000 + random.nextInt(20_000) : 1_000 + random.nextInt(5_000);
+                    : random.nextInt(10) == 0 ? 10_000 + random.nextInt(15_000) : 1_000 + random.nextInt(5_000);
             Request r = new Request(
                     thread,
                     name + "." + incarnation + "." + requests.incrementAndGet(),
@@ -275,8 +275,8 @@ public final class ServiceWorker {
         long deadline = g.sentNanos() + validity(g.answer(), r.ttl());
         long renewAt = g.sentNanos() + validity(g.answer(), r.ttl()) / 3;
         long holdUntil = System.nanoTime()
-                + (random.nextInt(5) == 0
-                        ? Duration.ofMillis(r.ttl() * 3 / 2 + random.nextInt((int) r.ttl()))
+                + (random.nextInt(10) == 0
+                        ? Duration.ofMillis(r.ttl() * 6 / 5 + random.nextInt((int) (r.ttl() * 3 / 5)))
                                 .toNanos()
                         : Duration.ofMillis(random.nextInt(300)).toNanos());
         int writes = 1 + random.nextInt(3);
