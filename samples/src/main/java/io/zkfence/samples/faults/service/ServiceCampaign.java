@@ -117,6 +117,7 @@ public final class ServiceCampaign {
         Path libfaketime = HostTools.ensure();
         Path pythonWorker = pythonWorker();
         Instant started = Instant.now();
+        String commit = ServiceReport.commit();
         try (chaos;
                 EmbeddedServers servers = EmbeddedServers.start(true, true, false, dir)) {
             EmbeddedEnsemble ensemble = servers.ensemble();
@@ -185,6 +186,7 @@ public final class ServiceCampaign {
                     dir,
                     settings,
                     started,
+                    commit,
                     faults.counts(),
                     faults.events(),
                     findings,

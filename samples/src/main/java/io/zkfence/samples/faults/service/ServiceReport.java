@@ -32,6 +32,7 @@ final class ServiceReport {
             Path dir,
             ServiceCampaign.Settings s,
             Instant started,
+            String commit,
             Map<String, Integer> faults,
             List<FaultEvent> events,
             ServiceChecker.Findings f,
@@ -45,7 +46,6 @@ final class ServiceReport {
                 .filter(a -> Attempt.ACCEPTED.equals(a.jdbc()))
                 .forEach(a -> accepted.merge(a.worker(), 1L, Long::sum));
         int faultTotal = faults.values().stream().mapToInt(Integer::intValue).sum();
-        String commit = commit();
         StringBuilder md = new StringBuilder("# Lock service fault campaign report\n\n");
         md.append("- started ")
                 .append(started)
@@ -402,8 +402,11 @@ final class ServiceReport {
         return new ServiceOutcome(f, faults, accepted, report);
     }
 
-    /** The build's commit, when the campaign runs in a git checkout (the report says which service it judged). */
-    private static String commit() {
+    /**
+     * The checkout's commit, when the campaign runs in a git checkout (the report says which service
+     * it judged): read when the campaign starts, since the checkout may move on while it runs.
+     */
+    static String commit() {
         try {
             Process p = new ProcessBuilder("git", "rev-parse", "--short=10", "HEAD")
                     .redirectErrorStream(true)
