@@ -1,7 +1,7 @@
 package io.zkfence.samples.faults;
 
 /**
- * One write attempt as a worker logged it, one JSON line each: which lock and token, the lease's
+ * One write attempt as a worker logged it (both campaigns: the library's and the lock service's), one JSON line each: which lock and token, the lease's
  * state right before the write, and what each resource answered.
  *
  * @param attempt  unique id ({@code <worker>-<pid>.<start>-<n>}: unique across the worker's restarts), also
@@ -15,8 +15,10 @@ package io.zkfence.samples.faults;
  * @param acquiredAt when the lock was granted (epoch ms; the workers share the machine's clock)
  * @param atMillis when the worker logged it, after both writes
  * @param stateAfter the lease's state after the writes
+ * @param thread   the worker's thread that made the attempt (null in logs written before it was recorded):
+ *                 two threads of one process must never be inside one grant at once
  */
-record Attempt(
+public record Attempt(
         String attempt,
         String worker,
         String resource,
@@ -26,9 +28,13 @@ record Attempt(
         String s3,
         long acquiredAt,
         long atMillis,
-        String stateAfter) {
+        String stateAfter,
+        String thread) {
 
-    static final String ACCEPTED = "accepted";
-    static final String STALE = "stale-rejected";
-    static final String RETRYABLE = "retryable";
+    /** The resource accepted the write. */
+    public static final String ACCEPTED = "accepted";
+    /** The resource rejected the write: a higher token had been accepted. */
+    public static final String STALE = "stale-rejected";
+    /** The resource asked for a retry (a serialization conflict): nothing written. */
+    public static final String RETRYABLE = "retryable";
 }

@@ -27,7 +27,8 @@ final class CampaignReport {
             FaultCampaign.S3Summary s3,
             int leftover,
             List<Recovery.Kind> recovery) {
-        StringBuilder md = new StringBuilder("# Fault campaign report\n\n");
+        StringBuilder md = new StringBuilder(
+                s.cohort() ? "# Fault campaign report (cohort mode)\n\n" : "# Fault campaign report\n\n");
         md.append("- started ")
                 .append(started)
                 .append(", ran ")
@@ -37,7 +38,9 @@ final class CampaignReport {
                 .append(" s)\n");
         md.append("- **seed ")
                 .append(s.seed())
-                .append("** (replay: `./faults --seed ")
+                .append("** (replay: `./faults ")
+                .append(s.cohort() ? "--cohort " : "")
+                .append("--seed ")
                 .append(s.seed())
                 .append(" --seconds ")
                 .append(s.duration().toSeconds())
@@ -48,7 +51,15 @@ final class CampaignReport {
                 .append(s.threads())
                 .append(" threads, ")
                 .append(s.locks())
-                .append(" locks; 3 ZooKeeper servers (fsync, tickTime 1 s); worker session timeout ")
+                .append(
+                        s.cohort()
+                                ? " locks, **cohort mode** (each process's threads take turns under one queue node per"
+                                        + " lock; half of the acquires on the hot lock res-0)"
+                                : s.cohortWorkers() > 0
+                                        ? " locks, " + s.cohortWorkers() + " of the workers in cohort mode (w0"
+                                                + (s.cohortWorkers() > 1 ? "-w" + (s.cohortWorkers() - 1) : "") + ")"
+                                        : " locks")
+                .append("; 3 ZooKeeper servers (fsync, tickTime 1 s); worker session timeout ")
                 .append(FaultCampaign.SESSION.toSeconds())
                 .append(" s; PostgreSQL (embedded) and S3Mock\n\n");
         md.append("## Verdict\n\n");
@@ -59,7 +70,8 @@ final class CampaignReport {
                 .append(" in ")
                 .append(check.rows())
                 .append(" committed PostgreSQL writes (PostgreSQL is the strict"
-                        + " checker: token order per resource, no lost or doubled update, logs reconciled).\n\n");
+                        + " checker: token order per resource, no lost or doubled update, logs reconciled; and no two"
+                        + " threads of one process inside one grant at once).\n\n");
         check.violations().forEach(v -> md.append("- ").append(v).append('\n'));
         md.append("\n**Overlaps:** ")
                 .append(check.overlaps())
@@ -136,6 +148,7 @@ final class CampaignReport {
         json.put("threadsPerWorker", s.threads());
         json.put("locks", s.locks());
         json.put("injectors", s.injectors());
+        json.put("cohortWorkers", s.cohortWorkers());
         json.put("faults", faults);
         json.put(
                 "faultsTotal",

@@ -18,11 +18,15 @@ import java.util.Set;
  * <li>a write a worker was told was rejected as stale, found committed; or one it was told was
  *     accepted, missing.</li>
  * <li>an attempt id logged twice (the reconciliation would be unsound).</li>
+ * <li>two threads of one worker process inside one grant at once: attempts with the same token on
+ *     the same resource by different threads whose critical sections overlap. In cohort mode the
+ *     threads of a process take turns under one queue node and share its token, so only the
+ *     cohort's own exclusion keeps them apart, and no fence can see a breach of it.</li>
  * </ul>
  * Committed writes the log does not show (a worker killed between commit and log line) are
  * counted, not violations.
  */
-final class Checker {
+public final class Checker {
 
     /**
      * What the check found.
@@ -39,7 +43,7 @@ final class Checker {
      *                          (it had not yet noticed the loss; the fences decided)
      * @param stalled           workers with no accepted write after the last fault ended (liveness)
      */
-    record Result(
+    public record Result(
             List<String> violations,
             int rows,
             int unloggedCommits,
@@ -52,12 +56,13 @@ final class Checker {
 
     private Checker() {}
 
-    static Result check(List<HistoryRow> history, Map<String, Long> counters, List<Attempt> log) {
+    /** Judges a campaign's history, counters and logs, without the liveness check. */
+    public static Result check(List<HistoryRow> history, Map<String, Long> counters, List<Attempt> log) {
         return check(history, counters, log, Set.of(), Long.MIN_VALUE);
     }
 
     /** As {@link #check(List, Map, List)}, also judging that each of {@code workers} made progress after {@code lastFaultEnd}. */
-    static Result check(
+    public static Result check(
             List<HistoryRow> history,
             Map<String, Long> counters,
             List<Attempt> log,
@@ -108,6 +113,7 @@ final class Checker {
                 violations.add("reconcile: attempt " + a.attempt() + " was accepted but is not in the history");
             }
         }
+        violations.addAll(sharedGrantOverlaps(log));
         int unlogged = (int) committed.stream().filter(c -> !logged.contains(c)).count();
         int[] overlap = overlaps(log);
         List<String> stalled = workers.stream()
@@ -156,6 +162,38 @@ final class Checker {
             }
         }
         return new int[] {earlierSides.size(), rejected, stillHeld};
+    }
+
+    /**
+     * Critical sections of two threads of one worker process that ran at once under one grant (the
+     * same token on the same resource). A section runs from {@code acquiredAt} (after the acquire
+     * returned) to {@code atMillis} (logged before the release), so sections that took turns never
+     * overlap, even at the millisecond's resolution.
+     */
+    private static List<String> sharedGrantOverlaps(List<Attempt> log) {
+        Map<String, List<Attempt>> byGrant = new HashMap<>();
+        log.stream()
+                .filter(a -> a.token() > 0 && a.thread() != null)
+                .forEach(a -> byGrant.computeIfAbsent(
+                                a.worker() + "|" + a.resource() + "|" + a.token(), k -> new ArrayList<>())
+                        .add(a));
+        List<String> violations = new ArrayList<>();
+        for (List<Attempt> sections : byGrant.values()) {
+            sections.sort((a, b) -> Long.compare(a.acquiredAt(), b.acquiredAt()));
+            for (int i = 0; i < sections.size(); i++) {
+                Attempt a = sections.get(i);
+                for (int j = i + 1; j < sections.size() && sections.get(j).acquiredAt() < a.atMillis(); j++) {
+                    Attempt b = sections.get(j);
+                    if (!a.thread().equals(b.thread())) {
+                        violations.add("exclusion: " + a.resource() + " token " + a.token() + " was inside threads "
+                                + a.thread() + " (attempt " + a.attempt() + ", " + a.acquiredAt() + "-" + a.atMillis()
+                                + ") and " + b.thread() + " (attempt " + b.attempt() + ", from " + b.acquiredAt()
+                                + ") of " + a.worker() + " at once");
+                    }
+                }
+            }
+        }
+        return violations;
     }
 
     private static String kind(String outcome) {

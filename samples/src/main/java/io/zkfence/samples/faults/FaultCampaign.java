@@ -1,9 +1,6 @@
 package io.zkfence.samples.faults;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.zkfence.jdbc.FenceConfig;
-import io.zkfence.jdbc.FenceDialect;
-import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.samples.demo.EmbeddedServers;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import io.zkfence.testkit.FreezableProxy;
@@ -12,15 +9,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -67,9 +58,29 @@ public final class FaultCampaign {
      * @param injectors fault injectors running at once (each draws from its own seed: seed, seed + 1, ...),
      *                  so faults overlap
      * @param out       where the logs and the report go
+     * @param cohortWorkers how many of the workers (the first ones) take the locks in cohort mode
+     *                      ({@link io.zkfence.lock.FencedLock#withCohort()}): 0 for none, {@code workers} for all
      */
     public record Settings(
-            Duration duration, long seed, int workers, int threads, int locks, int injectors, Path out) {}
+            Duration duration,
+            long seed,
+            int workers,
+            int threads,
+            int locks,
+            int injectors,
+            Path out,
+            int cohortWorkers) {
+
+        /** Plain mode (no cohorts). */
+        public Settings(Duration duration, long seed, int workers, int threads, int locks, int injectors, Path out) {
+            this(duration, seed, workers, threads, locks, injectors, out, 0);
+        }
+
+        /** Whether every worker runs in cohort mode ({@code ./faults --cohort}). */
+        public boolean cohort() {
+            return cohortWorkers > 0 && cohortWorkers >= workers;
+        }
+    }
 
     /**
      * What a campaign found: the checker's result, the faults injected, the queue nodes left once
@@ -121,14 +132,15 @@ public final class FaultCampaign {
                     .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("f", "f")))
                     .build();
             s3.createBucket(b -> b.bucket(bucket));
-            prepareTables(servers.jdbcUrl());
+            ResourceTables.prepare(servers.jdbcUrl());
             List<WorkerHandle> workers = new ArrayList<>();
             observer = org.apache.curator.framework.CuratorFrameworkFactory.newClient(
                     ensemble.connectString(), new org.apache.curator.retry.ExponentialBackoffRetry(100, 10, 2_000));
             observer.start();
             try {
                 for (int w = 0; w < settings.workers(); w++) {
-                    workers.add(WorkerHandle.start("w" + w, ensemble, servers, bucket, settings, dir));
+                    workers.add(WorkerHandle.start(
+                            "w" + w, ensemble, servers, bucket, settings, w < settings.cohortWorkers(), dir));
                 }
                 inject(workers, ensemble);
             } finally {
@@ -137,12 +149,10 @@ public final class FaultCampaign {
                 ensemble.servers().forEach(s -> restartIfDown(ensemble, s));
             }
             int leftover = leftoverQueueNodes(ensemble.connectString());
-            List<HistoryRow> history = new ArrayList<>();
-            Map<String, Long> counters = new LinkedHashMap<>();
-            readDatabase(servers.jdbcUrl(), history, counters);
+            ResourceTables.Contents db = ResourceTables.read(servers.jdbcUrl());
             List<Attempt> log = readLogs(workers);
             java.util.Set<String> names = workers.stream().map(w -> w.name).collect(Collectors.toSet());
-            Checker.Result check = Checker.check(history, counters, log, names, lastFaultEnd.get());
+            Checker.Result check = Checker.check(db.history(), db.counters(), log, names, lastFaultEnd.get());
             S3Summary s3Summary = s3Summary(s3, bucket, log);
             Map<String, Integer> faults = new TreeMap<>(faultCounts);
             List<FaultEvent> injected = List.copyOf(events);
@@ -373,45 +383,6 @@ public final class FaultCampaign {
             ensemble.restart(server);
         } catch (RuntimeException alreadyRunning) {
             // it was up: nothing to do
-        }
-    }
-
-    private static void prepareTables(String jdbcUrl) {
-        try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", "");
-                Statement s = c.createStatement()) {
-            s.execute("create table fault_counter (resource varchar(64) primary key, value bigint not null)");
-            s.execute("create table fault_history (id bigserial primary key, resource varchar(64) not null,"
-                    + " token bigint not null, attempt varchar(64) not null, value_after bigint not null)");
-            for (int i = 0; i < 64; i++) {
-                s.execute("insert into fault_counter values ('res-" + i + "', 0)");
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot prepare the campaign's tables: " + e.getMessage(), e);
-        }
-        org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
-        ds.setURL(jdbcUrl);
-        ds.setUser("postgres");
-        JdbcFence.create(ds, FenceConfig.defaults(FenceDialect.POSTGRES)).createIfMissing();
-    }
-
-    private static void readDatabase(String jdbcUrl, List<HistoryRow> history, Map<String, Long> counters) {
-        try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", "");
-                Statement s = c.createStatement()) {
-            try (ResultSet rs = s.executeQuery("select id, resource, token, attempt, value_after from fault_history")) {
-                while (rs.next()) {
-                    history.add(new HistoryRow(
-                            rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getLong(5)));
-                }
-            }
-            try (ResultSet rs =
-                    s.executeQuery("select resource, value from fault_counter where value > 0 or resource in"
-                            + " (select resource from fault_history)")) {
-                while (rs.next()) {
-                    counters.put(rs.getString(1), rs.getLong(2));
-                }
-            }
-        } catch (SQLException e) {
-            throw new IllegalStateException("cannot read the campaign's tables: " + e.getMessage(), e);
         }
     }
 

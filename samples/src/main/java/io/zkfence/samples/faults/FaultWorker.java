@@ -9,6 +9,7 @@ import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.SerializationConflictException;
 import io.zkfence.lock.AcquireTimeoutException;
+import io.zkfence.lock.FencedLock;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
@@ -51,8 +52,11 @@ import software.amazon.awssdk.services.s3.S3Client;
  * runs until it is killed; the campaign pauses, partitions and kills it.
  *
  * <p>Arguments: {@code id zookeeper jdbcUrl s3Endpoint bucket locks threads sessionTimeoutMs logFile
- * sessionFile}. The worker publishes each new ZooKeeper session in {@code sessionFile}, so that the
- * campaign can have the server expire it ({@link SessionExpiry}).
+ * sessionFile [cohort]}. The worker publishes each new ZooKeeper session in {@code sessionFile}, so
+ * that the campaign can have the server expire it ({@link SessionExpiry}). With {@code cohort} its
+ * threads take the locks in cohort mode ({@link io.zkfence.lock.FencedLock#withCohort()}): one
+ * cohort per lock in this process, its threads taking turns under one queue node, and half of their
+ * acquires aim at one hot lock, {@code res-0}, so that turns are handed from thread to thread.
  */
 public final class FaultWorker {
 
@@ -63,6 +67,7 @@ public final class FaultWorker {
     private final JdbcFence fence;
     private final FencedBucket bucket;
     private final int locks;
+    private final boolean cohort;
     private final PrintWriter log;
     private final AtomicLong attempts = new AtomicLong();
     /**
@@ -73,12 +78,19 @@ public final class FaultWorker {
             ProcessHandle.current().pid() + "." + Long.toString(System.currentTimeMillis(), 36);
 
     private FaultWorker(
-            String id, LockClient client, JdbcFence fence, FencedBucket bucket, int locks, PrintWriter log) {
+            String id,
+            LockClient client,
+            JdbcFence fence,
+            FencedBucket bucket,
+            int locks,
+            boolean cohort,
+            PrintWriter log) {
         this.id = id;
         this.client = client;
         this.fence = fence;
         this.bucket = bucket;
         this.locks = locks;
+        this.cohort = cohort;
         this.log = log;
     }
 
@@ -118,6 +130,7 @@ public final class FaultWorker {
                 JdbcFence.create(ds, FenceConfig.defaults(FenceDialect.POSTGRES)),
                 FencedBucket.create(s3, S3FenceConfig.of(args[4])),
                 locks,
+                args.length > 10 && args[10].equals("cohort"),
                 log);
         List<Thread> running = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -145,6 +158,10 @@ public final class FaultWorker {
                 .sessionTimeoutMs((int) session.toMillis())
                 .connectionTimeoutMs(30_000)
                 .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                // Keep to the proxies: the ensemble tracker would replace them with the servers' own
+                // addresses from /zookeeper/config, and after the next reconnect a "partition" would
+                // no longer cut this worker off.
+                .ensembleTracker(false)
                 .build();
         curator.getConnectionStateListenable().addListener((c, state) -> {
             if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
@@ -172,8 +189,10 @@ public final class FaultWorker {
 
     private void loop() {
         while (!Thread.currentThread().isInterrupted()) {
-            String resource = "res-" + ThreadLocalRandom.current().nextInt(locks);
-            try (Lease lease = client.lock(resource).acquire(Duration.ofSeconds(3))) {
+            ThreadLocalRandom random = ThreadLocalRandom.current();
+            String resource = "res-" + (cohort && random.nextBoolean() ? 0 : random.nextInt(locks));
+            FencedLock lock = cohort ? client.lock(resource).withCohort() : client.lock(resource);
+            try (Lease lease = lock.acquire(Duration.ofSeconds(3))) {
                 long acquiredAt = System.currentTimeMillis();
                 String state = lease.state().name();
                 String attempt = id + "-" + incarnation + "-" + attempts.incrementAndGet();
@@ -189,7 +208,8 @@ public final class FaultWorker {
                         s3,
                         acquiredAt,
                         System.currentTimeMillis(),
-                        lease.state().name()));
+                        lease.state().name(),
+                        Thread.currentThread().getName()));
             } catch (AcquireTimeoutException busy) {
                 // the lock was busy (or ZooKeeper unreachable) for 3 s: try another one
             } catch (RuntimeException e) {
@@ -205,7 +225,8 @@ public final class FaultWorker {
                         "error: not tried",
                         now,
                         now,
-                        "none"));
+                        "none",
+                        Thread.currentThread().getName()));
             }
             FaultCampaign.sleep(Duration.ofMillis(ThreadLocalRandom.current().nextInt(5))); // think time
         }

@@ -45,6 +45,12 @@ public final class FaultsCommand implements Callable<Integer> {
     @Option(names = "--out", defaultValue = "target/faults", description = "Logs and report. Default: ${DEFAULT-VALUE}")
     Path out;
 
+    @Option(
+            names = "--cohort",
+            description = "Cohort mode: each worker's threads take the locks through one cohort per lock and"
+                    + " process (FencedLock.withCohort()), half of their acquires on one hot lock")
+    boolean cohort;
+
     /** Runs the command line and exits with its code. */
     public static void main(String[] args) {
         System.exit(new CommandLine(new FaultsCommand()).execute(args));
@@ -58,8 +64,8 @@ public final class FaultsCommand implements Callable<Integer> {
                     "need --seconds >= 5, --workers >= 1, --threads >= 1, 1 <= --locks <= 64 and --injectors >= 1");
         }
         long s = seed != null ? seed : System.nanoTime();
-        FaultCampaign.Outcome o = FaultCampaign.run(
-                new FaultCampaign.Settings(Duration.ofSeconds(seconds), s, workers, threads, locks, injectors, out));
+        FaultCampaign.Outcome o = FaultCampaign.run(new FaultCampaign.Settings(
+                Duration.ofSeconds(seconds), s, workers, threads, locks, injectors, out, cohort ? workers : 0));
         System.out.println("faults: seed " + s + ", " + o.faults() + ", "
                 + o.check().rows() + " committed writes, "
                 + o.check().overlaps() + " overlaps, " + o.check().violations().size() + " violations, stalled workers "

@@ -10,4 +10,4 @@ package io.zkfence.samples.faults;
  * @param attempt    the worker's attempt id
  * @param valueAfter the counter after this write
  */
-record HistoryRow(long id, String resource, long token, String attempt, long valueAfter) {}
+public record HistoryRow(long id, String resource, long token, String attempt, long valueAfter) {}

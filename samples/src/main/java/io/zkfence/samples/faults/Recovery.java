@@ -8,16 +8,17 @@ import java.util.NavigableSet;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
  * Liveness per fault: how long after a fault ended its victim had a write accepted again. For a
- * fault on a worker, that worker's next accepted PostgreSQL write; for a ZooKeeper server kill,
- * the time until every worker had one. A fault after which that never happened is "not recovered".
- * Faults overlap, so a victim may still be paused or cut off by another fault when one ends; the
- * figures include that wait.
+ * fault on a worker, that worker's next accepted PostgreSQL write; for a fault on anything else (a
+ * ZooKeeper server, a replica of the lock service, a proxy), the time until every worker had one.
+ * A fault after which that never happened is "not recovered". Faults overlap, so a victim may still
+ * be paused or cut off by another fault when one ends; the figures include that wait.
  */
-final class Recovery {
+public final class Recovery {
 
     /**
      * The recovery of the faults of one kind.
@@ -28,25 +29,47 @@ final class Recovery {
      * @param medianMillis the median time to the next accepted write, over the recovered ones
      * @param maxMillis    the longest
      */
-    record Kind(String kind, int faults, int notRecovered, long medianMillis, long maxMillis) {}
+    public record Kind(String kind, int faults, int notRecovered, long medianMillis, long maxMillis) {}
 
     private Recovery() {}
 
-    /** Recovery per fault kind, by kind name. */
-    static List<Kind> of(Collection<FaultEvent> events, Collection<Attempt> log, Set<String> workers) {
+    /** Recovery per fault kind, by kind name: until the victim worker (or every worker) wrote again. */
+    public static List<Kind> of(Collection<FaultEvent> events, Collection<Attempt> log, Set<String> workers) {
+        return of(
+                events,
+                log,
+                workers,
+                Attempt::worker,
+                e -> workers.contains(e.target()) ? Set.of(e.target()) : workers);
+    }
+
+    /**
+     * Recovery per fault kind, by kind name, counted per resource: until every one of
+     * {@code resources} had an accepted write again after the fault, whoever wrote it. A key a dead
+     * entry blocks shows here even while the workers write to the other keys.
+     */
+    public static List<Kind> ofResources(
+            Collection<FaultEvent> events, Collection<Attempt> log, Set<String> resources) {
+        return of(events, log, resources, Attempt::resource, e -> resources);
+    }
+
+    private static List<Kind> of(
+            Collection<FaultEvent> events,
+            Collection<Attempt> log,
+            Set<String> groups,
+            Function<Attempt, String> groupOf,
+            Function<FaultEvent, Collection<String>> victimsOf) {
         Map<String, NavigableSet<Long>> writes = log.stream()
-                .filter(a -> Attempt.ACCEPTED.equals(a.jdbc()))
+                .filter(a -> Attempt.ACCEPTED.equals(a.jdbc()) && groups.contains(groupOf.apply(a)))
                 .collect(Collectors.groupingBy(
-                        Attempt::worker,
-                        Collectors.mapping(Attempt::acquiredAt, Collectors.toCollection(TreeSet::new))));
+                        groupOf, Collectors.mapping(Attempt::acquiredAt, Collectors.toCollection(TreeSet::new))));
         Map<String, List<Long>> recovered = new TreeMap<>();
         Map<String, Integer> lost = new TreeMap<>();
         for (FaultEvent e : events) {
-            Collection<String> victims = FaultEvent.ENSEMBLE.equals(e.target()) ? workers : List.of(e.target());
             long worst = 0;
             boolean all = true;
-            for (String w : victims) {
-                Long next = writes.getOrDefault(w, new TreeSet<>()).ceiling(e.endMillis());
+            for (String victim : victimsOf.apply(e)) {
+                Long next = writes.getOrDefault(victim, new TreeSet<>()).ceiling(e.endMillis());
                 if (next == null) {
                     all = false;
                 } else {

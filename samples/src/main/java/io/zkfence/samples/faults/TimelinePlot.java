@@ -23,7 +23,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  * crosses, and each fault is a bar under its victim's row, coloured by kind, from its start to its
  * end. A gap in a worker's dots that starts at a fault bar and ends after it is that fault's cost.
  */
-final class TimelinePlot {
+public final class TimelinePlot {
 
     private static final Color[] FAULT_COLORS = {
         new Color(0x1f77b4),
@@ -33,23 +33,51 @@ final class TimelinePlot {
         new Color(0x8c564b),
         new Color(0xe377c2),
         new Color(0x17becf),
-        new Color(0xbcbd22)
+        new Color(0xbcbd22),
+        new Color(0x393b79),
+        new Color(0xe7ba52),
+        new Color(0x637939),
+        new Color(0xad494a),
+        new Color(0x7b4173),
+        new Color(0x3182bd),
+        new Color(0xfd8d3c),
+        new Color(0x31a354)
     };
 
     private TimelinePlot() {}
 
     /**
-     * Writes the plot as PNG to {@code file}.
+     * Writes the plot as PNG to {@code file}: one row per worker, then one for the ZooKeeper servers.
      *
      * @param startMillis the campaign's start (the x axis's zero)
      * @param workers     the workers' names, top row first
      */
     static void write(
             Path file, long startMillis, List<String> workers, Collection<FaultEvent> events, Collection<Attempt> log) {
+        List<String> rows = new ArrayList<>(workers);
+        rows.add(FaultEvent.ENSEMBLE);
+        write(file, "Fault campaign: writes and faults over time", startMillis, rows, events, log);
+    }
+
+    /**
+     * Writes the plot as PNG to {@code file}.
+     *
+     * @param title       the chart's title
+     * @param startMillis the campaign's start (the x axis's zero)
+     * @param rows        the rows, top first: workers (their writes and faults) and other fault targets
+     *                    (replicas, the ZooKeeper servers); a fault on a target not listed goes on the last row
+     */
+    public static void write(
+            Path file,
+            String title,
+            long startMillis,
+            List<String> rows,
+            Collection<FaultEvent> events,
+            Collection<Attempt> log) {
         XYChart chart = new XYChartBuilder()
                 .width(1600)
-                .height(180 + 90 * (workers.size() + 1))
-                .title("Fault campaign: writes and faults over time")
+                .height(180 + 90 * rows.size())
+                .title(title)
                 .xAxisTitle("seconds since start")
                 .build();
         chart.getStyler().setChartBackgroundColor(Color.WHITE);
@@ -60,9 +88,7 @@ final class TimelinePlot {
         chart.getStyler().setMarkerSize(3);
         chart.getStyler().setYAxisMin(-0.6);
         chart.getStyler().setXAxisMin(0.0);
-        chart.getStyler().setYAxisMax((double) workers.size() + 0.5);
-        List<String> rows = new ArrayList<>(workers);
-        rows.add(FaultEvent.ENSEMBLE);
+        chart.getStyler().setYAxisMax((double) rows.size() - 0.5);
         chart.setCustomYAxisTickLabelsFormatter(y -> {
             int row = (int) Math.round(y);
             if (Math.abs(y - row) < 1e-9 && row >= 0 && row < rows.size()) {
@@ -77,6 +103,11 @@ final class TimelinePlot {
         Map<String, List<FaultEvent>> byKind = new TreeMap<>();
         events.forEach(
                 e -> byKind.computeIfAbsent(e.kind(), k -> new ArrayList<>()).add(e));
+        if (byKind.size() > 8) {
+            // XChart does not wrap a legend: more kinds than one row holds go in a column on the right.
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+            chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
+        }
         int colour = 0;
         for (var kind : byKind.entrySet()) {
             List<Double> xs = new ArrayList<>();
@@ -131,7 +162,7 @@ final class TimelinePlot {
         s.setMarkerColor(color);
     }
 
-    /** Rows from the top: the first worker highest, the ZooKeeper servers at the bottom (y = 0). */
+    /** Rows from the top: the first row highest, the last at the bottom (y = 0), where unknown targets go too. */
     private static double y(List<String> rows, String target) {
         int i = rows.indexOf(target);
         return rows.size() - 1 - (i < 0 ? rows.size() - 1 : i);

@@ -42,6 +42,7 @@ final class WorkerHandle implements AutoCloseable {
             EmbeddedServers servers,
             String bucket,
             FaultCampaign.Settings settings,
+            boolean cohort,
             Path dir) {
         List<FreezableProxy> proxies = new ArrayList<>();
         try {
@@ -54,7 +55,7 @@ final class WorkerHandle implements AutoCloseable {
         String connect = proxies.stream().map(FreezableProxy::connectString).collect(Collectors.joining(","));
         Path log = dir.resolve(name + ".jsonl");
         Path session = dir.resolve(name + ".session");
-        List<String> command = List.of(
+        List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:TieredStopAtLevel=1",
                 "-XX:+UseSerialGC",
@@ -74,7 +75,10 @@ final class WorkerHandle implements AutoCloseable {
                 Integer.toString(settings.threads()),
                 Long.toString(FaultCampaign.SESSION.toMillis()),
                 log.toString(),
-                session.toString());
+                session.toString()));
+        if (cohort) {
+            command.add("cohort");
+        }
         WorkerHandle w = new WorkerHandle(name, log, session, command, dir.resolve(name + ".stderr.log"));
         w.proxies.addAll(proxies);
         w.restart();

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class CheckerTest {
 
     private static Attempt logged(String attempt, String resource, long token, String jdbc) {
-        return new Attempt(attempt, "w0", resource, token, "HELD", jdbc, Attempt.ACCEPTED, 0, 0, "RELEASED");
+        return new Attempt(attempt, "w0", resource, token, "HELD", jdbc, Attempt.ACCEPTED, 0, 0, "RELEASED", "t0");
     }
 
     @Test
@@ -66,11 +66,12 @@ class CheckerTest {
 
     @Test
     void overlappingCriticalSectionsAreCountedWithTheEarlierSidesRejections() {
-        Attempt earlier = new Attempt("a1", "w0", "r", 10, "HELD", Attempt.STALE, Attempt.STALE, 100, 500, "HELD");
-        Attempt later =
-                new Attempt("a2", "w1", "r", 12, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 300, 400, "RELEASED");
-        Attempt after =
-                new Attempt("a3", "w1", "r", 13, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 600, 700, "RELEASED");
+        Attempt earlier =
+                new Attempt("a1", "w0", "r", 10, "HELD", Attempt.STALE, Attempt.STALE, 100, 500, "HELD", "t0");
+        Attempt later = new Attempt(
+                "a2", "w1", "r", 12, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 300, 400, "RELEASED", "t0");
+        Attempt after = new Attempt(
+                "a3", "w1", "r", 13, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 600, 700, "RELEASED", "t0");
         Checker.Result r = Checker.check(
                 List.of(new HistoryRow(1, "r", 12, "a2", 1), new HistoryRow(2, "r", 13, "a3", 2)),
                 Map.of("r", 2L),
@@ -92,11 +93,12 @@ class CheckerTest {
 
     @Test
     void aPausedSectionThatOverlapsSeveralLaterOnesCountsOnce() {
-        Attempt paused = new Attempt("a1", "w0", "r", 10, "HELD", Attempt.ACCEPTED, Attempt.STALE, 100, 5_000, "LOST");
-        Attempt second =
-                new Attempt("a2", "w1", "r", 12, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 300, 400, "RELEASED");
-        Attempt third =
-                new Attempt("a3", "w2", "r", 13, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 600, 700, "RELEASED");
+        Attempt paused =
+                new Attempt("a1", "w0", "r", 10, "HELD", Attempt.ACCEPTED, Attempt.STALE, 100, 5_000, "LOST", "t0");
+        Attempt second = new Attempt(
+                "a2", "w1", "r", 12, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 300, 400, "RELEASED", "t0");
+        Attempt third = new Attempt(
+                "a3", "w2", "r", 13, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 600, 700, "RELEASED", "t0");
         Checker.Result r = Checker.check(
                 List.of(
                         new HistoryRow(1, "r", 10, "a1", 1),
@@ -112,10 +114,10 @@ class CheckerTest {
 
     @Test
     void aWorkerWithNoAcceptedWriteAfterTheLastFaultIsStalled() {
-        Attempt early =
-                new Attempt("a1", "w0", "r", 10, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 100, 200, "RELEASED");
-        Attempt late =
-                new Attempt("a2", "w1", "r", 11, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 900, 950, "RELEASED");
+        Attempt early = new Attempt(
+                "a1", "w0", "r", 10, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 100, 200, "RELEASED", "t0");
+        Attempt late = new Attempt(
+                "a2", "w1", "r", 11, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 900, 950, "RELEASED", "t0");
         Checker.Result r = Checker.check(
                 List.of(new HistoryRow(1, "r", 10, "a1", 1), new HistoryRow(2, "r", 11, "a2", 2)),
                 Map.of("r", 2L),
@@ -123,5 +125,41 @@ class CheckerTest {
                 java.util.Set.of("w0", "w1"),
                 500);
         assertThat(r.stalled()).containsExactly("w0");
+    }
+
+    @Test
+    void twoThreadsOfOneProcessInsideOneGrantAtOnceAreAnExclusionViolation() {
+        Attempt first = new Attempt(
+                "a1", "w0", "r", 10, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 100, 300, "RELEASED", "w0-t0");
+        Attempt second = new Attempt(
+                "a2", "w0", "r", 10, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 200, 400, "RELEASED", "w0-t1");
+        Checker.Result r = Checker.check(
+                List.of(new HistoryRow(1, "r", 10, "a1", 1), new HistoryRow(2, "r", 10, "a2", 2)),
+                Map.of("r", 2L),
+                List.of(first, second));
+        assertThat(r.violations())
+                .singleElement()
+                .asString()
+                .startsWith("exclusion:")
+                .contains("w0-t0", "w0-t1");
+    }
+
+    @Test
+    void turnsUnderOneGrantThatFollowEachOtherAreNoViolation() {
+        // Cohort mode: the next thread's turn begins when the previous one logged and released.
+        Attempt first = new Attempt(
+                "a1", "w0", "r", 10, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 100, 300, "RELEASED", "w0-t0");
+        Attempt second = new Attempt(
+                "a2", "w0", "r", 10, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 300, 400, "RELEASED", "w0-t1");
+        Attempt otherProcess = new Attempt(
+                "a3", "w1", "r", 12, "HELD", Attempt.ACCEPTED, Attempt.ACCEPTED, 400, 450, "RELEASED", "w1-t0");
+        Checker.Result r = Checker.check(
+                List.of(
+                        new HistoryRow(1, "r", 10, "a1", 1),
+                        new HistoryRow(2, "r", 10, "a2", 2),
+                        new HistoryRow(3, "r", 12, "a3", 3)),
+                Map.of("r", 3L),
+                List.of(first, second, otherProcess));
+        assertThat(r.violations()).isEmpty();
     }
 }

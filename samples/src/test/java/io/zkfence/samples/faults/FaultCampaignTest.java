@@ -9,8 +9,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The short campaign CI runs (the long one is {@code ./faults --seconds N}): real worker JVMs, a
- * fixed seed, faults of several kinds, and the checker's verdict at the resources.
+ * The short campaign CI runs (the long ones are {@code ./faults MINUTES} and {@code ./faults --cohort
+ * MINUTES}): real worker JVMs, half of them in cohort mode, a fixed seed, faults of several kinds,
+ * and the checker's verdict at the resources.
  */
 class FaultCampaignTest {
 
@@ -19,8 +20,9 @@ class FaultCampaignTest {
 
     @Test
     void aShortCampaignWithFaultsOfSeveralKindsEndsWithNoViolationAtTheResources() throws Exception {
+        // Two of the four workers take the locks in cohort mode: both modes under the same faults.
         FaultCampaign.Outcome o =
-                FaultCampaign.run(new FaultCampaign.Settings(Duration.ofSeconds(60), 42, 4, 2, 3, 2, out));
+                FaultCampaign.run(new FaultCampaign.Settings(Duration.ofSeconds(60), 42, 4, 2, 3, 2, out, 2));
         assertThat(o.check().violations()).isEmpty();
         assertThat(o.check().stalled())
                 .as("workers without progress after the last fault")

@@ -10,7 +10,8 @@ import org.junit.jupiter.api.Test;
 class RecoveryTest {
 
     private static Attempt write(String worker, long at, String jdbc) {
-        return new Attempt(worker + "-" + at, worker, "r", 1, "HELD", jdbc, Attempt.ACCEPTED, at, at + 1, "RELEASED");
+        return new Attempt(
+                worker + "-" + at, worker, "r", 1, "HELD", jdbc, Attempt.ACCEPTED, at, at + 1, "RELEASED", "t0");
     }
 
     @Test

@@ -1,0 +1,73 @@
+package io.zkfence.samples.faults;
+
+import io.zkfence.jdbc.FenceConfig;
+import io.zkfence.jdbc.FenceDialect;
+import io.zkfence.jdbc.JdbcFence;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The protected resource both campaigns write to, in PostgreSQL: {@code fault_counter} (one counter
+ * per resource, {@code res-0} to {@code res-63}), {@code fault_history} (one row per committed write:
+ * resource, token, attempt id, counter after) and fencing-jdbc's fence table. A worker increments
+ * the counter and appends its row in one fenced unit of work, so the history is the strict judge's
+ * record ({@link Checker}).
+ */
+public final class ResourceTables {
+
+    /** What PostgreSQL holds at the end: the history in commit order and every touched counter. */
+    public record Contents(List<HistoryRow> history, Map<String, Long> counters) {}
+
+    private ResourceTables() {}
+
+    /** Creates the tables, the 64 counters at 0 and the fence table. */
+    public static void prepare(String jdbcUrl) {
+        try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", "");
+                Statement s = c.createStatement()) {
+            s.execute("create table fault_counter (resource varchar(64) primary key, value bigint not null)");
+            s.execute("create table fault_history (id bigserial primary key, resource varchar(64) not null,"
+                    + " token bigint not null, attempt varchar(64) not null, value_after bigint not null)");
+            for (int i = 0; i < 64; i++) {
+                s.execute("insert into fault_counter values ('res-" + i + "', 0)");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot prepare the campaign's tables: " + e.getMessage(), e);
+        }
+        org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+        ds.setURL(jdbcUrl);
+        ds.setUser("postgres");
+        JdbcFence.create(ds, FenceConfig.defaults(FenceDialect.POSTGRES)).createIfMissing();
+    }
+
+    /** Reads the history and the counters of the resources that were written. */
+    public static Contents read(String jdbcUrl) {
+        List<HistoryRow> history = new ArrayList<>();
+        Map<String, Long> counters = new LinkedHashMap<>();
+        try (Connection c = DriverManager.getConnection(jdbcUrl, "postgres", "");
+                Statement s = c.createStatement()) {
+            try (ResultSet rs = s.executeQuery("select id, resource, token, attempt, value_after from fault_history")) {
+                while (rs.next()) {
+                    history.add(new HistoryRow(
+                            rs.getLong(1), rs.getString(2), rs.getLong(3), rs.getString(4), rs.getLong(5)));
+                }
+            }
+            try (ResultSet rs =
+                    s.executeQuery("select resource, value from fault_counter where value > 0 or resource in"
+                            + " (select resource from fault_history)")) {
+                while (rs.next()) {
+                    counters.put(rs.getString(1), rs.getLong(2));
+                }
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot read the campaign's tables: " + e.getMessage(), e);
+        }
+        return new Contents(history, counters);
+    }
+}
