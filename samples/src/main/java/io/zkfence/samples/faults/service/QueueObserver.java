@@ -11,8 +11,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -28,11 +30,14 @@ import org.apache.zookeeper.data.Stat;
  * <li>ZooKeeper read directly under the service's root (no replica in between, nothing written):
  *     every queue entry, its owner and request, whether it is granted, its fencing token (the
  *     entry's creation zxid), and how long a dead entry stood at the head of its queue with others
- *     waiting behind it: a waiting entry (its waiter should grant or remove it at once), or a lease
- *     well past its expiry (any waiter behind should remove it). An entry is a znode whose data is
- *     a JSON object with an {@code ownerId}; granted means an {@code expiresAt} (or {@code grantedAt})
- *     above 0. That is the layout of the service's LeaseStore today; a new layout is read the same
- *     way as long as it keeps those fields.
+ *     waiting behind it. An entry is a znode whose data is a JSON object with an {@code ownerId}.
+ *     The service's rule decides who holds a lock (docs/server.md, "How it works"): the first entry
+ *     of its queue, unless that entry is dead: a lease past its {@code expiresAt}, or an
+ *     unconfirmed entry (a waiting acquire's) whose replica's session marker under
+ *     {@code _replicas} is gone. A dead head with others behind it blocks its key until a replica
+ *     removes it. A granted lease is recorded once it stands on its own ({@code confirmed}): an
+ *     unconfirmed head is a waiter being answered, or a waiter whose replica cannot answer (paused,
+ *     cut off), which ends with that replica's session (promise 4's bound) and is no lease.
  * <li>The service's own list call ({@code GET /v1/locks?namespace=}), on each replica in turn: the
  *     holders with their fencing tokens, whatever the layout.
  * <li>Each replica's {@code /metrics}, every 5 s (per replica incarnation: a restart starts them at 0).
@@ -87,7 +92,10 @@ final class QueueObserver implements AutoCloseable {
         }
     }
 
-    /** A holder as the list call showed it. */
+    /**
+     * A holder as the list call showed it: the answering replica's view by its own clock, which the
+     * campaign skews, so it is reported beside the direct reads and not taken for a grant.
+     */
     record Listed(String key, String owner, long fencingToken, long firstSeen) {}
 
     private final CuratorFramework zk;
@@ -149,8 +157,27 @@ final class QueueObserver implements AutoCloseable {
             String owner,
             String request,
             boolean granted,
+            boolean confirmed,
             long expiresAt,
             long waitUntil) {}
+
+    /** An entry as its znode says, before its place in the queue is known. */
+    private record Raw(
+            String path,
+            String lock,
+            long fencingToken,
+            String owner,
+            String request,
+            long expiresAt,
+            long waitUntil,
+            boolean confirmed,
+            String replica) {
+
+        /** Dead by the service's rule, with {@link #EXPIRY_SLACK} for the replicas' clock skew. */
+        boolean dead(long now, Set<String> liveReplicas) {
+            return expiresAt + EXPIRY_SLACK.toMillis() < now || (!confirmed && !liveReplicas.contains(replica));
+        }
+    }
 
     private void run() {
         int round = 0;
@@ -184,7 +211,7 @@ final class QueueObserver implements AutoCloseable {
                     e.path(), p -> new Seen(p, e.lock(), e.fencingToken(), e.owner(), e.request(), now));
             s.lastSeen = now;
             s.waitUntil = e.waitUntil();
-            if (e.granted()) {
+            if (e.granted() && e.confirmed()) {
                 if (s.grantedSeen == 0) {
                     s.grantedSeen = now;
                 }
@@ -195,12 +222,11 @@ final class QueueObserver implements AutoCloseable {
         for (List<Entry> queue : byLock.values()) {
             queue.sort(Comparator.comparingLong(Entry::fencingToken)); // creation order: queue order
             Entry head = queue.get(0);
-            boolean expired = head.granted() && head.expiresAt() + EXPIRY_SLACK.toMillis() < now;
-            if (head.granted() && !expired) {
+            if (head.granted()) {
                 held.add(ServiceCampaign.keyOfLock(head.lock()));
             } else if (queue.size() > 1) {
-                // A waiting entry at the head, or a lease well past its expiry, with others behind it:
-                // nobody is granted until it goes.
+                // A dead entry at the head with others behind it: nobody is granted until a replica
+                // removes it.
                 Seen s = entries.get(head.path());
                 if (s.blockedTo == 0 || s.blockedTo != lastPoll) {
                     s.blockedFrom = now; // a new stretch: it was not blocking at the last read
@@ -209,7 +235,7 @@ final class QueueObserver implements AutoCloseable {
                 if (s.blockedTo - s.blockedFrom > s.longestBlockedMillis()) {
                     s.longestBlockedFrom = s.blockedFrom;
                     s.longestBlockedTo = s.blockedTo;
-                    s.blockedAs = expired ? "expired" : "waiting";
+                    s.blockedAs = head.expiresAt() + EXPIRY_SLACK.toMillis() < now ? "expired" : "waiting";
                 }
             }
         }
@@ -219,18 +245,47 @@ final class QueueObserver implements AutoCloseable {
 
     /** Every entry under the root, or null if ZooKeeper did not answer. */
     private List<Entry> read(long now) {
-        List<Entry> out = new ArrayList<>();
+        List<Raw> raw = new ArrayList<>();
+        Set<String> liveReplicas;
         try {
-            walk(root, 0, out);
+            liveReplicas = Set.copyOf(children(root + "/_replicas"));
+            walk(root + "/" + ServiceCampaign.NAMESPACE, 0, raw);
         } catch (KeeperException.NoNodeException nothingYet) {
-            return out;
+            return List.of();
         } catch (Exception e) {
             return null;
+        }
+        Map<String, Long> heads = new HashMap<>();
+        for (Raw r : raw) {
+            heads.merge(r.lock(), r.fencingToken(), Math::min);
+        }
+        List<Entry> out = new ArrayList<>();
+        for (Raw r : raw) {
+            boolean head = heads.get(r.lock()) == r.fencingToken();
+            out.add(new Entry(
+                    r.path(),
+                    r.lock(),
+                    r.fencingToken(),
+                    r.owner(),
+                    r.request(),
+                    head && !r.dead(now, liveReplicas),
+                    r.confirmed(),
+                    r.expiresAt(),
+                    r.waitUntil()));
         }
         return out;
     }
 
-    private void walk(String path, int depth, List<Entry> out) throws Exception {
+    private List<String> children(String path) throws Exception {
+        try {
+            return zk.getChildren().forPath(path);
+        } catch (KeeperException.NoNodeException none) {
+            return List.of();
+        }
+    }
+
+    /** The campaign's namespace: its locks, their entries (depth 1); nothing else under the root. */
+    private void walk(String path, int depth, List<Raw> out) throws Exception {
         List<String> children;
         try {
             children = zk.getChildren().forPath(path);
@@ -251,18 +306,17 @@ final class QueueObserver implements AutoCloseable {
             }
             JsonNode json = parse(data);
             if (json != null && json.hasNonNull("ownerId")) {
-                long expiresAt = json.path("expiresAt").asLong(0);
-                boolean granted = expiresAt > 0 || json.path("grantedAt").asLong(0) > 0;
-                out.add(new Entry(
+                out.add(new Raw(
                         p,
                         path,
                         stat.getCzxid(),
                         json.get("ownerId").asText(),
                         json.path("requestId").asText(null),
-                        granted,
-                        expiresAt,
-                        json.path("waitUntil").asLong(0)));
-            } else if (depth < 3 && stat.getNumChildren() > 0) {
+                        json.path("expiresAt").asLong(0),
+                        json.path("waitUntil").asLong(0),
+                        json.path("confirmed").asBoolean(true),
+                        json.path("replica").asText(null)));
+            } else if (depth == 0 && stat.getNumChildren() > 0) {
                 walk(p, depth + 1, out);
             }
         }

@@ -125,7 +125,12 @@ final class Replica implements AutoCloseable {
                 "--port",
                 Integer.toString(port),
                 "--root",
-                root));
+                root,
+                // A replica's warm-up runs a thousand cycles on a lock of its own before readiness;
+                // the campaign restarts replicas dozens of times on two cores, where each warm-up
+                // would take a core for half a minute and slow every worker's calls with it.
+                "--warm-up-cycles",
+                "0"));
         ProcessBuilder pb = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));

@@ -77,7 +77,9 @@ final class ServiceChecker {
     record Orphan(long fencingToken, String key, String owner, long firstSeen, String cause) {
 
         boolean counts() {
-            return !KILLED_WORKER.equals(cause) && !GRANTED_AS_REPLICA_DIED.equals(cause);
+            return !KILLED_WORKER.equals(cause)
+                    && !GRANTED_AS_REPLICA_DIED.equals(cause)
+                    && !ANSWER_LOST_LEASE_ENDED.equals(cause);
         }
     }
 
@@ -85,6 +87,13 @@ final class ServiceChecker {
 
     /** A planted waiter granted just as its replica was killed: the answer died with the replica. */
     static final String GRANTED_AS_REPLICA_DIED = "granted as its replica was killed";
+
+    /**
+     * A grant whose 200 never reached its worker (a dropped or held answer, a timed-out call) and
+     * whose lease ended before the worker's retry, which the service answered 409
+     * {@code REQUEST_FINISHED}: one request, answered consistently; its worker never gave up.
+     */
+    static final String ANSWER_LOST_LEASE_ENDED = "answer lost, lease ended before the retry";
 
     /** Everything the campaign recorded. */
     record Input(
@@ -152,7 +161,7 @@ final class ServiceChecker {
                 .filter(ServiceLog.Call::granted)
                 .map(ServiceLog.Call::fencingToken)
                 .collect(Collectors.toSet());
-        // Every grant the service made, with its owner and when it was first seen.
+        // Every lease the service granted (a confirmed head, read directly) and every 200 a worker heard.
         Map<Long, QueueObserver.Listed> granted = new LinkedHashMap<>();
         for (QueueObserver.Seen s : in.entries()) {
             if (s.grantedSeen > 0) {
@@ -161,9 +170,6 @@ final class ServiceChecker {
                         new QueueObserver.Listed(
                                 ServiceCampaign.keyOfLock(s.lock), s.owner, s.fencingToken, s.grantedSeen));
             }
-        }
-        for (QueueObserver.Listed l : in.listed()) {
-            granted.merge(l.fencingToken(), l, (a, b) -> a.firstSeen() <= b.firstSeen() ? a : b);
         }
         for (ServiceLog.Call c : logs.calls()) {
             if (c.granted()) {
@@ -278,6 +284,9 @@ final class ServiceChecker {
         String incarnation = parts.length == 4 ? parts[0] + "." + parts[1] + "." + parts[2] : null;
         if (end == null) {
             return incarnation != null && !exited.contains(incarnation) ? KILLED_WORKER : "unknown";
+        }
+        if (answered && "finished".equals(end.result()) && g.firstSeen() <= end.endAt()) {
+            return ANSWER_LOST_LEASE_ENDED;
         }
         if (answered) {
             return g.firstSeen() > finishedAt ? "finished request granted again" : "second answer";

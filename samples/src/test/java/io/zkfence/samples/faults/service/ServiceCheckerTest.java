@@ -185,6 +185,32 @@ class ServiceCheckerTest {
     }
 
     @Test
+    void aGrantWhoseAnswerWasLostAndWhoseLeaseEndedBeforeTheRetryIsCountedApart() {
+        // Granted at 2 000 (the 200 never arrived), the lease ended, the retry answered REQUEST_FINISHED at 9 000.
+        requests.add(new ServiceLog.RequestEnd(
+                "w0", INC, owner(1), "req-1", KEY, 2_000, true, 5_000, 1_000, 9_000, "finished", 0));
+        entry(owner(1), 12, 1_500, 4_000, 2_000);
+        ServiceChecker.Findings f = check();
+        assertThat(f.orphans())
+                .singleElement()
+                .satisfies(o -> assertThat(o.cause()).isEqualTo(ServiceChecker.ANSWER_LOST_LEASE_ENDED));
+        assertThat(f.countedOrphans()).isEmpty();
+        assertThat(f.findings()).isEmpty();
+    }
+
+    @Test
+    void aGrantNoWorkerHeardOfBesideA409HeldForTheSameRequestBreaksTheSecondPromise() {
+        requests.add(new ServiceLog.RequestEnd(
+                "w0", INC, owner(1), "req-1", KEY, 2_000, true, 5_000, 1_000, 9_000, "held", 0));
+        entry(owner(1), 12, 1_500, 4_000, 2_000);
+        ServiceChecker.Findings f = check();
+        assertThat(f.count(ServiceChecker.Promise.ONE_ANSWER)).isOne();
+        assertThat(f.countedOrphans())
+                .singleElement()
+                .satisfies(o -> assertThat(o.cause()).isEqualTo("second answer"));
+    }
+
+    @Test
     void aWaiterOfAKilledReplicaBlockingItsKeyPastTheLimitBreaksTheFourthPromise() {
         QueueObserver.Seen doomed = entry("doomed-1", 20, 1_000, 60_000, 0);
         doomed.longestBlockedFrom = 5_000;
