@@ -353,7 +353,13 @@ public final class LockClient implements AutoCloseable {
         long began = System.nanoTime();
         a.start();
         try {
-            return timeoutNanos < 0 ? a.result().get() : awaitTimed(a, timeoutNanos);
+            Grant g = timeoutNanos < 0 ? a.result().get() : awaitTimed(a, timeoutNanos);
+            if (g == null) {
+                // A try found the lock taken: answer once its queue node, if it made one, is gone.
+                long left = Math.max(0, timeoutNanos - (System.nanoTime() - began));
+                a.cleanedUp().get(left, TimeUnit.NANOSECONDS);
+            }
+            return g;
         } catch (TimeoutException e) {
             Grant won = a.abandon();
             if (won != null) {

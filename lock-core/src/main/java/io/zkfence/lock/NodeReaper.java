@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
@@ -16,7 +17,8 @@ import org.slf4j.LoggerFactory;
  * <p>Every path handed to it contains a GUID this client generated, so a delete can never hit
  * another client's node. Retries stop on success, on NONODE (already gone), on an error waiting
  * will not fix, or after the give-up time: by then the servers have expired the session that
- * owned the ephemeral node, which removes it anyway.
+ * owned the ephemeral node, which removes it anyway. Every future it hands out completes: a retry
+ * that cannot be scheduled because the client is shutting down gives up at once (false).
  */
 final class NodeReaper {
 
@@ -57,7 +59,7 @@ final class NodeReaper {
             if (e == null || Failures.is(e, KeeperException.Code.NONODE)) {
                 done.complete(true);
             } else if (retryable(e) && System.nanoTime() < giveUpAt) {
-                schedule(() -> attemptDelete(path, done, backoff, giveUpAt), backoff.next());
+                retryLater(() -> attemptDelete(path, done, backoff, giveUpAt), backoff.next(), done, path);
             } else {
                 log.warn("gave up deleting queue node {}; it goes when its session expires", path, Failures.unwrap(e));
                 done.complete(false);
@@ -80,7 +82,11 @@ final class NodeReaper {
             } else if (Failures.is(e, KeeperException.Code.NONODE)) {
                 done.complete(true);
             } else if (retryable(e) && System.nanoTime() < giveUpAt) {
-                schedule(() -> attemptFind(lockPath, guid, done, backoff, giveUpAt), backoff.next());
+                retryLater(
+                        () -> attemptFind(lockPath, guid, done, backoff, giveUpAt),
+                        backoff.next(),
+                        done,
+                        "the queue node of " + guid + " under " + lockPath);
             } else {
                 log.warn("gave up looking for the queue node of {} under {}", guid, lockPath, Failures.unwrap(e));
                 done.complete(false);
@@ -98,9 +104,16 @@ final class NodeReaper {
         return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * ttlMs + 10_000);
     }
 
-    private void schedule(Runnable task, Duration delay) {
-        if (!scheduler.isShutdown()) {
-            scheduler.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+    /**
+     * Runs {@code retry} after {@code delay}; if the client's timer is shut down (the client is
+     * closing), gives up on {@code what} now, so that whoever waits on {@code done} hears it.
+     */
+    private void retryLater(Runnable retry, Duration delay, CompletableFuture<Boolean> done, String what) {
+        try {
+            scheduler.schedule(retry, delay.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            log.warn("gave up deleting {}: the lock client is closed; it goes when its session expires", what);
+            done.complete(false);
         }
     }
 
