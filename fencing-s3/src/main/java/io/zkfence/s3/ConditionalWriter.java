@@ -1,5 +1,7 @@
 package io.zkfence.s3;
 
+import io.zkfence.fencing.internal.Backoff;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -106,8 +108,31 @@ final class ConditionalWriter {
                         token,
                         lostRaces,
                         e.getMessage());
-                backoff.pause(lostRaces, bucket, key);
+                pause(lostRaces, key);
             }
+        }
+    }
+
+    /**
+     * Pauses before retry {@code retry} of a lost race on {@code key}.
+     *
+     * @throws FenceException when interrupted; the interrupt flag is restored first
+     */
+    void pause(int retry, String key) {
+        long nanos = backoff.delayNanos(retry);
+        if (nanos == 0) {
+            return;
+        }
+        try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new FenceException(
+                    bucket,
+                    key,
+                    "interrupted while backing off before retry " + retry + " on "
+                            + FenceException.location(bucket, key) + "; nothing was written by this attempt",
+                    e);
         }
     }
 }

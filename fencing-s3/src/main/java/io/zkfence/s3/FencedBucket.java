@@ -1,5 +1,6 @@
 package io.zkfence.s3;
 
+import io.zkfence.fencing.internal.Backoff;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -93,7 +94,7 @@ public final class FencedBucket {
                 bucket,
                 reader,
                 cache,
-                Backoff.jittered(config.backoffBase(), config.backoffMax()),
+                Backoff.exponential(config.backoffBase(), config.backoffMax()),
                 config.maxConflictRetries(),
                 observers);
         this.selfCheck = new SelfCheck(s3, bucket, config.selfCheckKeyPrefix(), observers);

@@ -1,5 +1,6 @@
 package io.zkfence.lock;
 
+import io.zkfence.fencing.internal.Backoff;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -99,6 +100,7 @@ final class Acquisition {
 
     static final Duration FIRST_BACKOFF = Duration.ofMillis(20);
     static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
+    private static final Backoff BACKOFF = Backoff.exponential(FIRST_BACKOFF, MAX_BACKOFF);
 
     private final LockRuntime rt;
     private final String lockName;
@@ -125,7 +127,8 @@ final class Acquisition {
     private long session;
     private String watchedPath;
     private Watcher watcher;
-    private final Backoff backoff = Backoff.exponential(FIRST_BACKOFF, MAX_BACKOFF);
+    /** Retries since the last success: the next back-off is {@code BACKOFF}'s for one more. */
+    private int retries;
     /** For {@link LockObserver#granted}: when the first request went out. */
     private long startedNanos;
     // Read without the monitor by metrics gauges (LockClientMetrics); written under it.
@@ -326,7 +329,7 @@ final class Acquisition {
         own = node;
         token = stat.getCzxid();
         session = stat.getEphemeralOwner();
-        backoff.reset();
+        retries = 0;
     }
 
     private void createLockNodeThenEnqueue() {
@@ -441,7 +444,7 @@ final class Acquisition {
         watcher = w;
         rt.zk.watchData(path, w).whenComplete(on(step, (content, e) -> {
             if (e == null) {
-                backoff.reset();
+                retries = 0;
             } else if (Failures.is(e, KeeperException.Code.NONODE)) {
                 watchedPath = null;
                 predecessorGone(predecessorIsHead);
@@ -580,7 +583,7 @@ final class Acquisition {
     /** Runs {@code task} after a back-off, unless the acquisition moved on; a changed session starts over. */
     private void backOff(Throwable cause, String what, Runnable task) {
         moveTo(Phase.BACKING_OFF);
-        long delayMs = backoff.next().toMillis();
+        long delayMs = BACKOFF.delay(++retries).toMillis();
         rt.retries.retrying(lockName, what, cause, delayMs);
         Step step = step();
         schedule(
@@ -602,7 +605,7 @@ final class Acquisition {
         cleanUp();
         moveTo(Phase.BACKING_OFF);
         generation++;
-        long delayMs = backoff.next().toMillis();
+        long delayMs = BACKOFF.delay(++retries).toMillis();
         rt.retries.retrying(lockName, "queueing (with a new queue node)", why, delayMs);
         Step step = step();
         schedule(delayMs, () -> later(step, this::enqueue));

@@ -1,8 +1,10 @@
 package io.zkfence.lock;
 
+import io.zkfence.fencing.internal.Backoff;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -23,8 +25,9 @@ import org.slf4j.LoggerFactory;
 final class NodeReaper {
 
     private static final Logger log = LoggerFactory.getLogger(NodeReaper.class);
-    private static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
+    private static final OptionalLong NEVER = OptionalLong.empty();
+    /** Each retry of one delete runs after the previous one's answer, never at once. */
+    private static final Backoff BACKOFF = Backoff.exponential(Duration.ofMillis(50), Duration.ofSeconds(1));
 
     private final ZkGateway zk;
     private final ScheduledExecutorService scheduler;
@@ -40,7 +43,7 @@ final class NodeReaper {
      */
     CompletableFuture<Boolean> delete(String path) {
         CompletableFuture<Boolean> done = new CompletableFuture<>();
-        attemptDelete(path, done, newBackoff(), giveUpAt());
+        attemptDelete(path, done, 1, giveUpAt());
         return done;
     }
 
@@ -50,16 +53,17 @@ final class NodeReaper {
      */
     CompletableFuture<Boolean> deleteCreatedBy(String lockPath, String guid) {
         CompletableFuture<Boolean> done = new CompletableFuture<>();
-        attemptFind(lockPath, guid, done, newBackoff(), giveUpAt());
+        attemptFind(lockPath, guid, done, 1, giveUpAt());
         return done;
     }
 
-    private void attemptDelete(String path, CompletableFuture<Boolean> done, Backoff backoff, long giveUpAt) {
+    private void attemptDelete(String path, CompletableFuture<Boolean> done, int retry, long giveUpAt) {
         zk.delete(path).whenComplete((v, e) -> {
+            OptionalLong delay = retryable(e) ? BACKOFF.delayNanosWithin(retry, giveUpAt - System.nanoTime()) : NEVER;
             if (e == null || Failures.is(e, KeeperException.Code.NONODE)) {
                 done.complete(true);
-            } else if (retryable(e) && System.nanoTime() < giveUpAt) {
-                retryLater(() -> attemptDelete(path, done, backoff, giveUpAt), backoff.next(), done, path);
+            } else if (delay.isPresent()) {
+                retryLater(() -> attemptDelete(path, done, retry + 1, giveUpAt), delay.getAsLong(), done, path);
             } else {
                 log.warn("gave up deleting queue node {}; it goes when its session expires", path, Failures.unwrap(e));
                 done.complete(false);
@@ -67,9 +71,9 @@ final class NodeReaper {
         });
     }
 
-    private void attemptFind(
-            String lockPath, String guid, CompletableFuture<Boolean> done, Backoff backoff, long giveUpAt) {
+    private void attemptFind(String lockPath, String guid, CompletableFuture<Boolean> done, int retry, long giveUpAt) {
         zk.children(lockPath).whenComplete((kids, e) -> {
+            OptionalLong delay = retryable(e) ? BACKOFF.delayNanosWithin(retry, giveUpAt - System.nanoTime()) : NEVER;
             if (e == null) {
                 List<CompletableFuture<Boolean>> deletes = kids.stream()
                         .map(QueueNode::parse)
@@ -81,10 +85,10 @@ final class NodeReaper {
                         .thenRun(() -> done.complete(deletes.stream().allMatch(CompletableFuture::join)));
             } else if (Failures.is(e, KeeperException.Code.NONODE)) {
                 done.complete(true);
-            } else if (retryable(e) && System.nanoTime() < giveUpAt) {
+            } else if (delay.isPresent()) {
                 retryLater(
-                        () -> attemptFind(lockPath, guid, done, backoff, giveUpAt),
-                        backoff.next(),
+                        () -> attemptFind(lockPath, guid, done, retry + 1, giveUpAt),
+                        delay.getAsLong(),
                         done,
                         "the queue node of " + guid + " under " + lockPath);
             } else {
@@ -95,7 +99,7 @@ final class NodeReaper {
     }
 
     private static boolean retryable(Throwable e) {
-        return Failures.isConnectionProblem(e) || Failures.isSessionGone(e);
+        return e != null && (Failures.isConnectionProblem(e) || Failures.isSessionGone(e));
     }
 
     private long giveUpAt() {
@@ -105,20 +109,15 @@ final class NodeReaper {
     }
 
     /**
-     * Runs {@code retry} after {@code delay}; if the client's timer is shut down (the client is
-     * closing), gives up on {@code what} now, so that whoever waits on {@code done} hears it.
+     * Runs {@code retry} after {@code delayNanos}; if the client's timer is shut down (the client
+     * is closing), gives up on {@code what} now, so that whoever waits on {@code done} hears it.
      */
-    private void retryLater(Runnable retry, Duration delay, CompletableFuture<Boolean> done, String what) {
+    private void retryLater(Runnable retry, long delayNanos, CompletableFuture<Boolean> done, String what) {
         try {
-            scheduler.schedule(retry, delay.toNanos(), TimeUnit.NANOSECONDS);
+            scheduler.schedule(retry, delayNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException closing) {
             log.warn("gave up deleting {}: the lock client is closed; it goes when its session expires", what);
             done.complete(false);
         }
-    }
-
-    /** One sequence of retries; each retry of it runs after the previous one's answer, never at once. */
-    private static Backoff newBackoff() {
-        return Backoff.exponential(FIRST_BACKOFF, MAX_BACKOFF);
     }
 }

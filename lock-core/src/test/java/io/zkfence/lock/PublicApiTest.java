@@ -27,7 +27,6 @@ class PublicApiTest {
             LeaseSuspendedException.class,
             CoordinationException.class,
             LockClientClosedException.class,
-            Backoff.class,
             LockClientMetrics.class,
             LockClientMetrics.Builder.class);
 

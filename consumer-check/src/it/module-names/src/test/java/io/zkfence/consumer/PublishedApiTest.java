@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
  * the build unless the file changes with it, so every API change is a visible, reviewed diff.
  *
  * <p>A file lists each public type (with its supertypes) and its public and protected members,
- * as {@link Class#toGenericString()} and {@link Member}s render them, sorted. On a mismatch the
+ * as {@link Class#toGenericString()} and {@link Member}s render them, sorted; types in a package
+ * named {@code internal} are not API and are left out. On a mismatch the
  * rendered surface is written to {@code target/api/<artifact>.api}: review the diff in the failure
  * message and copy that file over the checked one if the change is intended.
  */
@@ -92,7 +93,11 @@ class PublishedApiTest {
         return out.toString();
     }
 
+    /** Public types outside a package named {@code internal} (docs/versioning.md: those are not API). */
     private static boolean isExported(Class<?> type) {
+        if (("." + type.getPackageName() + ".").contains(".internal.")) {
+            return false;
+        }
         for (Class<?> t = type; t != null; t = t.getDeclaringClass()) {
             if (!Modifier.isPublic(t.getModifiers()) || t.isAnonymousClass() || t.isLocalClass() || t.isSynthetic()) {
                 return false;
