@@ -14,6 +14,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
@@ -105,7 +106,7 @@ public final class LockClient implements AutoCloseable {
                 .connectString(connectString)
                 .sessionTimeoutMs((int) config.sessionTimeout().toMillis())
                 .connectionTimeoutMs((int) config.connectionTimeout().toMillis())
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                .retryPolicy(defaultRetryPolicy())
                 .build();
         curator.start();
         try {
@@ -123,6 +124,20 @@ public final class LockClient implements AutoCloseable {
             throw new CoordinationException(null, "interrupted while connecting to ZooKeeper at " + connectString, e);
         }
         return new LockClient(curator, config, true, UnaryOperator.identity(), Clock.systemUTC());
+    }
+
+    /**
+     * The retry policy of the Curator client {@link #connect} builds, for Curator's own operations
+     * (creating a lock's znodes): exponential back-off from 100 ms, at most 10 retries, no wait
+     * longer than 2 s ({@code ExponentialBackoffRetry(100, 10, 2_000)}). Give it to a
+     * {@code CuratorFramework} you build for {@link #create} to retry as {@code connect} does; the
+     * Spring Boot starter and the lock service use it too. Queue operations do not use it: a
+     * waiter retries with its own back-off.
+     *
+     * @return a new policy
+     */
+    public static RetryPolicy defaultRetryPolicy() {
+        return new ExponentialBackoffRetry(100, 10, 2_000);
     }
 
     /**

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.lock.LockClient;
 import io.zkfence.samples.demo.EmbeddedServers;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import io.zkfence.testkit.FreezableProxy;
@@ -124,7 +125,7 @@ public final class FaultCampaign {
             prepareTables(servers.jdbcUrl());
             List<WorkerHandle> workers = new ArrayList<>();
             observer = org.apache.curator.framework.CuratorFrameworkFactory.newClient(
-                    ensemble.connectString(), new org.apache.curator.retry.ExponentialBackoffRetry(100, 10, 2_000));
+                    ensemble.connectString(), LockClient.defaultRetryPolicy());
             observer.start();
             try {
                 for (int w = 0; w < settings.workers(); w++) {

@@ -35,7 +35,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooKeeper;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -144,7 +143,7 @@ public final class FaultWorker {
                 .connectString(connectString)
                 .sessionTimeoutMs((int) session.toMillis())
                 .connectionTimeoutMs(30_000)
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                .retryPolicy(LockClient.defaultRetryPolicy())
                 .build();
         curator.getConnectionStateListenable().addListener((c, state) -> {
             if (state == ConnectionState.CONNECTED || state == ConnectionState.RECONNECTED) {
