@@ -65,6 +65,7 @@ class PublicApiTest {
                 "ZkGateway",
                 "QueuePosition",
                 "HoldCount",
+                "HoldLifecycle",
                 "RetryLog",
                 "CuratorClosedException",
                 "LockObserver");
