@@ -8,7 +8,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.JdbcFenceMetrics;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.AcquireTimeoutException;
 import io.zkfence.lock.ForcedRelease;
 import io.zkfence.lock.Lease;
@@ -322,7 +322,7 @@ public final class MetricsRun {
         try {
             write(name, token);
             note(who + "'s late write with token " + token + " was ACCEPTED (no newer holder had written yet)");
-        } catch (StaleTokenException e) {
+        } catch (JdbcStaleTokenException e) {
             note(who + "'s late write with token " + token + " rejected as stale (stored " + e.storedToken() + ")");
         }
     }

@@ -19,7 +19,7 @@ import java.util.random.RandomGenerator;
  * <p>The delay before retry {@code n} (1-based) is uniform in {@code [cap/2, cap]} with
  * {@code cap = min(maxDelay, initialDelay * 2^(n-1))}, zkfence's one back-off (lock-core's waiters
  * and fencing-s3's lost races use the same). No retry starts after the deadline; when it is
- * reached, the last conflict is thrown. {@link StaleTokenException} and every other exception are never retried:
+ * reached, the last conflict is thrown. {@link JdbcStaleTokenException} and every other exception are never retried:
  * a stale token is rejected for good. Instances are immutable and thread-safe.
  *
  * <pre>{@code

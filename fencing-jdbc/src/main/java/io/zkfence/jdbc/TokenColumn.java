@@ -111,7 +111,7 @@ public final class TokenColumn {
      *         the driver counts changed rather than matched rows; rows that already carried
      *         exactly this token and these values before and after the UPDATE are counted as
      *         updated, since they hold this write
-     * @throws StaleTokenException      if the row carries a higher token; nothing was changed
+     * @throws JdbcStaleTokenException      if the row carries a higher token; nothing was changed
      * @throws RowNotFoundException     if no row matches {@code row}
      * @throws SerializationConflictException if the database aborted the statement because of a
      *                                  concurrent transaction, or gave up waiting for a lock
@@ -121,7 +121,7 @@ public final class TokenColumn {
      *                                  the token column itself, or {@code dsl}'s dialect is not one
      *                                  of the supported databases ({@link FenceDialect}); nothing
      *                                  was sent
-     * @throws FenceException           if the database fails (jOOQ's exception as cause), or the
+     * @throws JdbcFenceException           if the database fails (jOOQ's exception as cause), or the
      *                                  rows kept changing between statements
      */
     public int update(
@@ -169,7 +169,7 @@ public final class TokenColumn {
                 // Auto-commit, and the rows changed in between (a newer token would have been
                 // thrown as stale, a deletion as not found): decide again on what is there now.
                 if (round == MAX_ROUNDS) {
-                    throw new FenceException(
+                    throw new JdbcFenceException(
                             "fenced update of " + table.getQualifiedName() + " where " + row
                                     + " with token " + token + " matched nothing " + (MAX_ROUNDS + 1)
                                     + " times although the"
@@ -199,7 +199,7 @@ public final class TokenColumn {
      * @return the number of matching rows that do admit the token: rows created after the update
      *         looked, or rows the driver did not count because nothing in them changed (MariaDB's
      *         {@code useAffectedRows=true})
-     * @throws StaleTokenException  if a matching row carries a higher token (the highest is
+     * @throws JdbcStaleTokenException  if a matching row carries a higher token (the highest is
      *                              reported as the stored token)
      * @throws RowNotFoundException if no row matches {@code row}
      * @throws IllegalArgumentException if the token is below 1 or {@code dsl}'s dialect is not one
@@ -233,7 +233,7 @@ public final class TokenColumn {
                 .max()
                 .orElse(0);
         if (highest > token) {
-            throw new StaleTokenException(
+            throw new JdbcStaleTokenException(
                     table.getQualifiedName() + " where " + row,
                     token,
                     highest,
@@ -246,7 +246,7 @@ public final class TokenColumn {
         return stored.stream().allMatch(t -> t != null && t == token);
     }
 
-    private static FenceException translate(
+    private static JdbcFenceException translate(
             FenceDialect dialect, org.jooq.exception.DataAccessException e, Table<?> table, long token) {
         java.sql.SQLException sql = SqlErrors.findSqlException(e);
         String subject = "fenced update of " + table.getQualifiedName() + " with token " + token;
@@ -263,7 +263,7 @@ public final class TokenColumn {
                 return retryable;
             }
         }
-        return new FenceException(subject + " failed (" + e.getMessage() + ")", null, token, e);
+        return new JdbcFenceException(subject + " failed (" + e.getMessage() + ")", null, token, e);
     }
 
     @Override

@@ -99,16 +99,16 @@ class ConflictRetryTest {
         ConflictRetry policy = retry(Duration.ofSeconds(1), 1);
 
         assertThrows(
-                StaleTokenException.class,
+                JdbcStaleTokenException.class,
                 () -> policy.run(() -> {
                     calls.incrementAndGet();
-                    throw new StaleTokenException("k", 1, 2, "zkfence_fence");
+                    throw new JdbcStaleTokenException("k", 1, 2, "zkfence_fence");
                 }));
         assertThrows(
-                FenceException.class,
+                JdbcFenceException.class,
                 () -> policy.run(() -> {
                     calls.incrementAndGet();
-                    throw new FenceException("broken", "k", 1, null);
+                    throw new JdbcFenceException("broken", "k", 1, null);
                 }));
 
         assertThat(calls).hasValue(2);

@@ -1,6 +1,7 @@
 package io.zkfence.s3;
 
 import io.zkfence.fencing.internal.Backoff;
+import io.zkfence.fencing.internal.FenceObserver;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -19,7 +20,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 /**
  * Fenced writes to one bucket of an S3-compatible store: every object carries the fencing token
  * of the lock holder that wrote it, and a write, delete or multipart completion presenting a
- * token lower than the stored one is refused with {@link StaleTokenException}.
+ * token lower than the stored one is refused with {@link S3StaleTokenException}.
  *
  * <h2>Contract</h2>
  * <ul>
@@ -44,7 +45,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  *     remembers the highest token it saw on the key, so a lower token cannot re-create it here.</li>
  * <li>No call by a lower-token holder removes an object: on a store whose AbortMultipartUpload
  *     also deletes the object at the key (the self-check learns this), the adapter never aborts.</li>
- * <li>Every failure is an unchecked {@link FenceException} naming bucket and key; a rejected
+ * <li>Every failure is an unchecked {@link S3FenceException} naming bucket and key; a rejected
  *     request writes nothing.</li>
  * </ul>
  *
@@ -130,7 +131,7 @@ public final class FencedBucket {
      * @param request sets other headers of the PUT (content type, cache control, user metadata,
      *        encryption, ...); must not set bucket, key, If-Match, If-None-Match or the token metadata
      * @return the accepted write: new ETag and the stored token
-     * @throws StaleTokenException when the object carries a higher token; nothing was written
+     * @throws S3StaleTokenException when the object carries a higher token; nothing was written
      * @throws FenceContentionException when every attempt lost a race to equal or lower tokens
      * @throws ConditionalWritesUnsupportedException when the store does not enforce conditions
      * @throws InvalidStoredTokenException when the stored token metadata is not a number
@@ -160,11 +161,11 @@ public final class FencedBucket {
                 return putAgainst(current, key, token, base, body, digest);
             } catch (IllegalStateException e) {
                 // The SDK's answer to a body it cannot read again (a one-shot stream): name it.
-                throw new FenceException(
+                throw new S3FenceException(
                         bucket,
                         key,
                         "could not read the request body of PutObject on "
-                                + FenceException.location(bucket, key) + " again (" + e.getMessage()
+                                + S3FenceException.location(bucket, key) + " again (" + e.getMessage()
                                 + "); the body must be"
                                 + " re-readable (RequestBody.fromBytes/fromString/fromFile/fromByteBuffer); nothing was"
                                 + " written",
@@ -198,8 +199,8 @@ public final class FencedBucket {
      *         last looked. That includes an object this very call deleted when the SDK retried the
      *         request after losing the first attempt's answer (timeout, reset, 5xx): the retry
      *         finds nothing, so false means "absent now", not "this call deleted nothing"
-     * @throws StaleTokenException when the object carries a higher token; nothing was deleted
-     * @throws FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
+     * @throws S3StaleTokenException when the object carries a higher token; nothing was deleted
+     * @throws S3FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
      * @throws IllegalArgumentException for a token below 1 or a key outside the key rules; nothing was sent
      */
     public boolean delete(String key, long token) {
@@ -229,9 +230,9 @@ public final class FencedBucket {
      *
      * @param request sets other headers of the upload (content type, metadata, encryption, ...);
      *        must not set bucket, key or the token metadata
-     * @throws StaleTokenException when the object carries a higher token, or is gone but this
+     * @throws S3StaleTokenException when the object carries a higher token, or is gone but this
      *         instance saw a higher token on it; no upload was started
-     * @throws FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
+     * @throws S3FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
      * @throws IllegalArgumentException for a token below 1, a key outside the key rules, or a
      *         request setting a field the fence owns; nothing was sent
      */
@@ -350,7 +351,7 @@ public final class FencedBucket {
                         "NoSuchBucket",
                         false,
                         "bucket '" + bucket + "' does not exist (" + operation + " on "
-                                + FenceException.location(bucket, key) + "); " + outcome,
+                                + S3FenceException.location(bucket, key) + "); " + outcome,
                         e);
             }
             throw S3Errors.translate(e, bucket, key, "HeadBucket", false);
@@ -361,7 +362,7 @@ public final class FencedBucket {
         checkKey(operation, key);
         if (token < 1) {
             throw new IllegalArgumentException("token must be >= 1 but was " + token + " (" + operation + " on "
-                    + FenceException.location(bucket, key) + "); nothing was sent");
+                    + S3FenceException.location(bucket, key) + "); nothing was sent");
         }
     }
 
@@ -373,7 +374,7 @@ public final class FencedBucket {
     private void refuseFenceOwnedFields(
             String key, String customBucket, String customKey, String ifMatch, String ifNoneMatch) {
         if (customBucket != null || customKey != null || ifMatch != null || ifNoneMatch != null) {
-            throw new IllegalArgumentException("the request customizer for " + FenceException.location(bucket, key)
+            throw new IllegalArgumentException("the request customizer for " + S3FenceException.location(bucket, key)
                     + " must not set bucket, key, If-Match or If-None-Match: the fence sets them itself");
         }
     }

@@ -1,5 +1,6 @@
 package io.zkfence.s3;
 
+import io.zkfence.fencing.internal.FenceObserver;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Set;

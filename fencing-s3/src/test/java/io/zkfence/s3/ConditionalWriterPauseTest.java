@@ -16,7 +16,7 @@ class ConditionalWriterPauseTest {
                 "my-bucket", null, null, Backoff.exponential(Duration.ofSeconds(10), Duration.ofSeconds(10)), 3);
         Thread.currentThread().interrupt();
         try {
-            FenceException e = assertThrows(FenceException.class, () -> writer.pause(1, "orders/1"));
+            S3FenceException e = assertThrows(S3FenceException.class, () -> writer.pause(1, "orders/1"));
 
             assertThat(e.getCause()).isInstanceOf(InterruptedException.class);
             assertThat(e.getMessage()).contains("interrupted", "s3://my-bucket/orders/1");

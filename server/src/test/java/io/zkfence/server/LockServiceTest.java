@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.server.ReplicaFixture.Reply;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -242,8 +242,8 @@ class LockServiceTest extends TwoReplicasTestBase {
         long nextToken = next[0].body().get("fencingToken").asLong();
         assertThat(nextToken).isGreaterThan(pausedToken);
         write(fence, nextToken, 8);
-        StaleTokenException stale = org.junit.jupiter.api.Assertions.assertThrows(
-                StaleTokenException.class, () -> write(fence, pausedToken, 7));
+        JdbcStaleTokenException stale = org.junit.jupiter.api.Assertions.assertThrows(
+                JdbcStaleTokenException.class, () -> write(fence, pausedToken, 7));
         assertThat(stale.storedToken()).isEqualTo(nextToken);
     }
 

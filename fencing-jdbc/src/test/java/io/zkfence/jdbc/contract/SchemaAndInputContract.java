@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
-import io.zkfence.jdbc.FenceException;
 import io.zkfence.jdbc.FenceTableMissingException;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JdbcFenceException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.jdbc.JooqFence;
-import io.zkfence.jdbc.StaleTokenException;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -86,7 +86,7 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
         custom.claim(key, 2);
 
         assertThat(custom.currentToken(key)).hasValue(2);
-        assertThrows(StaleTokenException.class, () -> custom.claim(key, 1));
+        assertThrows(JdbcStaleTokenException.class, () -> custom.claim(key, 1));
         assertThat(fence.currentToken(key)).as("default table untouched").isEmpty();
     }
 
@@ -184,7 +184,7 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
                 engine().dataSource(),
                 FenceConfig.builder(engine().dialect()).table("zk_ledger").build());
 
-        FenceException e = assertThrows(FenceException.class, () -> wrong.claim(newKey(), 1));
+        JdbcFenceException e = assertThrows(JdbcFenceException.class, () -> wrong.claim(newKey(), 1));
 
         assertThat(e).isNotInstanceOf(FenceTableMissingException.class);
         assertThat(e.getMessage()).contains("zk_ledger", "resource_key", "fence_token");

@@ -72,6 +72,6 @@ class PostgresCreateIfMissingTest {
                         .schema("no_such_schema")
                         .build());
 
-        org.junit.jupiter.api.Assertions.assertThrows(io.zkfence.jdbc.FenceException.class, fence::createIfMissing);
+        org.junit.jupiter.api.Assertions.assertThrows(io.zkfence.jdbc.JdbcFenceException.class, fence::createIfMissing);
     }
 }

@@ -53,9 +53,9 @@ class OneCatchForEveryStaleTokenTest {
             }
 
             assertThat(caught).hasSize(2);
-            assertThat(caught.get(0)).isInstanceOf(io.zkfence.jdbc.StaleTokenException.class);
+            assertThat(caught.get(0)).isInstanceOf(io.zkfence.jdbc.JdbcStaleTokenException.class);
             assertThat(caught.get(0).resource()).isEqualTo(key);
-            assertThat(caught.get(1)).isInstanceOf(io.zkfence.s3.StaleTokenException.class);
+            assertThat(caught.get(1)).isInstanceOf(io.zkfence.s3.S3StaleTokenException.class);
             assertThat(caught.get(1).resource()).isEqualTo("s3://orders/" + key);
             assertThat(caught).allSatisfy(e -> {
                 assertThat(e.presentedToken()).isEqualTo(19);

@@ -188,7 +188,8 @@ class PausedHolderDemoTest {
     private static void assertStoryTold(String output) {
         assertThat(output).contains("kill -STOP", "kill -CONT");
         assertThat(output.lines()
-                        .filter(l -> l.contains("pod-A    fenced") && l.contains("REJECTED: StaleTokenException")))
+                        .filter(l -> l.matches(".*pod-A    fenced    PostgreSQL  REJECTED: JdbcStaleTokenException.*")
+                                || l.matches(".*pod-A    fenced    S3          REJECTED: S3StaleTokenException.*")))
                 .as("pod-A's rejected fenced writes")
                 .hasSize(2);
         assertThat(output.lines()

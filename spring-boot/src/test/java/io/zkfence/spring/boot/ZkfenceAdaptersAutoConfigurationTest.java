@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import io.zkfence.s3.FencedBucket;
@@ -85,7 +85,7 @@ class ZkfenceAdaptersAutoConfigurationTest {
                     try (Lease lease = client.lock("inventory:sku:9").acquire(Duration.ofSeconds(10))) {
                         fence.claim("inventory:sku:9", lease.token());
                     }
-                    assertThrows(StaleTokenException.class, () -> fence.claim("inventory:sku:9", first));
+                    assertThrows(JdbcStaleTokenException.class, () -> fence.claim("inventory:sku:9", first));
                 });
     }
 
