@@ -1,9 +1,11 @@
 package io.zkfence.bench;
 
+import io.zkfence.command.CommandLogging;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,7 +68,7 @@ public final class LockCoreAb implements Callable<Integer> {
 
     /** Runs the comparison and exits with its code. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new LockCoreAb()).execute(args));
+        System.exit(CommandLogging.execute(() -> new CommandLine(new LockCoreAb()), args));
     }
 
     @Override
@@ -211,7 +213,7 @@ public final class LockCoreAb implements Callable<Integer> {
             });
         }
         try {
-            Thread.sleep(java.time.Duration.ofSeconds(seconds));
+            Thread.sleep(Duration.ofSeconds(seconds));
             stop.set(true);
             done.await();
         } catch (InterruptedException e) {

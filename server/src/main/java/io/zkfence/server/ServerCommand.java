@@ -1,5 +1,6 @@
 package io.zkfence.server;
 
+import io.zkfence.command.CommandLogging;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -127,17 +128,11 @@ public final class ServerCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** The replica's logging configuration (a class path resource), unless the JVM is given its own. */
-    static final String LOGGING = "io/zkfence/server/logback-server.xml";
-
     /** Runs the command line; exits the JVM with its code. */
     public static void main(String[] args) {
-        // Logback without a configuration logs everything at DEBUG to the console (Jetty alone wrote
-        // about 200 lines per request). Set before the first logger exists: none does before call().
-        if (System.getProperty("logback.configurationFile") == null) {
-            System.setProperty("logback.configurationFile", LOGGING);
-        }
-        System.exit(new CommandLine(new ServerCommand()).execute(args));
+        // The commands' one logging setup: without it logback logs everything at DEBUG to the
+        // console (Jetty alone wrote about 200 lines per request); --verbose asks for that.
+        System.exit(CommandLogging.execute(() -> new CommandLine(new ServerCommand()), args));
     }
 
     private HttpTls tls() {
