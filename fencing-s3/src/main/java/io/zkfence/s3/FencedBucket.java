@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -82,7 +83,8 @@ public final class FencedBucket {
     private final SelfCheck selfCheck;
     private final OnePartUpload onePartUpload;
     /** For {@link FencedBucketMetrics}; empty without it. */
-    final FenceObserver.All observers = new FenceObserver.All();
+    final FenceObserver.All observers = new FenceObserver.All(
+            (o, e) -> LoggerFactory.getLogger(FencedBucket.class).warn("fence observer {} failed", o, e));
 
     private FencedBucket(S3Client s3, S3FenceConfig config) {
         this.s3 = Objects.requireNonNull(s3, "s3");

@@ -1,11 +1,6 @@
 package io.zkfence.fencing.internal;
 
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * What a fence (fencing-jdbc's {@code JdbcFence}, fencing-s3's {@code FencedBucket}) tells its
@@ -64,13 +59,21 @@ public interface FenceObserver {
 
         private static final System.Logger log = System.getLogger(FenceObserver.class.getName());
 
-        private final List<FenceObserver> observers = new CopyOnWriteArrayList<>();
+        private final ObserverList<FenceObserver> observers;
 
-        /** Who has bound meters here (registries, by identity): one binding per registry. */
-        private final Set<Object> bindings = Collections.newSetFromMap(new IdentityHashMap<>());
+        /** No observers yet; one that throws is logged through {@link System.Logger}. */
+        public All() {
+            this((o, e) -> log.log(System.Logger.Level.WARNING, "fence observer " + o + " failed", e));
+        }
 
-        /** No observers yet. */
-        public All() {}
+        /**
+         * No observers yet.
+         *
+         * @param failed told of an observer that threw, and what: the adapter logs it
+         */
+        public All(BiConsumer<FenceObserver, RuntimeException> failed) {
+            this.observers = new ObserverList<>(failed);
+        }
 
         /**
          * Reserves {@code binding} (a meter registry).
@@ -79,9 +82,7 @@ public interface FenceObserver {
          * @return false if it was bound already
          */
         public boolean bind(Object binding) {
-            synchronized (bindings) {
-                return bindings.add(binding);
-            }
+            return observers.bind(binding);
         }
 
         /**
@@ -93,48 +94,38 @@ public interface FenceObserver {
             observers.add(observer);
         }
 
-        private void each(Consumer<FenceObserver> call) {
-            for (FenceObserver o : observers) {
-                try {
-                    call.accept(o);
-                } catch (RuntimeException e) {
-                    log.log(System.Logger.Level.WARNING, "fence observer " + o + " failed", e);
-                }
-            }
-        }
-
         @Override
         public void accepted(String operation) {
             if (!observers.isEmpty()) {
-                each(o -> o.accepted(operation));
+                observers.each(o -> o.accepted(operation));
             }
         }
 
         @Override
         public void rejectedStale(String operation) {
             if (!observers.isEmpty()) {
-                each(o -> o.rejectedStale(operation));
+                observers.each(o -> o.rejectedStale(operation));
             }
         }
 
         @Override
         public void conflict(String operation) {
             if (!observers.isEmpty()) {
-                each(o -> o.conflict(operation));
+                observers.each(o -> o.conflict(operation));
             }
         }
 
         @Override
         public void lostRace(String operation) {
             if (!observers.isEmpty()) {
-                each(o -> o.lostRace(operation));
+                observers.each(o -> o.lostRace(operation));
             }
         }
 
         @Override
         public void selfCheckFailed(String check) {
             if (!observers.isEmpty()) {
-                each(o -> o.selfCheckFailed(check));
+                observers.each(o -> o.selfCheckFailed(check));
             }
         }
     }
