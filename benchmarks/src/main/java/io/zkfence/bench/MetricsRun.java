@@ -51,6 +51,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.imageio.ImageIO;
@@ -102,7 +103,7 @@ public final class MetricsRun {
     private final List<Scrape> scrapes = Collections.synchronizedList(new ArrayList<>());
     private final List<String> timeline = Collections.synchronizedList(new ArrayList<>());
     private final long startNanos = System.nanoTime();
-    private final java.util.concurrent.atomic.AtomicLong timeouts = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong timeouts = new AtomicLong();
     private String root;
     private EmbeddedEnsemble ensemble;
     private JdbcFence fence;

@@ -15,9 +15,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntFunction;
 import org.HdrHistogram.Histogram;
 
@@ -288,10 +290,10 @@ final class ServerBench implements Workload {
                 }
             });
         }
-        java.util.concurrent.locks.LockSupport.parkNanos(length.toNanos());
+        LockSupport.parkNanos(length.toNanos());
         running.set(false);
         try {
-            if (!done.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!done.await(60, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("clients did not stop within 60 s");
             }
         } catch (InterruptedException e) {

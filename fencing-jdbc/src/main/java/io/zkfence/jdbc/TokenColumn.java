@@ -1,5 +1,6 @@
 package io.zkfence.jdbc;
 
+import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import org.jooq.Field;
 import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
@@ -182,7 +184,7 @@ public final class TokenColumn {
                 }
                 before = after;
             }
-        } catch (org.jooq.exception.DataAccessException e) {
+        } catch (DataAccessException e) {
             throw translate(dialect, e, table, token);
         }
     }
@@ -213,7 +215,7 @@ public final class TokenColumn {
         FenceDialect dialect = JooqFence.dialectOf(dsl, "explaining a fenced update of " + table.getName());
         try {
             return lockedTokens(dsl, table, row, token).size();
-        } catch (org.jooq.exception.DataAccessException e) {
+        } catch (DataAccessException e) {
             throw translate(dialect, e, table, token);
         }
     }
@@ -247,8 +249,8 @@ public final class TokenColumn {
     }
 
     private static JdbcFenceException translate(
-            FenceDialect dialect, org.jooq.exception.DataAccessException e, Table<?> table, long token) {
-        java.sql.SQLException sql = SqlErrors.findSqlException(e);
+            FenceDialect dialect, DataAccessException e, Table<?> table, long token) {
+        SQLException sql = SqlErrors.findSqlException(e);
         String subject = "fenced update of " + table.getQualifiedName() + " with token " + token;
         if (sql != null) {
             SerializationConflictException retryable = SqlErrors.retryable(

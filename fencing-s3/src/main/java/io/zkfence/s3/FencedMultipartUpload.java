@@ -1,7 +1,9 @@
 package io.zkfence.s3;
 
+import io.zkfence.fencing.FencingException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -247,7 +249,7 @@ public final class FencedMultipartUpload implements AutoCloseable {
         abort();
     }
 
-    private void abortAfter(io.zkfence.fencing.FencingException cause) {
+    private void abortAfter(FencingException cause) {
         try {
             abort();
         } catch (StoreException e) {
@@ -259,7 +261,7 @@ public final class FencedMultipartUpload implements AutoCloseable {
         if (phase != Phase.OPEN) {
             throw new IllegalStateException(
                     "cannot " + what + ": upload " + uploadId + " of " + S3FenceException.location(bucket, key)
-                            + " is already " + phase.name().toLowerCase(java.util.Locale.ROOT));
+                            + " is already " + phase.name().toLowerCase(Locale.ROOT));
         }
     }
 }

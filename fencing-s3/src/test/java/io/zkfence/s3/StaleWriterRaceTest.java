@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.testing.S3MockServer;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -199,7 +200,7 @@ class StaleWriterRaceTest extends S3MockTestBase {
     }
 
     @Test
-    void sameBytesRewritesKeepTheOnePartEtagSoThePlainOneNeverComesBack() throws java.io.IOException {
+    void sameBytesRewritesKeepTheOnePartEtagSoThePlainOneNeverComesBack() throws IOException {
         FencedBucket writer = fencedBucket();
         FencedWrite plainPut = writer.put("status", 5, RequestBody.fromString("state=ok"));
 

@@ -19,6 +19,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.utils.PathUtils;
 import org.apache.curator.utils.ZKPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -185,7 +186,7 @@ public final class LockClient implements AutoCloseable {
      */
     public LockAdmin admin(String auditPath, int retention) {
         Objects.requireNonNull(auditPath, "auditPath");
-        org.apache.curator.utils.PathUtils.validatePath(auditPath);
+        PathUtils.validatePath(auditPath);
         String root = rt.config.rootPath();
         if (auditPath.equals(root) || auditPath.startsWith(root.equals("/") ? "/" : root + "/")) {
             throw new IllegalArgumentException("auditPath \"" + auditPath + "\" must not lie under the lock root "

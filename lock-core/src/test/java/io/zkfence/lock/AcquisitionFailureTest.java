@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -15,6 +16,8 @@ import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -55,7 +58,7 @@ class AcquisitionFailureTest extends EnsembleTestBase {
                 assertThrows(ExecutionException.class, () -> a.result().get(30, TimeUnit.SECONDS));
         assertThat(e.getCause())
                 .isInstanceOf(CoordinationException.class)
-                .hasRootCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+                .hasRootCauseInstanceOf(RejectedExecutionException.class);
         assertThat(rt.registry.grants()).isEmpty();
         eventually().until(() -> queueOf(probe).isEmpty());
     }
@@ -109,10 +112,9 @@ class AcquisitionFailureTest extends EnsembleTestBase {
         LockClient client = newClient(
                 closeLater(ensemble.curator(Duration.ofSeconds(10))), "flaky", real -> new ForwardingGateway(real) {
                     @Override
-                    public CompletableFuture<NodeContent> watchData(String path, org.apache.zookeeper.Watcher w) {
+                    public CompletableFuture<NodeContent> watchData(String path, Watcher w) {
                         if (failuresLeft.getAndDecrement() > 0) {
-                            return CompletableFuture.failedFuture(
-                                    new org.apache.zookeeper.KeeperException.ConnectionLossException());
+                            return CompletableFuture.failedFuture(new KeeperException.ConnectionLossException());
                         }
                         return super.watchData(path, w);
                     }

@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -159,7 +160,7 @@ public final class FaultWorker {
         });
         curator.start();
         try {
-            if (!curator.blockUntilConnected(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("no ZooKeeper connection within 30 s at " + connectString);
             }
         } catch (InterruptedException e) {

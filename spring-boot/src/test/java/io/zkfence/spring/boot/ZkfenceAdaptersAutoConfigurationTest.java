@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.FenceDialect;
+import io.zkfence.jdbc.FenceTableMissingException;
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.Lease;
@@ -120,7 +121,7 @@ class ZkfenceAdaptersAutoConfigurationTest {
                 .withPropertyValues("zkfence.jdbc.dialect=h2")
                 .run(ctx -> {
                     JdbcFence fence = ctx.getBean(JdbcFence.class);
-                    assertThrows(io.zkfence.jdbc.FenceTableMissingException.class, () -> fence.claim("k", 1));
+                    assertThrows(FenceTableMissingException.class, () -> fence.claim("k", 1));
                 });
     }
 
