@@ -87,8 +87,9 @@ public final class LockCoreAb implements Callable<Integer> {
                 .append(" cores; load average at" + " the start ")
                 .append(MachineInfo.loadAverage())
                 .append(".\n\n");
-        try (Closer closer = new Closer();
-                ZkCluster zk = ZkCluster.start(true)) {
+        // The clients close before the ensemble: closed after it, each would warn that it lost its server.
+        try (ZkCluster zk = ZkCluster.start(true);
+                Closer closer = new Closer()) {
             uncontended(zk, closer, builds, md);
             contended(zk, closer, builds, md);
         }
