@@ -1,5 +1,6 @@
 package io.zkfence.bench;
 
+import io.zkfence.command.CommandLogging;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
@@ -64,16 +65,15 @@ public final class Bench implements Callable<Integer> {
         return 0;
     }
 
-    /** Runs the harness with {@code args}; returns the exit code (does not exit). */
-    static int run(String... args) {
+    public static void main(String[] args) {
+        // Exits explicitly: the embedded servers leave non-daemon threads behind.
+        System.exit(CommandLogging.execute(() -> commandLine(args), args));
+    }
+
+    private static CommandLine commandLine(String... args) {
         System.setProperty("java.awt.headless", "true");
         Bench bench = new Bench();
         bench.command = args.length == 0 ? "./bench" : "./bench " + String.join(" ", args);
-        return new CommandLine(bench).execute(args);
-    }
-
-    public static void main(String[] args) {
-        // Exits explicitly: the embedded servers leave non-daemon threads behind.
-        System.exit(run(args));
+        return new CommandLine(bench);
     }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -185,8 +186,7 @@ final class EtcdServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         try (Stream<Path> files = Files.walk(dataDir)) {
-            files.sorted(java.util.Comparator.reverseOrder())
-                    .forEach(f -> f.toFile().delete());
+            files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
         } catch (IOException e) {
             // A temporary directory left behind is not worth failing the run for.
         }

@@ -38,7 +38,7 @@ final class Harness {
     private final boolean fsync;
     private final Set<String> only;
     private final String command;
-    private final Progress log = new Progress(System.err);
+    private final Progress log = new Progress(System.out);
 
     Harness(Settings settings, Path out, boolean fsync, Set<String> only, String command) {
         this.settings = settings;

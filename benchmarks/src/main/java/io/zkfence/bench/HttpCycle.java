@@ -8,6 +8,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -147,8 +148,8 @@ final class HttpCycle {
         if (status != 200) {
             if (errors.incrementAndGet() <= ERRORS_SHOWN) {
                 // The report counts them; the first few are shown, so that a failed run says why.
-                System.err.println("bench: an answer other than 200: " + status + " "
-                        + new String(body, java.nio.charset.StandardCharsets.UTF_8));
+                System.err.println(
+                        "bench: an answer other than 200: " + status + " " + new String(body, StandardCharsets.UTF_8));
             }
             return null;
         }

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
@@ -115,9 +117,9 @@ final class KeepAliveHttp implements AutoCloseable {
             }
             in.reset();
             throw new IOException("the server sent bytes nobody asked for on an idle connection");
-        } catch (java.net.SocketTimeoutException open) {
+        } catch (SocketTimeoutException open) {
             return false;
-        } catch (java.net.SocketException reset) {
+        } catch (SocketException reset) {
             return true;
         } finally {
             if (socket != null && !socket.isClosed()) {

@@ -1,9 +1,11 @@
 package io.zkfence.bench;
 
+import io.zkfence.command.CommandLogging;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,7 +68,7 @@ public final class LockCoreAb implements Callable<Integer> {
 
     /** Runs the comparison and exits with its code. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new LockCoreAb()).execute(args));
+        System.exit(CommandLogging.execute(() -> new CommandLine(new LockCoreAb()), args));
     }
 
     @Override
@@ -85,8 +87,9 @@ public final class LockCoreAb implements Callable<Integer> {
                 .append(" cores; load average at" + " the start ")
                 .append(MachineInfo.loadAverage())
                 .append(".\n\n");
-        try (Closer closer = new Closer();
-                ZkCluster zk = ZkCluster.start(true)) {
+        // The clients close before the ensemble: closed after it, each would warn that it lost its server.
+        try (ZkCluster zk = ZkCluster.start(true);
+                Closer closer = new Closer()) {
             uncontended(zk, closer, builds, md);
             contended(zk, closer, builds, md);
         }
@@ -211,7 +214,7 @@ public final class LockCoreAb implements Callable<Integer> {
             });
         }
         try {
-            Thread.sleep(java.time.Duration.ofSeconds(seconds));
+            Thread.sleep(Duration.ofSeconds(seconds));
             stop.set(true);
             done.await();
         } catch (InterruptedException e) {

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 
 /** Facts about the machine and the software a run measured on. */
@@ -63,7 +64,7 @@ final class MachineInfo {
         }
     }
 
-    private static java.util.Optional<String> firstValue(String file, String key) {
+    private static Optional<String> firstValue(String file, String key) {
         try {
             List<String> lines = Files.readAllLines(Path.of(file));
             return lines.stream()
@@ -71,7 +72,7 @@ final class MachineInfo {
                     .map(l -> l.substring(l.indexOf(':') + 1).trim())
                     .findFirst();
         } catch (IOException | RuntimeException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 

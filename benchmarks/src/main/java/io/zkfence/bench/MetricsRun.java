@@ -6,7 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.JdbcFenceMetrics;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.AcquireTimeoutException;
 import io.zkfence.lock.ForcedRelease;
 import io.zkfence.lock.Lease;
@@ -44,6 +44,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -86,7 +87,7 @@ public final class MetricsRun {
     private final PromScrapes scrapes = new PromScrapes(WINDOW_S);
     private final List<String> timeline = Collections.synchronizedList(new ArrayList<>());
     private final long startNanos = System.nanoTime();
-    private final java.util.concurrent.atomic.AtomicLong timeouts = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicLong timeouts = new AtomicLong();
     private String root;
     private EmbeddedEnsemble ensemble;
     private JdbcFence fence;
@@ -305,7 +306,7 @@ public final class MetricsRun {
         try {
             write(name, token);
             note(who + "'s late write with token " + token + " was ACCEPTED (no newer holder had written yet)");
-        } catch (StaleTokenException e) {
+        } catch (JdbcStaleTokenException e) {
             note(who + "'s late write with token " + token + " rejected as stale (stored " + e.storedToken() + ")");
         }
     }

@@ -3,7 +3,7 @@ package io.zkfence.bench;
 import java.io.PrintStream;
 import java.time.Duration;
 
-/** Progress lines on stderr, stamped with the time since the run started. */
+/** The harness's progress lines, the command's own output, stamped with the time since the run started. */
 final class Progress {
 
     private final PrintStream out;

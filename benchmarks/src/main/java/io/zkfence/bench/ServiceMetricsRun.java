@@ -1,5 +1,6 @@
 package io.zkfence.bench;
 
+import io.zkfence.lock.LockClient;
 import io.zkfence.server.EmbeddedServer;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.io.IOException;
@@ -29,7 +30,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.knowm.xchart.XYChart;
 import org.knowm.xchart.style.Styler;
 import org.knowm.xchart.style.lines.SeriesLines;
@@ -107,7 +107,7 @@ public final class ServiceMetricsRun {
             closer.add(http::close);
             for (int i = 0; i < INSTANCES.size(); i++) {
                 CuratorFramework zk = closer.add(CuratorFrameworkFactory.newClient(
-                        ensemble.connectString(), 15_000, 5_000, new ExponentialBackoffRetry(100, 10, 2_000)));
+                        ensemble.connectString(), 15_000, 5_000, LockClient.defaultRetryPolicy()));
                 zk.start();
                 if (!zk.blockUntilConnected(30, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("replica " + INSTANCES.get(i) + ": no ZooKeeper connection");

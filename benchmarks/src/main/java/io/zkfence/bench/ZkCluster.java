@@ -1,5 +1,6 @@
 package io.zkfence.bench;
 
+import io.zkfence.lock.LockClient;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -7,7 +8,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
 
 /**
@@ -118,7 +118,7 @@ final class ZkCluster implements AutoCloseable {
                 .ensembleTracker(false) // stay on the pinned server
                 .sessionTimeoutMs(SESSION_TIMEOUT_MS)
                 .connectionTimeoutMs(15_000)
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                .retryPolicy(LockClient.defaultRetryPolicy())
                 .build();
         c.start();
         try {

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.zkfence.testing.CommandRun;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -16,7 +18,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs the whole harness with tiny counts into a temporary folder (never docs/) and checks that
+ * Runs the whole harness with tiny counts, in a JVM of its own as {@code ./bench} runs it, into a
+ * temporary folder (never docs/) and checks that
  * every workload produced its figures, the JSON parses, the report names every target and links
  * plots that exist. No speed is asserted: speed targets live in the report.
  */
@@ -27,9 +30,17 @@ class SmokeRunTest {
 
     @Test
     void smokeRunWritesReportJsonAndPlotsForEveryWorkload() throws IOException {
-        int exit = Bench.run("--smoke", "--out", out.toString());
+        // As ./bench runs it: a JVM of its own with the harness JVM's flags and no logging
+        // configuration given; it prints its progress on standard output, and libraries no more than
+        // their warnings on standard error.
+        List<String> jvm = new ArrayList<>(HazelcastCp.jvmFlags());
+        jvm.addAll(List.of("-Djava.awt.headless=true", "-Dorg.jooq.no-logo=true", "-Dorg.jooq.no-tips=true"));
+        CommandRun run = CommandRun.of(Bench.class, jvm, Duration.ofMinutes(15), "--smoke", "--out", out.toString());
 
-        assertThat(exit).isZero();
+        assertThat(run.exitCode()).as("%s", run).isZero();
+        assertThat(run.out()).as("%s", run).isNotEmpty().allMatch(l -> l.startsWith("[bench "));
+        assertThat(run.errAt("DEBUG")).as("%s", run).isEmpty();
+        assertThat(run.errAt("INFO")).as("%s", run).isEmpty();
         JsonNode json = new ObjectMapper().readTree(out.resolve("results.json").toFile());
         assertThat(json.at("/run/mode").asText()).isEqualTo("smoke");
         assertThat(json.at("/machine/cores").asInt()).isPositive();

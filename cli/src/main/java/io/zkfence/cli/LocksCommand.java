@@ -5,9 +5,12 @@ import io.zkfence.lock.LockAdmin;
 import io.zkfence.lock.LockInfo;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Stream;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -89,7 +92,7 @@ final class LocksCommand {
                         .map(h -> h.ownerId() + " token " + h.token())
                         .orElse("free");
                 if (!Objects.equals(now, last)) {
-                    out.println(java.time.Instant.now() + "\t" + name + "\t" + now + "\t"
+                    out.println(Instant.now() + "\t" + name + "\t" + now + "\t"
                             + info.waiters().size() + " waiting");
                     out.flush();
                     last = now;
@@ -105,10 +108,10 @@ final class LocksCommand {
 
     /** Counts {@code changed} down at the next change of the lock's queue (or of its znode's existence). */
     private static void armWatch(Connection.Opened c, String path, CountDownLatch changed) {
-        org.apache.zookeeper.Watcher w = event -> changed.countDown();
+        Watcher w = event -> changed.countDown();
         try {
             c.curator().getChildren().usingWatcher(w).forPath(path);
-        } catch (org.apache.zookeeper.KeeperException.NoNodeException absent) {
+        } catch (KeeperException.NoNodeException absent) {
             try {
                 if (c.curator().checkExists().usingWatcher(w).forPath(path) != null) {
                     changed.countDown(); // created meanwhile: look again

@@ -1,5 +1,7 @@
 package io.zkfence.cli;
 
+import io.zkfence.command.CommandLogging;
+import io.zkfence.lock.LockException;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -33,8 +35,8 @@ public final class ZkfenceCommand implements Runnable {
 
     /** Runs the command line and exits the JVM with its exit code. */
     public static void main(String[] args) {
-        System.exit(commandLine(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)))
-                .execute(args));
+        System.exit(CommandLogging.execute(
+                () -> commandLine(new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))), args));
     }
 
     /** The command line, wired with its error handling; {@code in} answers confirmation prompts. */
@@ -49,7 +51,7 @@ public final class ZkfenceCommand implements Runnable {
                 commandLine.getErr().println("zkfence: " + iae.getMessage());
                 return ExitCodes.USAGE;
             }
-            if (e instanceof io.zkfence.lock.LockException le) {
+            if (e instanceof LockException le) {
                 commandLine.getErr().println("zkfence: " + le.getMessage());
                 return ExitCodes.UNAVAILABLE;
             }

@@ -12,6 +12,7 @@ import java.io.PrintWriter;
 import java.io.StringReader;
 import java.io.StringWriter;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -72,7 +73,7 @@ class ZkfenceCommandTest {
         CommandLine cl = ZkfenceCommand.commandLine(new BufferedReader(new StringReader(stdin)));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
-        String[] all = java.util.Arrays.copyOf(args, args.length + 4);
+        String[] all = Arrays.copyOf(args, args.length + 4);
         all[args.length] = "--zookeeper=" + zk.connectString();
         all[args.length + 1] = "--root=" + root;
         all[args.length + 2] = "--owner=ops-alice";

@@ -79,7 +79,7 @@ public final class ZkfenceInterProcessMutex implements InterProcessLock {
         try {
             holds.put(Thread.currentThread(), new Held(lock.acquire()));
         } catch (AcquireInterruptedException e) {
-            throw interrupted(e);
+            throw e.toInterruptedException();
         }
     }
 
@@ -100,7 +100,7 @@ public final class ZkfenceInterProcessMutex implements InterProcessLock {
         } catch (AcquireTimeoutException e) {
             return false;
         } catch (AcquireInterruptedException e) {
-            throw interrupted(e);
+            throw e.toInterruptedException();
         }
     }
 
@@ -150,13 +150,6 @@ public final class ZkfenceInterProcessMutex implements InterProcessLock {
         }
         held.count++;
         return true;
-    }
-
-    private static InterruptedException interrupted(AcquireInterruptedException e) {
-        Thread.interrupted(); // lock-core set the flag again; InterruptedException is the answer here instead
-        InterruptedException ie = new InterruptedException(e.getMessage());
-        ie.initCause(e);
-        return ie;
     }
 
     @Override

@@ -48,7 +48,7 @@ public final class ZkfenceInterProcessSemaphoreMutex implements InterProcessLock
         try {
             lease = lock.acquire();
         } catch (AcquireInterruptedException e) {
-            throw interrupted(e);
+            throw e.toInterruptedException();
         }
     }
 
@@ -65,7 +65,7 @@ public final class ZkfenceInterProcessSemaphoreMutex implements InterProcessLock
         } catch (AcquireTimeoutException e) {
             return false;
         } catch (AcquireInterruptedException e) {
-            throw interrupted(e);
+            throw e.toInterruptedException();
         }
     }
 
@@ -95,13 +95,6 @@ public final class ZkfenceInterProcessSemaphoreMutex implements InterProcessLock
     /** The current lease (token, state) while acquired; empty otherwise. */
     public Optional<Lease> lease() {
         return Optional.ofNullable(lease);
-    }
-
-    private static InterruptedException interrupted(AcquireInterruptedException e) {
-        Thread.interrupted();
-        InterruptedException ie = new InterruptedException(e.getMessage());
-        ie.initCause(e);
-        return ie;
     }
 
     @Override

@@ -7,7 +7,7 @@ import java.util.Objects;
  * granted to a newer holder since this token was issued, and the operation was refused.
  *
  * <p>This is the outcome fencing exists for. Every adapter's stale-token exception
- * ({@code io.zkfence.jdbc.StaleTokenException}, {@code io.zkfence.s3.StaleTokenException})
+ * ({@code io.zkfence.jdbc.JdbcStaleTokenException}, {@code io.zkfence.s3.S3StaleTokenException})
  * extends this class, so one {@code catch (io.zkfence.fencing.StaleTokenException e)} handles a
  * stale token from any resource. When it is thrown the adapter has written nothing.
  *

@@ -1,5 +1,7 @@
 package io.zkfence.jdbc;
 
+import java.util.Locale;
+
 /** Checks of the per-call arguments, made before anything is sent to the database. */
 final class Arguments {
 
@@ -38,7 +40,7 @@ final class Arguments {
             } else if (Character.isSurrogate(c)) {
                 throw new IllegalArgumentException("resource key '" + printable(key)
                         + "' is not well-formed Unicode: unpaired "
-                        + "surrogate U+" + Integer.toHexString(c).toUpperCase(java.util.Locale.ROOT) + " at index " + i
+                        + "surrogate U+" + Integer.toHexString(c).toUpperCase(Locale.ROOT) + " at index " + i
                         + "; keys must be well-formed UTF-16");
             }
         }

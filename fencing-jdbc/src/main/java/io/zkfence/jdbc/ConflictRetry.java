@@ -1,21 +1,25 @@
 package io.zkfence.jdbc;
 
+import io.zkfence.fencing.internal.Backoff;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
 
 /**
  * Runs a whole fenced unit of work again while the database reports a
- * {@link SerializationConflictException}, with exponential back-off and full jitter, until a
- * deadline. Immediate retries can livelock: racing transactions that collided once collide again
- * in lock step (seen as thousands of deadlocks in a row on MariaDB at REPEATABLE READ).
+ * {@link SerializationConflictException}, with jittered exponential back-off, until a deadline.
+ * Immediate retries can livelock: racing transactions that collided once collide again in lock
+ * step (seen as thousands of deadlocks in a row on MariaDB at REPEATABLE READ).
  *
- * <p>The delay before retry {@code n} (1-based) is uniform in {@code [0, min(maxDelay,
- * initialDelay * 2^(n-1))]}. No retry starts after the deadline; when it is reached, the last
- * conflict is thrown. {@link StaleTokenException} and every other exception are never retried:
+ * <p>The delay before retry {@code n} (1-based) is uniform in {@code [cap/2, cap]} with
+ * {@code cap = min(maxDelay, initialDelay * 2^(n-1))}, zkfence's one back-off (lock-core's waiters
+ * and fencing-s3's lost races use the same). No retry starts after the deadline; when it is
+ * reached, the last conflict is thrown. {@link JdbcStaleTokenException} and every other exception are never retried:
  * a stale token is rejected for good. Instances are immutable and thread-safe.
  *
  * <pre>{@code
@@ -36,11 +40,12 @@ public final class ConflictRetry {
     }
 
     private final long deadlineNanos;
-    private final long initialNanos;
-    private final long maxNanos;
+    private final Duration initialDelay;
+    private final Duration maxDelay;
+    private final Backoff backoff;
     private final LongSupplier nanoTime;
     private final Sleeper sleeper;
-    private final LongSupplier jitter; // any long; reduced modulo the bound
+    private final Supplier<? extends RandomGenerator> random;
 
     private ConflictRetry(
             Duration deadline,
@@ -48,17 +53,18 @@ public final class ConflictRetry {
             Duration maxDelay,
             LongSupplier nanoTime,
             Sleeper sleeper,
-            LongSupplier jitter) {
+            Supplier<? extends RandomGenerator> random) {
         this.deadlineNanos = positive("deadline", deadline).toNanos();
-        this.initialNanos = positive("initialDelay", initialDelay).toNanos();
-        this.maxNanos = positive("maxDelay", maxDelay).toNanos();
-        if (maxNanos < initialNanos) {
+        this.initialDelay = positive("initialDelay", initialDelay);
+        this.maxDelay = positive("maxDelay", maxDelay);
+        if (maxDelay.compareTo(initialDelay) < 0) {
             throw new IllegalArgumentException(
                     "maxDelay (" + maxDelay + ") must not be below initialDelay (" + initialDelay + ")");
         }
+        this.backoff = Backoff.exponential(initialDelay, maxDelay, random);
         this.nanoTime = nanoTime;
         this.sleeper = sleeper;
-        this.jitter = jitter;
+        this.random = random;
     }
 
     /**
@@ -76,7 +82,7 @@ public final class ConflictRetry {
                 DEFAULT_MAX_DELAY,
                 System::nanoTime,
                 ConflictRetry::park,
-                () -> ThreadLocalRandom.current().nextLong(Long.MAX_VALUE));
+                ThreadLocalRandom::current);
     }
 
     /**
@@ -88,7 +94,7 @@ public final class ConflictRetry {
      * @throws IllegalArgumentException naming the setting if a bound is out of range
      */
     public ConflictRetry backingOff(Duration initialDelay, Duration maxDelay) {
-        return new ConflictRetry(Duration.ofNanos(deadlineNanos), initialDelay, maxDelay, nanoTime, sleeper, jitter);
+        return new ConflictRetry(Duration.ofNanos(deadlineNanos), initialDelay, maxDelay, nanoTime, sleeper, random);
     }
 
     /** For tests: a fake clock, sleeper and random source. */
@@ -98,8 +104,8 @@ public final class ConflictRetry {
             Duration maxDelay,
             LongSupplier nanoTime,
             Sleeper sleeper,
-            LongSupplier jitter) {
-        return new ConflictRetry(deadline, initialDelay, maxDelay, nanoTime, sleeper, jitter);
+            Supplier<? extends RandomGenerator> random) {
+        return new ConflictRetry(deadline, initialDelay, maxDelay, nanoTime, sleeper, random);
     }
 
     /**
@@ -120,16 +126,11 @@ public final class ConflictRetry {
             try {
                 return unitOfWork.get();
             } catch (SerializationConflictException conflict) {
-                long bound = initialNanos << Math.min(retry - 1, 40);
-                if (bound <= 0 || bound > maxNanos) {
-                    bound = maxNanos;
-                }
-                long delay = Math.floorMod(jitter.getAsLong(), bound + 1);
-                long remaining = deadlineNanos - (nanoTime.getAsLong() - start);
-                if (remaining <= delay) {
+                OptionalLong delay = backoff.delayNanosWithin(retry, deadlineNanos - (nanoTime.getAsLong() - start));
+                if (delay.isEmpty()) {
                     throw conflict;
                 }
-                sleeper.sleepNanos(delay);
+                sleeper.sleepNanos(delay.getAsLong());
                 if (Thread.currentThread().isInterrupted()) {
                     throw conflict;
                 }
@@ -153,7 +154,7 @@ public final class ConflictRetry {
 
     @Override
     public String toString() {
-        return "ConflictRetry[deadline=" + Duration.ofNanos(deadlineNanos) + ", initialDelay="
-                + Duration.ofNanos(initialNanos) + ", maxDelay=" + Duration.ofNanos(maxNanos) + "]";
+        return "ConflictRetry[deadline=" + Duration.ofNanos(deadlineNanos) + ", initialDelay=" + initialDelay
+                + ", maxDelay=" + maxDelay + "]";
     }
 }

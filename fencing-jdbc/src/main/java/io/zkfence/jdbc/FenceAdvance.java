@@ -55,7 +55,7 @@ final class FenceAdvance {
                 OptionalLong stored = query(c, sql.lockedRead, key, token);
                 if (stored.isPresent()) {
                     if (stored.getAsLong() > token) {
-                        throw new StaleTokenException(key, token, stored.getAsLong(), config.qualifiedTable());
+                        throw new JdbcStaleTokenException(key, token, stored.getAsLong(), config.qualifiedTable());
                     }
                     // The row admits the token and is now locked by us, so the advance cannot
                     // lose any more. We get here when the row was created by another transaction
@@ -88,7 +88,7 @@ final class FenceAdvance {
                 // Lost the race to create the row: it exists now, go round again.
                 lostBefore = duplicate;
             }
-            throw new FenceException(
+            throw new JdbcFenceException(
                     "could not advance the fence for resource '" + key + "' to token " + token
                             + " on " + config.qualifiedTable() + " in " + MAX_ROUNDS
                             + " rounds: its row kept disappearing between statements (is something deleting fence rows?)",

@@ -3,6 +3,7 @@ package io.zkfence.jdbc;
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.util.HashSet;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -318,7 +319,7 @@ public final class FenceConfig {
             Identifiers.require("updatedAtColumn", updatedAtColumn);
             Set<String> distinct = new HashSet<>();
             for (String c : new String[] {keyColumn, tokenColumn, holderColumn, updatedAtColumn}) {
-                if (!distinct.add(c.toLowerCase(java.util.Locale.ROOT))) {
+                if (!distinct.add(c.toLowerCase(Locale.ROOT))) {
                     throw new IllegalArgumentException(
                             "column name '" + c
                                     + "' is configured for two fence columns; key, token, holder and updated-at columns must differ");

@@ -138,7 +138,7 @@ public enum FenceDialect {
      * @param connection an open connection; it is not modified
      * @return the matching dialect
      * @throws IllegalArgumentException if the database is not one of the supported ones
-     * @throws FenceException if the metadata cannot be read
+     * @throws JdbcFenceException if the metadata cannot be read
      */
     public static FenceDialect detect(Connection connection) {
         Objects.requireNonNull(connection, "connection");
@@ -146,7 +146,8 @@ public enum FenceDialect {
         try {
             product = connection.getMetaData().getDatabaseProductName();
         } catch (SQLException e) {
-            throw new FenceException("cannot read the database product name to detect the fence dialect", null, 0, e);
+            throw new JdbcFenceException(
+                    "cannot read the database product name to detect the fence dialect", null, 0, e);
         }
         String p = product == null ? "" : product.toLowerCase(Locale.ROOT);
         if (p.contains("postgres")) {

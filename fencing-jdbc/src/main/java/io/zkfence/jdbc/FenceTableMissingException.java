@@ -8,7 +8,7 @@ package io.zkfence.jdbc;
  * DDL shipped for the dialect ({@link FenceDialect#ddlResource()}) in your migrations; create a
  * configured schema first ({@code createIfMissing} creates the table, not the schema).
  */
-public final class FenceTableMissingException extends FenceException {
+public final class FenceTableMissingException extends JdbcFenceException {
 
     /** The table concerned. */
     private final String table;

@@ -21,7 +21,7 @@ public interface FencedWork<T> {
      *
      * @param connection the transaction's connection, auto-commit off, fence already advanced
      * @return the result handed back by {@link JdbcFence#inTransaction}
-     * @throws SQLException on a database error; it is translated into a {@link FenceException}
+     * @throws SQLException on a database error; it is translated into a {@link JdbcFenceException}
      *                      ({@link SerializationConflictException} when retryable)
      */
     T execute(Connection connection) throws SQLException;

@@ -1,5 +1,6 @@
 package io.zkfence.jdbc;
 
+import io.zkfence.fencing.internal.FenceObserver;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -19,7 +20,7 @@ import javax.sql.DataSource;
  *   <li>A token is a positive {@code long} from any source that never goes backwards for a key
  *       (zkfence lock-core, etcd revisions, Redis {@code INCR}, ...). A token {@code >=} the
  *       stored one is accepted and becomes the stored one; a lower token is rejected with
- *       {@link StaleTokenException}. Equal is accepted, so one holder can write many times.</li>
+ *       {@link JdbcStaleTokenException}. Equal is accepted, so one holder can write many times.</li>
  *   <li>The fence advance runs as the first statement of the writer's transaction and locks the
  *       key's row until that transaction ends. A newer holder's advance therefore waits for an
  *       older holder's open transaction and then wins; an older holder's advance after a newer
@@ -45,7 +46,7 @@ import javax.sql.DataSource;
  * <p>Arguments are checked before anything is sent: a {@code null} or blank key, a key longer
  * than 255 characters, with an unpaired surrogate or a NUL, or a token below 1 throws {@link IllegalArgumentException}; a connection
  * in auto-commit mode passed to {@code advance} throws {@link IllegalStateException}. Database
- * failures are {@link FenceException}s. Instances are immutable and thread-safe.
+ * failures are {@link JdbcFenceException}s. Instances are immutable and thread-safe.
  */
 public final class JdbcFence {
 
@@ -84,14 +85,14 @@ public final class JdbcFence {
      * @param dataSource the data source
      * @return the fence
      * @throws IllegalArgumentException if the database is not supported
-     * @throws FenceException if no connection can be had
+     * @throws JdbcFenceException if no connection can be had
      */
     public static JdbcFence create(DataSource dataSource) {
         Objects.requireNonNull(dataSource, "dataSource");
         try (Connection c = dataSource.getConnection()) {
             return new JdbcFence(dataSource, FenceConfig.defaults(FenceDialect.detect(c)));
         } catch (SQLException e) {
-            throw new FenceException(
+            throw new JdbcFenceException(
                     "cannot open a connection to detect the fence dialect (" + SqlErrors.describe(e) + ")", null, 0, e);
         }
     }
@@ -113,7 +114,7 @@ public final class JdbcFence {
      * the table is confirmed to exist. On MariaDB DDL commits implicitly, so call it outside any
      * business transaction (at start-up, like a migration).
      *
-     * @throws FenceException if the DDL fails and the table does not exist
+     * @throws JdbcFenceException if the DDL fails and the table does not exist
      */
     public void createIfMissing() {
         FenceConfig config = config();
@@ -140,7 +141,7 @@ public final class JdbcFence {
                 c.commit();
             }
         } catch (SQLException e) {
-            throw new FenceException(
+            throw new JdbcFenceException(
                     "creating fence table " + config.qualifiedTable() + " failed (" + SqlErrors.describe(e) + ")",
                     null,
                     0,
@@ -175,12 +176,12 @@ public final class JdbcFence {
      * @param work  the protected writes, using the connection it is given
      * @param <T>   the work's result type
      * @return what the work returned
-     * @throws StaleTokenException            if a higher token was already accepted for the key
+     * @throws JdbcStaleTokenException            if a higher token was already accepted for the key
      * @throws SerializationConflictException if the database aborted the transaction because of
      *                                        a concurrent one, or a lock wait timed out; retrying
      *                                        is safe
      * @throws FenceTableMissingException     if the fence table does not exist
-     * @throws FenceException                 on any other database failure, including a
+     * @throws JdbcFenceException                 on any other database failure, including a
      *                                        {@link java.sql.SQLException} from the work; a
      *                                        failed commit's message says whether the outcome is
      *                                        unknown
@@ -193,7 +194,7 @@ public final class JdbcFence {
         T result;
         try {
             result = transactions.run(key, token, work);
-        } catch (StaleTokenException | SerializationConflictException e) {
+        } catch (JdbcStaleTokenException | SerializationConflictException e) {
             observe("transaction", e);
             throw e;
         }
@@ -212,11 +213,11 @@ public final class JdbcFence {
      *
      * @param key   the protected resource's key
      * @param token the fencing token just granted, 1 or more
-     * @throws StaleTokenException            if a higher token was already accepted
+     * @throws JdbcStaleTokenException            if a higher token was already accepted
      * @throws SerializationConflictException if the database aborted the transaction or its lock
      *                                        wait timed out; retry
      * @throws FenceTableMissingException     if the fence table does not exist
-     * @throws FenceException                 on other database failures
+     * @throws JdbcFenceException                 on other database failures
      * @throws IllegalArgumentException       for a null, blank or too long key or a token below 1
      */
     public void claim(String key, long token) {
@@ -234,10 +235,10 @@ public final class JdbcFence {
      * @param key        the protected resource's key
      * @param token      the caller's fencing token, 1 or more
      * @throws IllegalStateException          if the connection is in auto-commit mode
-     * @throws StaleTokenException            if a higher token was already accepted
+     * @throws JdbcStaleTokenException            if a higher token was already accepted
      * @throws SerializationConflictException if the database aborted the transaction; retry
      * @throws FenceTableMissingException     if the fence table does not exist
-     * @throws FenceException                 on other database failures
+     * @throws JdbcFenceException                 on other database failures
      * @throws IllegalArgumentException       for a null, blank or too long key or a token below 1
      */
     public void advance(Connection connection, String key, long token) {
@@ -246,7 +247,7 @@ public final class JdbcFence {
         Arguments.requireToken(key, token);
         try {
             fence.advance(connection, key, token);
-        } catch (StaleTokenException | SerializationConflictException e) {
+        } catch (JdbcStaleTokenException | SerializationConflictException e) {
             observe("advance", e);
             throw e;
         }
@@ -255,7 +256,7 @@ public final class JdbcFence {
 
     /** Tells the observers how a fenced call failed: stale or a retryable conflict. */
     private void observe(String operation, RuntimeException failure) {
-        if (failure instanceof StaleTokenException) {
+        if (failure instanceof JdbcStaleTokenException) {
             observers.rejectedStale(operation);
         } else {
             observers.conflict(operation);
@@ -269,7 +270,7 @@ public final class JdbcFence {
      * @param key the protected resource's key
      * @return the stored token, or empty if no token was ever accepted for the key
      * @throws FenceTableMissingException if the fence table does not exist
-     * @throws FenceException             on other database failures
+     * @throws JdbcFenceException             on other database failures
      * @throws IllegalArgumentException   for a null, blank or too long key
      */
     public OptionalLong currentToken(String key) {

@@ -4,6 +4,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.zkfence.fencing.internal.FenceObserver;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -50,9 +52,9 @@ public final class JdbcFenceMetrics implements MeterBinder {
         if (!fence.observers.bind(registry)) {
             return; // bound to this registry already (by this binder or another)
         }
-        Map<String, Counter> accepted = new java.util.HashMap<>();
-        Map<String, Counter> stale = new java.util.HashMap<>();
-        Map<String, Counter> conflict = new java.util.HashMap<>();
+        Map<String, Counter> accepted = new HashMap<>();
+        Map<String, Counter> stale = new HashMap<>();
+        Map<String, Counter> conflict = new HashMap<>();
         for (String operation : OPERATIONS) {
             accepted.put(operation, writes(registry, operation, "accepted"));
             stale.put(operation, writes(registry, operation, "stale"));

@@ -27,10 +27,10 @@ public final class JooqFence {
      * @param key   the protected resource's key
      * @param token the caller's fencing token, 1 or more
      * @throws IllegalStateException          if the context's connection is in auto-commit mode
-     * @throws StaleTokenException            if a higher token was already accepted
+     * @throws JdbcStaleTokenException            if a higher token was already accepted
      * @throws SerializationConflictException if the database aborted the transaction; retry
      * @throws FenceTableMissingException     if the fence table does not exist
-     * @throws FenceException                 on other database failures
+     * @throws JdbcFenceException                 on other database failures
      * @throws IllegalArgumentException       for a null, blank or too long key or a token below 1
      */
     public static void advance(JdbcFence fence, DSLContext dsl, String key, long token) {

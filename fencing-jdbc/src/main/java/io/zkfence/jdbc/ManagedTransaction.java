@@ -44,7 +44,7 @@ final class ManagedTransaction {
             return result;
         } catch (SQLException e) {
             failure = SqlErrors.translate(config, e, key, token, "running the fenced unit of work");
-            throw (FenceException) failure;
+            throw (JdbcFenceException) failure;
         } catch (RuntimeException e) {
             failure = retryableOrSame(config, e, key, token);
             throw (RuntimeException) failure;
@@ -69,7 +69,7 @@ final class ManagedTransaction {
                 throw SqlErrors.translate(config, e, key, token, "committing the fenced unit of work");
             }
             // A commit that fails on a broken connection may have been applied by the server.
-            throw new FenceException(
+            throw new JdbcFenceException(
                     "commit of the fenced unit of work for resource '" + key + "' with token " + token
                             + " failed (" + SqlErrors.describe(e)
                             + "); if the connection was lost the outcome is unknown:"
@@ -85,7 +85,7 @@ final class ManagedTransaction {
      * failure or lock-wait timeout inside the work must still read as retryable.
      */
     private static RuntimeException retryableOrSame(FenceConfig config, RuntimeException e, String key, long token) {
-        if (e instanceof FenceException) {
+        if (e instanceof JdbcFenceException) {
             return e;
         }
         SQLException sql = SqlErrors.findSqlException(e);
@@ -147,7 +147,7 @@ final class ManagedTransaction {
         if (failure != null) {
             failure.addSuppressed(problem);
         } else if (committed) {
-            throw new FenceException(
+            throw new JdbcFenceException(
                     "the fenced unit of work for resource '" + key + "' with token " + token
                             + " was committed, but restoring or closing its connection failed ("
                             + SqlErrors.describe(problem)

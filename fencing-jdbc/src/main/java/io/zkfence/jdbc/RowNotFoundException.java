@@ -2,13 +2,13 @@ package io.zkfence.jdbc;
 
 /**
  * A {@link TokenColumn#update fenced update} of a business table matched no row at all: the row
- * does not exist (as opposed to {@link StaleTokenException}, where the row exists but carries a
+ * does not exist (as opposed to {@link JdbcStaleTokenException}, where the row exists but carries a
  * higher token).
  *
  * <p>Nothing was written by the update. Whether a missing row is an error is the caller's
  * business; the exception exists so the two outcomes of "zero rows updated" cannot be confused.
  */
-public final class RowNotFoundException extends FenceException {
+public final class RowNotFoundException extends JdbcFenceException {
 
     /** The table concerned. */
     private final String table;

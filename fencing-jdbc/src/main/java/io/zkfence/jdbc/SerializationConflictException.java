@@ -13,19 +13,19 @@ package io.zkfence.jdbc;
  *       it ends, the retry gets the lock. The message says which of the two happened.</li>
  * </ul>
  *
- * <p>This is <em>retryable</em> and is distinct from {@link StaleTokenException}: it says nothing
+ * <p>This is <em>retryable</em> and is distinct from {@link JdbcStaleTokenException}: it says nothing
  * about the token. The transaction has been rolled back (or, in a caller-managed transaction, must
  * be: MariaDB rolls back only the timed-out statement), so nothing of the unit of work was
  * written, and running the whole unit of work again in a new transaction with the same token is
  * safe. The retry either succeeds or fails with a definite answer such as
- * {@link StaleTokenException}. Retry the whole transaction, never only the failed statement.
+ * {@link JdbcStaleTokenException}. Retry the whole transaction, never only the failed statement.
  *
  * <p>Typical causes: REPEATABLE READ or SERIALIZABLE transactions that read the fence row (or a
  * business row) before another transaction committed a change to it, two transactions creating
  * the fence row of the same brand-new key at the same time, and a former holder's transaction
  * kept open past the lock wait timeout.
  */
-public final class SerializationConflictException extends FenceException {
+public final class SerializationConflictException extends JdbcFenceException {
 
     /**
      * Creates the exception.

@@ -91,7 +91,7 @@ final class SqlErrors {
      *
      * @param doing what was being done, e.g. "advancing the fence"
      */
-    static FenceException translate(FenceConfig config, SQLException e, String key, long token, String doing) {
+    static JdbcFenceException translate(FenceConfig config, SQLException e, String key, long token, String doing) {
         FenceDialect dialect = config.dialect();
         String subject = doing + (key == null ? "" : " for resource '" + key + "' with token " + token) + " on "
                 + config.qualifiedTable();
@@ -111,7 +111,7 @@ final class SqlErrors {
             return new FenceTableMissingException(config.qualifiedTable(), key, token, e);
         }
         if (isMissingColumn(dialect, e)) {
-            return new FenceException(
+            return new JdbcFenceException(
                     subject + " failed: the fence table lacks one of the configured columns ["
                             + config.keyColumn() + ", " + config.tokenColumn() + ", " + config.holderColumn() + ", "
                             + config.updatedAtColumn() + "] (" + describe(e) + ")",
@@ -119,7 +119,7 @@ final class SqlErrors {
                     token,
                     e);
         }
-        return new FenceException(subject + " failed (" + describe(e) + ")", key, token, e);
+        return new JdbcFenceException(subject + " failed (" + describe(e) + ")", key, token, e);
     }
 
     static String describe(SQLException e) {

@@ -1,5 +1,6 @@
 package io.zkfence.jdbc;
 
+import java.sql.SQLException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import org.jooq.Field;
 import org.jooq.Query;
 import org.jooq.Record;
 import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
@@ -111,7 +113,7 @@ public final class TokenColumn {
      *         the driver counts changed rather than matched rows; rows that already carried
      *         exactly this token and these values before and after the UPDATE are counted as
      *         updated, since they hold this write
-     * @throws StaleTokenException      if the row carries a higher token; nothing was changed
+     * @throws JdbcStaleTokenException      if the row carries a higher token; nothing was changed
      * @throws RowNotFoundException     if no row matches {@code row}
      * @throws SerializationConflictException if the database aborted the statement because of a
      *                                  concurrent transaction, or gave up waiting for a lock
@@ -121,7 +123,7 @@ public final class TokenColumn {
      *                                  the token column itself, or {@code dsl}'s dialect is not one
      *                                  of the supported databases ({@link FenceDialect}); nothing
      *                                  was sent
-     * @throws FenceException           if the database fails (jOOQ's exception as cause), or the
+     * @throws JdbcFenceException           if the database fails (jOOQ's exception as cause), or the
      *                                  rows kept changing between statements
      */
     public int update(
@@ -169,7 +171,7 @@ public final class TokenColumn {
                 // Auto-commit, and the rows changed in between (a newer token would have been
                 // thrown as stale, a deletion as not found): decide again on what is there now.
                 if (round == MAX_ROUNDS) {
-                    throw new FenceException(
+                    throw new JdbcFenceException(
                             "fenced update of " + table.getQualifiedName() + " where " + row
                                     + " with token " + token + " matched nothing " + (MAX_ROUNDS + 1)
                                     + " times although the"
@@ -182,7 +184,7 @@ public final class TokenColumn {
                 }
                 before = after;
             }
-        } catch (org.jooq.exception.DataAccessException e) {
+        } catch (DataAccessException e) {
             throw translate(dialect, e, table, token);
         }
     }
@@ -199,7 +201,7 @@ public final class TokenColumn {
      * @return the number of matching rows that do admit the token: rows created after the update
      *         looked, or rows the driver did not count because nothing in them changed (MariaDB's
      *         {@code useAffectedRows=true})
-     * @throws StaleTokenException  if a matching row carries a higher token (the highest is
+     * @throws JdbcStaleTokenException  if a matching row carries a higher token (the highest is
      *                              reported as the stored token)
      * @throws RowNotFoundException if no row matches {@code row}
      * @throws IllegalArgumentException if the token is below 1 or {@code dsl}'s dialect is not one
@@ -213,7 +215,7 @@ public final class TokenColumn {
         FenceDialect dialect = JooqFence.dialectOf(dsl, "explaining a fenced update of " + table.getName());
         try {
             return lockedTokens(dsl, table, row, token).size();
-        } catch (org.jooq.exception.DataAccessException e) {
+        } catch (DataAccessException e) {
             throw translate(dialect, e, table, token);
         }
     }
@@ -233,7 +235,7 @@ public final class TokenColumn {
                 .max()
                 .orElse(0);
         if (highest > token) {
-            throw new StaleTokenException(
+            throw new JdbcStaleTokenException(
                     table.getQualifiedName() + " where " + row,
                     token,
                     highest,
@@ -246,9 +248,9 @@ public final class TokenColumn {
         return stored.stream().allMatch(t -> t != null && t == token);
     }
 
-    private static FenceException translate(
-            FenceDialect dialect, org.jooq.exception.DataAccessException e, Table<?> table, long token) {
-        java.sql.SQLException sql = SqlErrors.findSqlException(e);
+    private static JdbcFenceException translate(
+            FenceDialect dialect, DataAccessException e, Table<?> table, long token) {
+        SQLException sql = SqlErrors.findSqlException(e);
         String subject = "fenced update of " + table.getQualifiedName() + " with token " + token;
         if (sql != null) {
             SerializationConflictException retryable = SqlErrors.retryable(
@@ -263,7 +265,7 @@ public final class TokenColumn {
                 return retryable;
             }
         }
-        return new FenceException(subject + " failed (" + e.getMessage() + ")", null, token, e);
+        return new JdbcFenceException(subject + " failed (" + e.getMessage() + ")", null, token, e);
     }
 
     @Override

@@ -6,7 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -17,8 +20,9 @@ class ConflictRetryTest {
     private final List<Long> sleeps = new ArrayList<>();
     private final AtomicInteger calls = new AtomicInteger();
 
-    /** A policy on a fake clock whose sleeps advance it, with a "random" source returning {@code random}. */
-    private ConflictRetry retry(Duration deadline, long random) {
+    /** A policy on a fake clock whose sleeps advance it, drawing its jitter from a generator seeded {@code seed}. */
+    private ConflictRetry retry(Duration deadline, long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
         return ConflictRetry.forTest(
                 deadline,
                 Duration.ofNanos(10),
@@ -37,7 +41,7 @@ class ConflictRetryTest {
 
     @Test
     void retriesConflictsWithBackOffsThatDoubleUpToTheMaximum() {
-        String result = retry(Duration.ofSeconds(1), Long.MAX_VALUE - 1).run(() -> {
+        String result = retry(Duration.ofSeconds(1), 1).run(() -> {
             if (calls.incrementAndGet() < 7) {
                 throw conflict();
             }
@@ -45,27 +49,30 @@ class ConflictRetryTest {
         });
 
         assertThat(result).isEqualTo("done");
-        // Bounds 10, 20, 40, 80, 100, 100 ns; the fake random picks one value of each range.
-        assertThat(sleeps).hasSize(6).allSatisfy(s -> assertThat(s).isBetween(0L, 100L));
+        // Steps 10, 20, 40, 80, 100, 100 ns; each pause lies in the upper half of its step.
+        assertThat(sleeps).hasSize(6).allSatisfy(s -> assertThat(s).isBetween(5L, 100L));
         assertThat(calls).hasValue(7);
     }
 
     @Test
-    void backOffsAreJitteredWithinTheirBounds() {
-        for (long random : new long[] {0, 7, 15, 123_456_789}) {
+    void backOffsAreJitteredWithinTheUpperHalfOfTheirSteps() {
+        Set<Long> firstPauses = new HashSet<>();
+        for (long seed = 0; seed < 50; seed++) {
             sleeps.clear();
             calls.set(0);
-            retry(Duration.ofSeconds(1), random).run(() -> {
+            retry(Duration.ofSeconds(1), seed).run(() -> {
                 if (calls.incrementAndGet() < 6) {
                     throw conflict();
                 }
                 return null;
             });
-            long[] bounds = {10, 20, 40, 80, 100};
-            for (int i = 0; i < bounds.length; i++) {
-                assertThat(sleeps.get(i)).isEqualTo(Math.floorMod(random, bounds[i] + 1));
+            long[] steps = {10, 20, 40, 80, 100};
+            for (int i = 0; i < steps.length; i++) {
+                assertThat(sleeps.get(i)).isBetween(steps[i] / 2, steps[i]);
             }
+            firstPauses.add(sleeps.get(0));
         }
+        assertThat(firstPauses).as("not in lock step").hasSizeGreaterThan(2);
     }
 
     @Test
@@ -92,16 +99,16 @@ class ConflictRetryTest {
         ConflictRetry policy = retry(Duration.ofSeconds(1), 1);
 
         assertThrows(
-                StaleTokenException.class,
+                JdbcStaleTokenException.class,
                 () -> policy.run(() -> {
                     calls.incrementAndGet();
-                    throw new StaleTokenException("k", 1, 2, "zkfence_fence");
+                    throw new JdbcStaleTokenException("k", 1, 2, "zkfence_fence");
                 }));
         assertThrows(
-                FenceException.class,
+                JdbcFenceException.class,
                 () -> policy.run(() -> {
                     calls.incrementAndGet();
-                    throw new FenceException("broken", "k", 1, null);
+                    throw new JdbcFenceException("broken", "k", 1, null);
                 }));
 
         assertThat(calls).hasValue(2);
@@ -116,7 +123,7 @@ class ConflictRetryTest {
                 Duration.ofNanos(100),
                 now::get,
                 nanos -> Thread.currentThread().interrupt(),
-                () -> 3);
+                () -> new SplittableRandom(3));
         try {
             assertThrows(
                     SerializationConflictException.class,

@@ -65,7 +65,7 @@ class ConnectionStateTest {
         fence.claim("k", 5);
         closes.set(0);
 
-        assertThrows(StaleTokenException.class, () -> fence.claim("k", 4));
+        assertThrows(JdbcStaleTokenException.class, () -> fence.claim("k", 4));
 
         assertThat(physical.getAutoCommit()).isTrue();
         assertThat(physical.getTransactionIsolation()).isEqualTo(isolation);

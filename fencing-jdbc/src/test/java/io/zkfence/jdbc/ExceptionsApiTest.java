@@ -10,8 +10,8 @@ import org.junit.jupiter.api.Test;
 class ExceptionsApiTest {
 
     private static final List<Class<? extends RuntimeException>> EXCEPTIONS = List.of(
-            FenceException.class,
-            StaleTokenException.class,
+            JdbcFenceException.class,
+            JdbcStaleTokenException.class,
             SerializationConflictException.class,
             FenceTableMissingException.class,
             RowNotFoundException.class);

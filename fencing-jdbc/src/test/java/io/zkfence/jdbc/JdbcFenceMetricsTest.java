@@ -68,7 +68,7 @@ class JdbcFenceMetricsTest {
     @Test
     void aStaleTokenIsCountedAsAStaleRejectionNotAsAWrite() {
         fence.claim("orders:2", 10);
-        assertThrows(StaleTokenException.class, () -> fence.inTransaction("orders:2", 3, c -> "late write"));
+        assertThrows(JdbcStaleTokenException.class, () -> fence.inTransaction("orders:2", 3, c -> "late write"));
         assertThat(writes("transaction", "stale")).isEqualTo(1);
         assertThat(writes("transaction", "accepted")).isEqualTo(1);
     }

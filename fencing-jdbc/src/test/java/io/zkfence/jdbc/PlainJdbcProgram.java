@@ -31,7 +31,7 @@ public final class PlainJdbcProgram implements Supplier<String> {
         fence.inTransaction("sku-1", 2, c -> null);
         try {
             fence.inTransaction("sku-1", 1, c -> null);
-        } catch (StaleTokenException e) {
+        } catch (JdbcStaleTokenException e) {
             seen.append("stale ")
                     .append(e.presentedToken())
                     .append(" < ")

@@ -71,9 +71,9 @@ class SqlErrorsTest {
     void otherErrorsKeepKeyTokenTableAndCause() {
         SQLException cause = new SQLException("connection reset", "08006");
 
-        FenceException e = SqlErrors.translate(PG, cause, "inventory:1", 42, "advancing the fence");
+        JdbcFenceException e = SqlErrors.translate(PG, cause, "inventory:1", 42, "advancing the fence");
 
-        assertThat(e).isExactlyInstanceOf(FenceException.class).hasCause(cause);
+        assertThat(e).isExactlyInstanceOf(JdbcFenceException.class).hasCause(cause);
         assertThat(e.getMessage()).contains("inventory:1", "42", "zkfence_fence", "08006", "connection reset");
         assertThat(e.resourceKey()).hasValue("inventory:1");
         assertThat(e.token()).hasValue(42);

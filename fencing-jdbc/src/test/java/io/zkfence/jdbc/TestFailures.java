@@ -12,7 +12,7 @@ public final class TestFailures {
         return new SerializationConflictException("conflict (test)", key, token, null);
     }
 
-    public static StaleTokenException stale(String key, long presented, long stored) {
-        return new StaleTokenException(key, presented, stored, FenceConfig.DEFAULT_TABLE);
+    public static JdbcStaleTokenException stale(String key, long presented, long stored) {
+        return new JdbcStaleTokenException(key, presented, stored, FenceConfig.DEFAULT_TABLE);
     }
 }

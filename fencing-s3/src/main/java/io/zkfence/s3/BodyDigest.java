@@ -42,10 +42,10 @@ final class BodyDigest {
             try {
                 md5Hex = Etags.md5Hex(body);
             } catch (IOException | RuntimeException e) {
-                throw new FenceException(
+                throw new S3FenceException(
                         bucket,
                         key,
-                        "could not read the request body of PutObject on " + FenceException.location(bucket, key)
+                        "could not read the request body of PutObject on " + S3FenceException.location(bucket, key)
                                 + " (it must be re-readable); nothing was written",
                         e);
             }

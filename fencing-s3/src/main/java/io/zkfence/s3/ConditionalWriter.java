@@ -1,5 +1,8 @@
 package io.zkfence.s3;
 
+import io.zkfence.fencing.internal.Backoff;
+import io.zkfence.fencing.internal.FenceObserver;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -53,13 +56,13 @@ final class ConditionalWriter {
     void rejectStale(String key, long token, String operation, ObjectState state) {
         if (state.rejects(token)) {
             observer.rejectedStale(operation);
-            throw new StaleTokenException(bucket, key, operation, token, state.storedToken());
+            throw new S3StaleTokenException(bucket, key, operation, token, state.storedToken());
         }
         if (!state.exists()) {
             long seen = cache.seenAbove(key, token);
             if (seen > 0) {
                 observer.rejectedStale(operation);
-                throw new StaleTokenException(bucket, key, operation, token, seen, true);
+                throw new S3StaleTokenException(bucket, key, operation, token, seen, true);
             }
         }
     }
@@ -88,7 +91,7 @@ final class ConditionalWriter {
                 state = reader.head(key);
                 rejectStale(key, token, operation, state);
                 if (lostRaces > maxConflictRetries) {
-                    observer.contended(operation);
+                    observer.conflict(operation);
                     throw new FenceContentionException(
                             bucket,
                             key,
@@ -102,12 +105,35 @@ final class ConditionalWriter {
                 log.debug(
                         "{} on {} with token {} lost race {} ({}); retrying",
                         operation,
-                        FenceException.location(bucket, key),
+                        S3FenceException.location(bucket, key),
                         token,
                         lostRaces,
                         e.getMessage());
-                backoff.pause(lostRaces, bucket, key);
+                pause(lostRaces, key);
             }
+        }
+    }
+
+    /**
+     * Pauses before retry {@code retry} of a lost race on {@code key}.
+     *
+     * @throws S3FenceException when interrupted; the interrupt flag is restored first
+     */
+    void pause(int retry, String key) {
+        long nanos = backoff.delayNanos(retry);
+        if (nanos == 0) {
+            return;
+        }
+        try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new S3FenceException(
+                    bucket,
+                    key,
+                    "interrupted while backing off before retry " + retry + " on "
+                            + S3FenceException.location(bucket, key) + "; nothing was written by this attempt",
+                    e);
         }
     }
 }

@@ -9,7 +9,7 @@ package io.zkfence.s3;
  * <p>The verdict is remembered per {@link FencedBucket}: every later call of the same kind fails
  * the same way without probing again.
  */
-public final class ConditionalWritesUnsupportedException extends FenceException {
+public final class ConditionalWritesUnsupportedException extends S3FenceException {
 
     private final String probeKey;
 

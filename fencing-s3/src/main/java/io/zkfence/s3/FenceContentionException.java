@@ -7,9 +7,9 @@ package io.zkfence.s3;
  *
  * <p>Writers holding the same lock grant (equal tokens) that write one key from several threads
  * or processes cause this; a newer grant winning the race is reported as
- * {@link StaleTokenException} instead.
+ * {@link S3StaleTokenException} instead.
  */
-public final class FenceContentionException extends FenceException {
+public final class FenceContentionException extends S3FenceException {
 
     private final long token;
     private final int attempts;

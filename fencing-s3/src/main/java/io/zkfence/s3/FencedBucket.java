@@ -1,9 +1,12 @@
 package io.zkfence.s3;
 
+import io.zkfence.fencing.internal.Backoff;
+import io.zkfence.fencing.internal.FenceObserver;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
+import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.ResponseBytes;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.core.sync.RequestBody;
@@ -18,7 +21,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 /**
  * Fenced writes to one bucket of an S3-compatible store: every object carries the fencing token
  * of the lock holder that wrote it, and a write, delete or multipart completion presenting a
- * token lower than the stored one is refused with {@link StaleTokenException}.
+ * token lower than the stored one is refused with {@link S3StaleTokenException}.
  *
  * <h2>Contract</h2>
  * <ul>
@@ -43,7 +46,7 @@ import software.amazon.awssdk.services.s3.model.UploadPartRequest;
  *     remembers the highest token it saw on the key, so a lower token cannot re-create it here.</li>
  * <li>No call by a lower-token holder removes an object: on a store whose AbortMultipartUpload
  *     also deletes the object at the key (the self-check learns this), the adapter never aborts.</li>
- * <li>Every failure is an unchecked {@link FenceException} naming bucket and key; a rejected
+ * <li>Every failure is an unchecked {@link S3FenceException} naming bucket and key; a rejected
  *     request writes nothing.</li>
  * </ul>
  *
@@ -80,7 +83,8 @@ public final class FencedBucket {
     private final SelfCheck selfCheck;
     private final OnePartUpload onePartUpload;
     /** For {@link FencedBucketMetrics}; empty without it. */
-    final FenceObserver.All observers = new FenceObserver.All();
+    final FenceObserver.All observers = new FenceObserver.All(
+            (o, e) -> LoggerFactory.getLogger(FencedBucket.class).warn("fence observer {} failed", o, e));
 
     private FencedBucket(S3Client s3, S3FenceConfig config) {
         this.s3 = Objects.requireNonNull(s3, "s3");
@@ -93,7 +97,7 @@ public final class FencedBucket {
                 bucket,
                 reader,
                 cache,
-                Backoff.jittered(config.backoffBase(), config.backoffMax()),
+                Backoff.exponential(config.backoffBase(), config.backoffMax()),
                 config.maxConflictRetries(),
                 observers);
         this.selfCheck = new SelfCheck(s3, bucket, config.selfCheckKeyPrefix(), observers);
@@ -129,7 +133,7 @@ public final class FencedBucket {
      * @param request sets other headers of the PUT (content type, cache control, user metadata,
      *        encryption, ...); must not set bucket, key, If-Match, If-None-Match or the token metadata
      * @return the accepted write: new ETag and the stored token
-     * @throws StaleTokenException when the object carries a higher token; nothing was written
+     * @throws S3StaleTokenException when the object carries a higher token; nothing was written
      * @throws FenceContentionException when every attempt lost a race to equal or lower tokens
      * @throws ConditionalWritesUnsupportedException when the store does not enforce conditions
      * @throws InvalidStoredTokenException when the stored token metadata is not a number
@@ -159,11 +163,11 @@ public final class FencedBucket {
                 return putAgainst(current, key, token, base, body, digest);
             } catch (IllegalStateException e) {
                 // The SDK's answer to a body it cannot read again (a one-shot stream): name it.
-                throw new FenceException(
+                throw new S3FenceException(
                         bucket,
                         key,
                         "could not read the request body of PutObject on "
-                                + FenceException.location(bucket, key) + " again (" + e.getMessage()
+                                + S3FenceException.location(bucket, key) + " again (" + e.getMessage()
                                 + "); the body must be"
                                 + " re-readable (RequestBody.fromBytes/fromString/fromFile/fromByteBuffer); nothing was"
                                 + " written",
@@ -197,8 +201,8 @@ public final class FencedBucket {
      *         last looked. That includes an object this very call deleted when the SDK retried the
      *         request after losing the first attempt's answer (timeout, reset, 5xx): the retry
      *         finds nothing, so false means "absent now", not "this call deleted nothing"
-     * @throws StaleTokenException when the object carries a higher token; nothing was deleted
-     * @throws FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
+     * @throws S3StaleTokenException when the object carries a higher token; nothing was deleted
+     * @throws S3FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
      * @throws IllegalArgumentException for a token below 1 or a key outside the key rules; nothing was sent
      */
     public boolean delete(String key, long token) {
@@ -228,9 +232,9 @@ public final class FencedBucket {
      *
      * @param request sets other headers of the upload (content type, metadata, encryption, ...);
      *        must not set bucket, key or the token metadata
-     * @throws StaleTokenException when the object carries a higher token, or is gone but this
+     * @throws S3StaleTokenException when the object carries a higher token, or is gone but this
      *         instance saw a higher token on it; no upload was started
-     * @throws FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
+     * @throws S3FenceException for the other failures listed on {@link #put(String, long, RequestBody, Consumer)}
      * @throws IllegalArgumentException for a token below 1, a key outside the key rules, or a
      *         request setting a field the fence owns; nothing was sent
      */
@@ -349,7 +353,7 @@ public final class FencedBucket {
                         "NoSuchBucket",
                         false,
                         "bucket '" + bucket + "' does not exist (" + operation + " on "
-                                + FenceException.location(bucket, key) + "); " + outcome,
+                                + S3FenceException.location(bucket, key) + "); " + outcome,
                         e);
             }
             throw S3Errors.translate(e, bucket, key, "HeadBucket", false);
@@ -360,7 +364,7 @@ public final class FencedBucket {
         checkKey(operation, key);
         if (token < 1) {
             throw new IllegalArgumentException("token must be >= 1 but was " + token + " (" + operation + " on "
-                    + FenceException.location(bucket, key) + "); nothing was sent");
+                    + S3FenceException.location(bucket, key) + "); nothing was sent");
         }
     }
 
@@ -372,7 +376,7 @@ public final class FencedBucket {
     private void refuseFenceOwnedFields(
             String key, String customBucket, String customKey, String ifMatch, String ifNoneMatch) {
         if (customBucket != null || customKey != null || ifMatch != null || ifNoneMatch != null) {
-            throw new IllegalArgumentException("the request customizer for " + FenceException.location(bucket, key)
+            throw new IllegalArgumentException("the request customizer for " + S3FenceException.location(bucket, key)
                     + " must not set bucket, key, If-Match or If-None-Match: the fence sets them itself");
         }
     }

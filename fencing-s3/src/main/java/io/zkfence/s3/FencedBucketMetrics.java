@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.zkfence.fencing.internal.FenceObserver;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -119,7 +120,7 @@ public final class FencedBucketMetrics implements MeterBinder {
         }
 
         @Override
-        public void contended(String operation) {
+        public void conflict(String operation) {
             writes(operation, "conflict").increment();
         }
 

@@ -1,7 +1,9 @@
 package io.zkfence.s3;
 
+import io.zkfence.fencing.FencingException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -109,7 +111,7 @@ public final class FencedMultipartUpload implements AutoCloseable {
         Objects.requireNonNull(body, "body");
         if (partNumber < 1 || partNumber > MAX_PART_NUMBER) {
             throw new IllegalArgumentException("partNumber must be between 1 and " + MAX_PART_NUMBER + " but was "
-                    + partNumber + " (upload " + uploadId + " of " + FenceException.location(bucket, key) + ")");
+                    + partNumber + " (upload " + uploadId + " of " + S3FenceException.location(bucket, key) + ")");
         }
         requireOpen("uploadPart");
         String eTag;
@@ -136,7 +138,7 @@ public final class FencedMultipartUpload implements AutoCloseable {
      * when there was no object). A lost race is re-read and decided again, as for a put.
      *
      * @return the accepted write
-     * @throws StaleTokenException when a higher token is stored; the upload is aborted, nothing written
+     * @throws S3StaleTokenException when a higher token is stored; the upload is aborted, nothing written
      * @throws FenceContentionException when every attempt lost a race (or the store discarded the
      *         upload after a 409 conflict); the upload is aborted, nothing written
      * @throws StoreException when the store refused or failed the request; the upload stays open
@@ -146,7 +148,7 @@ public final class FencedMultipartUpload implements AutoCloseable {
         requireOpen("complete");
         if (partEtags.isEmpty()) {
             throw new IllegalStateException(
-                    "no part was uploaded to upload " + uploadId + " of " + FenceException.location(bucket, key));
+                    "no part was uploaded to upload " + uploadId + " of " + S3FenceException.location(bucket, key));
         }
         List<CompletedPart> parts = new ArrayList<>();
         for (Map.Entry<Integer, String> part : partEtags.entrySet()) {
@@ -169,7 +171,7 @@ public final class FencedMultipartUpload implements AutoCloseable {
                     log.warn(
                             "{}: completing upload {} reproduces the object's current ETag {}; a stale writer"
                                     + " holding that ETag could still match it",
-                            FenceException.location(bucket, key),
+                            S3FenceException.location(bucket, key),
                             uploadId,
                             current.eTag());
                 }
@@ -199,7 +201,7 @@ public final class FencedMultipartUpload implements AutoCloseable {
             });
             phase = Phase.COMPLETED;
             return write;
-        } catch (StaleTokenException
+        } catch (S3StaleTokenException
                 | FenceContentionException
                 | ConditionalWritesUnsupportedException
                 | InvalidStoredTokenException e) {
@@ -227,7 +229,7 @@ public final class FencedMultipartUpload implements AutoCloseable {
                     "left multipart upload {} of {} open: on this store an abort removes the object at the key,"
                             + " which may be a newer holder's",
                     uploadId,
-                    FenceException.location(bucket, key));
+                    S3FenceException.location(bucket, key));
             phase = Phase.ABORTED;
             return;
         }
@@ -247,7 +249,7 @@ public final class FencedMultipartUpload implements AutoCloseable {
         abort();
     }
 
-    private void abortAfter(io.zkfence.fencing.FencingException cause) {
+    private void abortAfter(FencingException cause) {
         try {
             abort();
         } catch (StoreException e) {
@@ -258,8 +260,8 @@ public final class FencedMultipartUpload implements AutoCloseable {
     private void requireOpen(String what) {
         if (phase != Phase.OPEN) {
             throw new IllegalStateException(
-                    "cannot " + what + ": upload " + uploadId + " of " + FenceException.location(bucket, key)
-                            + " is already " + phase.name().toLowerCase(java.util.Locale.ROOT));
+                    "cannot " + what + ": upload " + uploadId + " of " + S3FenceException.location(bucket, key)
+                            + " is already " + phase.name().toLowerCase(Locale.ROOT));
         }
     }
 }

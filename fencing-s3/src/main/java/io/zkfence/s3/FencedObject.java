@@ -93,7 +93,7 @@ public final class FencedObject {
 
     @Override
     public String toString() {
-        return "FencedObject{" + FenceException.location(bucket, key) + ", token=" + token + ", eTag=" + eTag + ", "
+        return "FencedObject{" + S3FenceException.location(bucket, key) + ", token=" + token + ", eTag=" + eTag + ", "
                 + content.length + " bytes}";
     }
 }

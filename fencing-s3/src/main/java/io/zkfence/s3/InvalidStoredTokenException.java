@@ -10,7 +10,7 @@ package io.zkfence.s3;
  * remove the object by hand, or configure a different
  * {@link S3FenceConfig.Builder#tokenMetadataKey(String) metadata key}.
  */
-public final class InvalidStoredTokenException extends FenceException {
+public final class InvalidStoredTokenException extends S3FenceException {
 
     private final String metadataKey;
     private final String storedValue;

@@ -1,6 +1,7 @@
 package io.zkfence.s3;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 
 /**
  * The key rules, checked before any request: a key the fence accepts is kept byte-for-byte by
@@ -32,7 +33,7 @@ final class ObjectKeys {
             } else if (Character.isSurrogate(c)) {
                 throw refused(
                         "must be well-formed Unicode but has an unpaired surrogate U+"
-                                + Integer.toHexString(c).toUpperCase(java.util.Locale.ROOT) + " at index " + i,
+                                + Integer.toHexString(c).toUpperCase(Locale.ROOT) + " at index " + i,
                         key,
                         operation,
                         bucket);

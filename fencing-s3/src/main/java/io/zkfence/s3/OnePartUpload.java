@@ -76,7 +76,7 @@ final class OnePartUpload {
                 log.warn(
                         "{}: the store kept ETag {} across a rewrite with token {}; a stale writer holding that"
                                 + " ETag could overwrite it (see docs/fencing-s3.md)",
-                        FenceException.location(bucket, key),
+                        S3FenceException.location(bucket, key),
                         done.eTag(),
                         token);
             }
@@ -94,7 +94,7 @@ final class OnePartUpload {
                     "left multipart upload {} of {} open: on this store an abort removes the object at the key,"
                             + " which may be a newer holder's",
                     uploadId,
-                    FenceException.location(bucket, key));
+                    S3FenceException.location(bucket, key));
             return;
         }
         try {
@@ -102,7 +102,7 @@ final class OnePartUpload {
         } catch (SdkException e) {
             // The write's own failure is what the caller needs; the stray upload only costs storage
             // until a lifecycle rule removes it.
-            log.warn("could not abort multipart upload {} of {}", uploadId, FenceException.location(bucket, key), e);
+            log.warn("could not abort multipart upload {} of {}", uploadId, S3FenceException.location(bucket, key), e);
         }
     }
 }

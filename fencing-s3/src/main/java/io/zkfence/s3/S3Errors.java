@@ -41,7 +41,7 @@ final class S3Errors {
      * the store, whose outcome is unknown when no clear answer came back.
      */
     static StoreException translate(SdkException e, String bucket, String key, String operation, boolean write) {
-        String where = operation + " on " + FenceException.location(bucket, key);
+        String where = operation + " on " + S3FenceException.location(bucket, key);
         if (e instanceof S3Exception s) {
             int status = s.statusCode();
             String code = errorCode(s);

@@ -1,6 +1,8 @@
 package io.zkfence.s3;
 
+import io.zkfence.fencing.internal.FenceObserver;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -108,7 +110,7 @@ final class SelfCheck {
             }
             failure = new Failure(probeKey, finding);
             failures.put(kind, failure);
-            observer.selfCheckFailed(kind.name().toLowerCase(java.util.Locale.ROOT));
+            observer.selfCheckFailed(kind.name().toLowerCase(Locale.ROOT));
             log.error(
                     "bucket '{}' does not enforce {}: {}; fenced requests of this kind are refused",
                     bucket,

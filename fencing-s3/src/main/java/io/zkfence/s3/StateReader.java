@@ -43,7 +43,7 @@ final class StateReader {
                     response.sdkHttpResponse().statusCode(),
                     null,
                     false,
-                    "the store answered HeadObject on " + FenceException.location(bucket, key)
+                    "the store answered HeadObject on " + S3FenceException.location(bucket, key)
                             + " without an ETag; conditional writes need one, so the fence cannot work with this"
                             + " store or proxy; nothing was written",
                     null);

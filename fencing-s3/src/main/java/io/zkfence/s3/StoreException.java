@@ -11,7 +11,7 @@ import java.util.Optional;
  * true) the store may or may not have applied it: read the object (its token and ETag tell) before
  * assuming either.
  */
-public final class StoreException extends FenceException {
+public final class StoreException extends S3FenceException {
 
     private final String operation;
     private final int statusCode;

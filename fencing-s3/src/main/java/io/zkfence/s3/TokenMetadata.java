@@ -46,7 +46,7 @@ final class TokenMetadata {
         if (userMetadata != null) {
             for (String name : userMetadata.keySet()) {
                 if (name.equalsIgnoreCase(metadataKey)) {
-                    throw new IllegalArgumentException("metadata for " + FenceException.location(bucket, key)
+                    throw new IllegalArgumentException("metadata for " + S3FenceException.location(bucket, key)
                             + " must not set '" + metadataKey + "': the fence writes the token there itself");
                 }
             }

@@ -30,7 +30,7 @@ class AbortSafetyTest extends S3MockTestBase {
         upload.uploadPart(1, RequestBody.fromString("stale data"));
         FencedBucket.create(plain, config().build()).put("export.csv", 6, RequestBody.fromString("by 6"));
 
-        assertThrows(StaleTokenException.class, upload::complete);
+        assertThrows(S3StaleTokenException.class, upload::complete);
         upload.close();
 
         assertThat(contentOf("export.csv")).isEqualTo("by 6");
@@ -44,10 +44,10 @@ class AbortSafetyTest extends S3MockTestBase {
         FencedMultipartUpload upload = stale.startMultipartUpload("export.csv", 5);
         upload.uploadPart(1, RequestBody.fromString("stale data"));
         FencedBucket.create(plain, config().build()).put("export.csv", 6, RequestBody.fromString("by 6"));
-        assertThrows(StaleTokenException.class, upload::complete);
+        assertThrows(S3StaleTokenException.class, upload::complete);
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class, () -> stale.put("export.csv", 5, RequestBody.fromString("stale retry")));
+        S3StaleTokenException e = assertThrows(
+                S3StaleTokenException.class, () -> stale.put("export.csv", 5, RequestBody.fromString("stale retry")));
 
         assertThat(e.storedToken()).isEqualTo(6);
         assertThat(contentOf("export.csv")).isEqualTo("by 6");
@@ -60,8 +60,8 @@ class AbortSafetyTest extends S3MockTestBase {
         stale.put("report.txt", 5, RequestBody.fromString("same bytes"));
         FencedBucket.create(plain, config().build()).put("report.txt", 6, RequestBody.fromString("same bytes"));
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class, () -> stale.put("report.txt", 5, RequestBody.fromString("same bytes")));
+        S3StaleTokenException e = assertThrows(
+                S3StaleTokenException.class, () -> stale.put("report.txt", 5, RequestBody.fromString("same bytes")));
 
         assertThat(e.storedToken()).isEqualTo(6);
         assertThat(contentOf("report.txt")).isEqualTo("same bytes");
@@ -75,8 +75,8 @@ class AbortSafetyTest extends S3MockTestBase {
         assertThat(stale.token("report.txt")).hasValue(6);
         plain.deleteObject(r -> r.bucket(bucketName).key("report.txt"));
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class, () -> stale.put("report.txt", 5, RequestBody.fromString("stale")));
+        S3StaleTokenException e = assertThrows(
+                S3StaleTokenException.class, () -> stale.put("report.txt", 5, RequestBody.fromString("stale")));
 
         assertThat(e.storedToken()).isEqualTo(6);
         assertThat(plain.listObjectsV2(r -> r.bucket(bucketName)).contents()).isEmpty();
@@ -89,7 +89,7 @@ class AbortSafetyTest extends S3MockTestBase {
         assertThat(stale.token("export.csv")).hasValue(6);
         plain.deleteObject(r -> r.bucket(bucketName).key("export.csv"));
 
-        assertThrows(StaleTokenException.class, () -> stale.startMultipartUpload("export.csv", 5));
+        assertThrows(S3StaleTokenException.class, () -> stale.startMultipartUpload("export.csv", 5));
 
         assertThat(plain.listMultipartUploads(r -> r.bucket(bucketName)).uploads())
                 .isEmpty();

@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -32,7 +33,7 @@ final class FakeS3Endpoint implements AutoCloseable {
             try (exchange) {
                 requests.add(exchange.getRequestMethod() + " " + exchange.getRequestURI());
                 try (InputStream body = exchange.getRequestBody()) {
-                    body.transferTo(java.io.OutputStream.nullOutputStream());
+                    body.transferTo(OutputStream.nullOutputStream());
                 }
                 switch (behaviour) {
                     case ACCEPT_EVERYTHING -> accept(exchange);

@@ -30,8 +30,8 @@ class FencedBucketMetricsTest extends S3MockTestBase {
         MeterRegistry registry = bound(bucket);
         bucket.put("orders/1", 5, RequestBody.fromString("v5"));
         bucket.put("orders/1", 6, RequestBody.fromString("v6"));
-        assertThrows(StaleTokenException.class, () -> bucket.put("orders/1", 4, RequestBody.fromString("late")));
-        assertThrows(StaleTokenException.class, () -> bucket.delete("orders/1", 3));
+        assertThrows(S3StaleTokenException.class, () -> bucket.put("orders/1", 4, RequestBody.fromString("late")));
+        assertThrows(S3StaleTokenException.class, () -> bucket.delete("orders/1", 3));
         assertThat(bucket.delete("orders/1", 7)).isTrue();
 
         assertThat(count(

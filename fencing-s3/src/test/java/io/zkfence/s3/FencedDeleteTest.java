@@ -33,8 +33,8 @@ class FencedDeleteTest extends S3MockTestBase {
     void staleTokenDeleteIsRejectedAndTheObjectStays() {
         putPlain("lease.json", "held by 9", Map.of("fence-token", "9"));
 
-        StaleTokenException e =
-                assertThrows(StaleTokenException.class, () -> fencedBucket().delete("lease.json", 8));
+        S3StaleTokenException e =
+                assertThrows(S3StaleTokenException.class, () -> fencedBucket().delete("lease.json", 8));
 
         assertThat(e.getMessage()).contains("DeleteObject", bucketName, "lease.json");
         assertThat(e.storedToken()).isEqualTo(9);
@@ -49,7 +49,7 @@ class FencedDeleteTest extends S3MockTestBase {
         FencedBucket.create(plain, config().build()).put("lease.json", 7, RequestBody.fromString("v7"));
         log.clear();
 
-        assertThrows(StaleTokenException.class, () -> paused.delete("lease.json", 5));
+        assertThrows(S3StaleTokenException.class, () -> paused.delete("lease.json", 5));
 
         assertThat(log.requests()).containsExactly("DeleteObject lease.json", "HeadObject lease.json");
         assertThat(contentOf("lease.json")).isEqualTo("v7");
@@ -66,8 +66,8 @@ class FencedDeleteTest extends S3MockTestBase {
         bucket.put("lease.json", 9, RequestBody.fromString("v9"));
         bucket.delete("lease.json", 9);
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class, () -> bucket.put("lease.json", 2, RequestBody.fromString("v2")));
+        S3StaleTokenException e = assertThrows(
+                S3StaleTokenException.class, () -> bucket.put("lease.json", 2, RequestBody.fromString("v2")));
 
         assertThat(e.storedToken()).isEqualTo(9);
         assertThat(plain.listObjectsV2(r -> r.bucket(bucketName)).contents()).isEmpty();

@@ -73,8 +73,8 @@ class FencedMultipartUploadTest extends S3MockTestBase {
     void staleHolderCannotStartAnUpload() {
         putPlain("export.csv", "by 9", Map.of("fence-token", "9"));
 
-        StaleTokenException e =
-                assertThrows(StaleTokenException.class, () -> fencedBucket().startMultipartUpload("export.csv", 8));
+        S3StaleTokenException e =
+                assertThrows(S3StaleTokenException.class, () -> fencedBucket().startMultipartUpload("export.csv", 8));
 
         assertThat(e.getMessage()).contains("CreateMultipartUpload");
         assertThat(openUploads()).isZero();
@@ -93,7 +93,7 @@ class FencedMultipartUploadTest extends S3MockTestBase {
             FencedBucket.create(plain, config().build()).put("export.csv", 6, RequestBody.fromString("by 6"));
             log.clear();
 
-            StaleTokenException e = assertThrows(StaleTokenException.class, upload::complete);
+            S3StaleTokenException e = assertThrows(S3StaleTokenException.class, upload::complete);
 
             assertThat(e.presentedToken()).isEqualTo(5);
             assertThat(e.storedToken()).isEqualTo(6);

@@ -48,8 +48,8 @@ class FencedPutTest extends S3MockTestBase {
         FencedBucket bucket = fencedBucket();
         FencedWrite newer = bucket.put("orders/1", 9, RequestBody.fromString("from holder 9"));
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class,
+        S3StaleTokenException e = assertThrows(
+                S3StaleTokenException.class,
                 () -> fencedBucket().put("orders/1", 8, RequestBody.fromString("from holder 8")));
 
         assertThat(e.bucket()).isEqualTo(bucketName);
@@ -66,7 +66,7 @@ class FencedPutTest extends S3MockTestBase {
         FencedBucket bucket = fencedBucket();
         bucket.put("orders/1", 9, RequestBody.fromString("from holder 9"));
 
-        assertThrows(StaleTokenException.class, () -> bucket.put("orders/1", 3, RequestBody.fromString("old")));
+        assertThrows(S3StaleTokenException.class, () -> bucket.put("orders/1", 3, RequestBody.fromString("old")));
 
         assertThat(contentOf("orders/1")).isEqualTo("from holder 9");
         assertThat(storedToken("orders/1")).isEqualTo("9");
@@ -105,6 +105,6 @@ class FencedPutTest extends S3MockTestBase {
         bucket.put("k", 12, RequestBody.fromString("x"));
 
         assertThat(head("k").metadata()).containsEntry("lock-epoch", "12").doesNotContainKey("fence-token");
-        assertThrows(StaleTokenException.class, () -> bucket.put("k", 11, RequestBody.fromString("y")));
+        assertThrows(S3StaleTokenException.class, () -> bucket.put("k", 11, RequestBody.fromString("y")));
     }
 }

@@ -35,6 +35,6 @@ class FencedWriteExampleTest extends S3MockTestBase {
 
         assertThat(storedToken("exports/full.csv")).isEqualTo("7");
         assertThat(head("exports/full.csv").contentLength()).isEqualTo(Files.size(first) + Files.size(last));
-        assertThrows(StaleTokenException.class, () -> FencedWriteExample.export(reports, 6, List.of(last)));
+        assertThrows(S3StaleTokenException.class, () -> FencedWriteExample.export(reports, 6, List.of(last)));
     }
 }

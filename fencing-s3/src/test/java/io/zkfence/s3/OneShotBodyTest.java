@@ -30,8 +30,8 @@ class OneShotBodyTest extends S3MockTestBase {
     void oneShotBodyOverAnExistingObjectIsAFenceExceptionNamingTheKey() {
         putPlain("orders/1", "old", Map.of("fence-token", "3"));
 
-        FenceException e =
-                assertThrows(FenceException.class, () -> fencedBucket().put("orders/1", 4, oneShot("new")));
+        S3FenceException e =
+                assertThrows(S3FenceException.class, () -> fencedBucket().put("orders/1", 4, oneShot("new")));
 
         assertThat(e.key()).isEqualTo("orders/1");
         assertThat(e.getMessage()).contains(bucketName, "orders/1", "re-readable");

@@ -1,6 +1,7 @@
 package io.zkfence.s3;
 
 import io.zkfence.testing.S3MockServer;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -47,8 +48,8 @@ abstract class S3MockTestBase {
 
     protected S3FenceConfig.Builder config() {
         return S3FenceConfig.builder(bucketName)
-                .backoffBase(java.time.Duration.ofMillis(1))
-                .backoffMax(java.time.Duration.ofMillis(20));
+                .backoffBase(Duration.ofMillis(1))
+                .backoffMax(Duration.ofMillis(20));
     }
 
     /** Writes an object directly, bypassing the fence (as a foreign or misbehaving writer would). */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.testing.S3MockServer;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -33,8 +34,8 @@ class StaleWriterRaceTest extends S3MockTestBase {
         otherProcess().put("manifest", 7, RequestBody.fromString("written by holder 7"));
         log.clear();
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class,
+        S3StaleTokenException e = assertThrows(
+                S3StaleTokenException.class,
                 () -> paused.put("manifest", 5, RequestBody.fromString("late write by holder 5")));
 
         assertThat(e.presentedToken()).isEqualTo(5);
@@ -68,8 +69,8 @@ class StaleWriterRaceTest extends S3MockTestBase {
         try (S3Client client = TestClients.s3(S3MockServer.endpoint(), log, newerHolderWrites)) {
             FencedBucket writer = FencedBucket.create(client, config().build());
 
-            StaleTokenException e = assertThrows(
-                    StaleTokenException.class, () -> writer.put("manifest", 6, RequestBody.fromString("v6")));
+            S3StaleTokenException e = assertThrows(
+                    S3StaleTokenException.class, () -> writer.put("manifest", 6, RequestBody.fromString("v6")));
 
             assertThat(e.storedToken()).isEqualTo(9);
         }
@@ -128,8 +129,8 @@ class StaleWriterRaceTest extends S3MockTestBase {
                             "CompleteMultipartUpload status");
         }
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class, () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
+        S3StaleTokenException e = assertThrows(
+                S3StaleTokenException.class, () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
 
         assertThat(e.storedToken()).isEqualTo(7);
         assertThat(contentOf("status")).isEqualTo("state=ok");
@@ -146,8 +147,8 @@ class StaleWriterRaceTest extends S3MockTestBase {
             newer.put("status", 7, RequestBody.fromString("state=ok"));
         }
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class, () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
+        S3StaleTokenException e = assertThrows(
+                S3StaleTokenException.class, () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
 
         assertThat(e.storedToken()).isEqualTo(7);
         assertThat(contentOf("status")).isEqualTo("state=ok");
@@ -166,8 +167,8 @@ class StaleWriterRaceTest extends S3MockTestBase {
         }
         log.clear();
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class, () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
+        S3StaleTokenException e = assertThrows(
+                S3StaleTokenException.class, () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
 
         assertThat(e.storedToken()).isEqualTo(7);
         // nothing cached for the key: the decision was made on a fresh read, not on a reproducible ETag
@@ -190,8 +191,8 @@ class StaleWriterRaceTest extends S3MockTestBase {
         }
         log.clear();
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class, () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
+        S3StaleTokenException e = assertThrows(
+                S3StaleTokenException.class, () -> paused.put("status", 5, RequestBody.fromString("state=failed")));
 
         assertThat(e.storedToken()).isEqualTo(7);
         assertThat(log.requests()).containsExactly("HeadObject status");
@@ -199,7 +200,7 @@ class StaleWriterRaceTest extends S3MockTestBase {
     }
 
     @Test
-    void sameBytesRewritesKeepTheOnePartEtagSoThePlainOneNeverComesBack() throws java.io.IOException {
+    void sameBytesRewritesKeepTheOnePartEtagSoThePlainOneNeverComesBack() throws IOException {
         FencedBucket writer = fencedBucket();
         FencedWrite plainPut = writer.put("status", 5, RequestBody.fromString("state=ok"));
 

@@ -1,11 +1,14 @@
 package io.zkfence.lock;
 
+import io.zkfence.fencing.internal.Backoff;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
@@ -47,12 +50,17 @@ import org.slf4j.LoggerFactory;
  * so a connection loss neither leaves an orphan nor enqueues twice. A session expiry while
  * waiting (our node went with it) enqueues again with a new GUID.
  *
- * <p><b>One guard for every answer.</b> State is guarded by this object's monitor. Every answer
- * from ZooKeeper, every watch event and every timer runs through {@link #on} / {@link #later},
- * which take the monitor and drop the answer when it belongs to an earlier attempt (the
- * generation moved on) or the acquisition is over; a throw inside fails the acquisition. Whether
- * it is over is the caller's future: {@code result} done means DONE, so no failure can leave
- * the caller waiting.
+ * <p><b>The phase decides.</b> State is guarded by this object's monitor, and the phase changes
+ * only through {@link #moveTo}, which refuses an edge the diagram does not have: nothing leaves
+ * DONE, so an acquisition that has answered (granted, failed, or a try that found the lock taken)
+ * never queues again. Every request is sent in a {@link Step} (the attempt's generation and the
+ * phase); its answer, watch event or timer runs through {@link #on} / {@link #later}, which take
+ * the monitor and drop it unless the acquisition is still in that step; a throw inside fails the
+ * acquisition. The generation tells a restarted attempt (a new queue node) from the one before;
+ * the phase tells an answer that came after the acquisition moved on. {@code result} completes
+ * exactly when the phase turns DONE; removing the nodes the acquisition leaves has its own
+ * future ({@link #cleanedUp()}), which a try that found the lock taken waits for before it
+ * answers.
  */
 final class Acquisition {
 
@@ -65,13 +73,34 @@ final class Acquisition {
         READING,
         WATCHING,
         BACKING_OFF,
-        DONE
+        DONE;
+
+        /** Whether the diagram has an edge from {@code from} to this phase. */
+        boolean mayFollow(Phase from) {
+            return switch (this) {
+                case NEW -> false;
+                case PRECHECK -> from == NEW || from == BACKING_OFF;
+                // Again from CREATING: the lock's znode was missing and has been created.
+                case CREATING ->
+                    from == NEW || from == PRECHECK || from == CREATING || from == RECOVERING || from == BACKING_OFF;
+                case RECOVERING -> from == BACKING_OFF;
+                case READING -> from == CREATING || from == READING || from == WATCHING || from == BACKING_OFF;
+                // Again from WATCHING: the predecessor changed but is still there.
+                case WATCHING -> from == READING || from == RECOVERING || from == WATCHING;
+                case BACKING_OFF -> from != NEW && from != DONE;
+                case DONE -> from != DONE;
+            };
+        }
     }
+
+    /** When a request was sent: its answer counts only while the acquisition is still there. */
+    private record Step(int generation, Phase phase) {}
 
     private static final Logger log = LoggerFactory.getLogger(Acquisition.class);
 
     static final Duration FIRST_BACKOFF = Duration.ofMillis(20);
     static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
+    private static final Backoff BACKOFF = Backoff.exponential(FIRST_BACKOFF, MAX_BACKOFF);
 
     private final LockRuntime rt;
     private final String lockName;
@@ -80,18 +109,17 @@ final class Acquisition {
     private final Duration maxHold;
     private final Thread owner;
     private final byte[] data;
-    /**
-     * The grant, or null for a try that found the lock taken. Done means over: the phase is DONE
-     * (it turns DONE first; a try that lost completes once its node is gone).
-     */
+    /** The grant, or null for a try that found the lock taken; completed as the phase turns DONE. */
     private final CompletableFuture<Grant> result = new CompletableFuture<>();
     /** Done once the queue has been read after our create (or the acquisition ended): one full attempt. */
     private final CompletableFuture<Void> firstAttempt = new CompletableFuture<>();
 
-    // Guarded by this.
-    private Phase phase = Phase.NEW;
-    /** Bumped by every new attempt and by the end: an answer carrying an older one is stale. */
+    // Guarded by this; the phase is also read without the monitor (metrics gauges, isWaiting).
+    private volatile Phase phase = Phase.NEW;
+    /** Bumped by every new attempt (a new queue node): an answer carrying an older one is stale. */
     private int generation;
+    /** Confirms that the nodes this acquisition made are gone; set as it turns DONE. */
+    private CompletableFuture<Boolean> cleanedUp = CompletableFuture.completedFuture(true);
 
     private String guid;
     private QueueNode own;
@@ -99,7 +127,8 @@ final class Acquisition {
     private long session;
     private String watchedPath;
     private Watcher watcher;
-    private final Backoff backoff = Backoff.exponential(FIRST_BACKOFF, MAX_BACKOFF);
+    /** Retries since the last success: the next back-off is {@code BACKOFF}'s for one more. */
+    private int retries;
     /** For {@link LockObserver#granted}: when the first request went out. */
     private long startedNanos;
     // Read without the monitor by metrics gauges (LockClientMetrics); written under it.
@@ -133,8 +162,17 @@ final class Acquisition {
         return firstAttempt;
     }
 
-    synchronized Phase phase() {
+    Phase phase() {
         return phase;
+    }
+
+    /**
+     * Completes once the queue nodes this acquisition made are gone: true when ZooKeeper confirmed
+     * it, false when the reaper gave up (they then go with their session). Already complete until
+     * the acquisition ends, and after one that ended with a grant (the grant owns its node).
+     */
+    synchronized CompletableFuture<Boolean> cleanedUp() {
+        return cleanedUp;
     }
 
     String lockName() {
@@ -143,7 +181,7 @@ final class Acquisition {
 
     /** Whether this acquisition is queued behind another node right now. */
     boolean isWaiting() {
-        return waitingSinceNanos != 0 && !result.isDone();
+        return waitingSinceNanos != 0 && phase != Phase.DONE;
     }
 
     /** The lock's queue length at this acquisition's last read of it (its own node included). */
@@ -175,7 +213,7 @@ final class Acquisition {
      * before the caller gave up (the caller then owns it), else null.
      */
     synchronized Grant abandon() {
-        if (result.isDone()) {
+        if (phase == Phase.DONE) {
             return result.isCompletedExceptionally() ? null : result.getNow(null);
         }
         end();
@@ -188,8 +226,8 @@ final class Acquisition {
      * tells when the queue node is confirmed gone (true), or that the reaper gave up on it (false).
      */
     synchronized CompletableFuture<Boolean> cancel() {
-        if (result.isDone()) {
-            return CompletableFuture.completedFuture(true);
+        if (phase == Phase.DONE) {
+            return cleanedUp;
         }
         CompletableFuture<Boolean> cleaned = end();
         result.completeExceptionally(
@@ -197,33 +235,35 @@ final class Acquisition {
         return cleaned;
     }
 
-    /** Curator gave the session up (LOST): our node is gone or going, so queue again. */
+    /**
+     * Curator gave the session up (LOST): our node is gone or going, so queue again. An
+     * acquisition that has answered (DONE) or not begun (NEW) has nothing to queue again.
+     */
     synchronized void sessionLost() {
-        if (!result.isDone() && phase != Phase.NEW) {
-            restart();
+        if (phase != Phase.DONE && phase != Phase.NEW) {
+            restart("the ZooKeeper session was lost");
         }
     }
 
     /** Reconnected with session {@code currentSession}; a different one means our node is gone. */
     synchronized void reconnected(long currentSession) {
-        if (!result.isDone() && own != null && currentSession != session) {
-            restart();
+        if (phase != Phase.DONE && own != null && currentSession != session) {
+            restart("reconnected with another ZooKeeper session");
         }
     }
 
     // ---- PRECHECK: a try-acquire writes nothing if anyone is queued ----
 
     private void precheck() {
-        phase = Phase.PRECHECK;
-        int gen = generation;
+        moveTo(Phase.PRECHECK);
         rt.stats.childrenReads.increment();
-        rt.zk.children(lockPath).whenComplete(on(gen, (kids, e) -> {
+        rt.zk.children(lockPath).whenComplete(on(step(), (kids, e) -> {
             if (e == null && QueuePosition.anyEntry(kids)) {
                 settle(null);
             } else if (e == null || Failures.is(e, KeeperException.Code.NONODE)) {
                 enqueue();
             } else {
-                onFailure(gen, e, "the pre-check", this::precheck);
+                onFailure(e, "the pre-check", this::precheck);
             }
         }));
     }
@@ -234,11 +274,11 @@ final class Acquisition {
         generation++;
         guid = rt.guids.next();
         own = null;
-        sendCreate(generation);
+        sendCreate();
     }
 
-    private void sendCreate(int gen) {
-        phase = Phase.CREATING;
+    private void sendCreate() {
+        moveTo(Phase.CREATING);
         String createGuid = guid;
         rt.stats.creates.increment();
         rt.stats.childrenReads.increment();
@@ -246,32 +286,31 @@ final class Acquisition {
                 rt.zk.create(lockPath + "/" + QueueNode.createName(createGuid), data, CreateMode.EPHEMERAL_SEQUENTIAL);
         // Sent before the create is answered: see the class comment.
         CompletableFuture<List<String>> kids = rt.zk.children(lockPath);
-        created.whenComplete(
-                on(gen, (c, e) -> onCreated(gen, c, e, kids), (c, e) -> dropStaleCreate(createGuid, c, e)));
+        created.whenComplete(on(step(), (c, e) -> onCreated(c, e, kids), (c, e) -> dropStaleCreate(createGuid, c, e)));
     }
 
-    private void onCreated(int gen, ZkGateway.Created c, Throwable e, CompletableFuture<List<String>> kids) {
+    private void onCreated(ZkGateway.Created c, Throwable e, CompletableFuture<List<String>> kids) {
         if (e != null) {
             if (Failures.is(e, KeeperException.Code.NONODE)) {
-                createLockNodeThenEnqueue(gen);
+                createLockNodeThenEnqueue();
             } else if (Failures.isConnectionProblem(e)) {
                 // Applied or not? Only the children can tell: look for our GUID.
-                backOff(gen, e, "the create", () -> findOwnNode(gen));
+                backOff(e, "the create", this::findOwnNode);
             } else {
-                onFailure(gen, e, "the create", null);
+                onFailure(e, "the create", null);
             }
             return;
         }
         QueueNode node = QueueNode.parse(c.nodeName())
                 .orElseThrow(() -> new IllegalStateException("unexpected queue node name " + c.nodeName()));
         enqueued(node, c.stat());
-        phase = Phase.READING;
-        kids.whenComplete(on(gen, (list, e2) -> {
+        moveTo(Phase.READING);
+        kids.whenComplete(on(step(), (list, e2) -> {
             if (e2 == null && list.contains(node.name())) {
-                decide(gen, list);
+                decide(list);
             } else {
                 // The read overtook a retried create or failed: read again, after the create.
-                readChildren(gen);
+                readChildren();
             }
         }));
     }
@@ -290,12 +329,11 @@ final class Acquisition {
         own = node;
         token = stat.getCzxid();
         session = stat.getEphemeralOwner();
-        backoff.reset();
+        retries = 0;
     }
 
-    private void createLockNodeThenEnqueue(int gen) {
+    private void createLockNodeThenEnqueue() {
         execute(
-                gen,
                 () -> {
                     try {
                         rt.zk.createContainers(lockPath);
@@ -306,9 +344,9 @@ final class Acquisition {
                 },
                 failure -> {
                     if (failure == null) {
-                        sendCreate(gen);
+                        sendCreate();
                     } else {
-                        onFailure(gen, failure, "creating the lock's znode", () -> createLockNodeThenEnqueue(gen));
+                        onFailure(failure, "creating the lock's znode", this::createLockNodeThenEnqueue);
                     }
                 });
     }
@@ -316,15 +354,15 @@ final class Acquisition {
     // ---- RECOVERING: a create whose answer was lost ----
 
     /** Adopts our node if it exists, else creates again with the same GUID. */
-    private void findOwnNode(int gen) {
-        phase = Phase.RECOVERING;
+    private void findOwnNode() {
+        moveTo(Phase.RECOVERING);
         rt.stats.childrenReads.increment();
-        rt.zk.children(lockPath).whenComplete(on(gen, (kids, e) -> {
+        rt.zk.children(lockPath).whenComplete(on(step(), (kids, e) -> {
             if (e != null) {
                 if (Failures.is(e, KeeperException.Code.NONODE)) {
-                    sendCreate(gen);
+                    sendCreate();
                 } else {
-                    onFailure(gen, e, "the recovery read", () -> findOwnNode(gen));
+                    onFailure(e, "the recovery read", this::findOwnNode);
                 }
                 return;
             }
@@ -332,7 +370,7 @@ final class Acquisition {
                     .filter(n -> n.guid().equals(guid))
                     .toList();
             if (mine.isEmpty()) {
-                sendCreate(gen);
+                sendCreate();
                 return;
             }
             // ZooKeeper fences a moved session's late requests, so there should be one; if a
@@ -340,16 +378,16 @@ final class Acquisition {
             mine.stream().skip(1).forEach(n -> rt.reaper.delete(lockPath + "/" + n.name()));
             QueueNode node = mine.get(0);
             own = node;
-            rt.zk.getData(lockPath + "/" + node.name()).whenComplete(on(gen, (content, e2) -> {
+            rt.zk.getData(lockPath + "/" + node.name()).whenComplete(on(step(), (content, e2) -> {
                 if (e2 == null && content.stat().getEphemeralOwner() == rt.zk.sessionId()) {
                     enqueued(node, content.stat());
-                    decide(gen, kids);
+                    decide(kids);
                 } else if (e2 == null || Failures.is(e2, KeeperException.Code.NONODE)) {
                     // Gone, or made by a session that is no longer ours (it goes with that
                     // session, and restart() deletes it now): queue again.
-                    restart();
+                    restart("the created queue node is gone or belongs to an earlier session");
                 } else {
-                    onFailure(gen, e2, "the recovery read", () -> findOwnNode(gen));
+                    onFailure(e2, "the recovery read", this::findOwnNode);
                 }
             }));
         }));
@@ -357,26 +395,26 @@ final class Acquisition {
 
     // ---- READING, WATCHING ----
 
-    private void readChildren(int gen) {
-        phase = Phase.READING;
+    private void readChildren() {
+        moveTo(Phase.READING);
         rt.stats.childrenReads.increment();
-        rt.zk.children(lockPath).whenComplete(on(gen, (kids, e) -> {
+        rt.zk.children(lockPath).whenComplete(on(step(), (kids, e) -> {
             if (e == null) {
-                decide(gen, kids);
+                decide(kids);
             } else if (Failures.is(e, KeeperException.Code.NONODE)) {
-                restart();
+                restart("the lock's znode is gone, and our queue node with it");
             } else {
-                onFailure(gen, e, "the queue read", () -> readChildren(gen));
+                onFailure(e, "the queue read", this::readChildren);
             }
         }));
     }
 
-    private void decide(int gen, List<String> kids) {
+    private void decide(List<String> kids) {
         firstAttempt.complete(null);
         queueLength = kids.size();
         QueuePosition position = QueuePosition.of(kids, own);
         switch (position.kind()) {
-            case ABSENT -> restart();
+            case ABSENT -> restart("our queue node is gone");
             case HEAD -> grant();
             case WAITING -> {
                 if (tryOnly) {
@@ -385,53 +423,54 @@ final class Acquisition {
                     if (waitingSinceNanos == 0) {
                         waitingSinceNanos = System.nanoTime();
                     }
-                    watchPredecessor(gen, position.predecessor(), position.predecessorIsHead());
+                    watchPredecessor(position.predecessor(), position.predecessorIsHead());
                 }
             }
         }
     }
 
-    private void watchPredecessor(int gen, QueueNode predecessor, boolean predecessorIsHead) {
-        phase = Phase.WATCHING;
+    private void watchPredecessor(QueueNode predecessor, boolean predecessorIsHead) {
+        moveTo(Phase.WATCHING);
+        Step step = step();
         String path = lockPath + "/" + predecessor.name();
         Watcher w = event -> {
             if (event.getType() != Watcher.Event.EventType.None) {
                 rt.stats.wakeUps.increment();
                 rt.observers.wokeUp(lockName);
             }
-            later(gen, () -> onPredecessorEvent(gen, predecessor, predecessorIsHead, event));
+            later(step, () -> onPredecessorEvent(predecessor, predecessorIsHead, event));
         };
         watchedPath = path;
         watcher = w;
-        rt.zk.watchData(path, w).whenComplete(on(gen, (content, e) -> {
+        rt.zk.watchData(path, w).whenComplete(on(step, (content, e) -> {
             if (e == null) {
-                backoff.reset();
+                retries = 0;
             } else if (Failures.is(e, KeeperException.Code.NONODE)) {
                 watchedPath = null;
-                predecessorGone(gen, predecessorIsHead);
+                predecessorGone(predecessorIsHead);
             } else {
-                onFailure(gen, e, "watching the predecessor", () -> readChildren(gen));
+                onFailure(e, "watching the predecessor", this::readChildren);
             }
         }));
     }
 
-    private void onPredecessorEvent(int gen, QueueNode predecessor, boolean predecessorIsHead, WatchedEvent event) {
+    private void onPredecessorEvent(QueueNode predecessor, boolean predecessorIsHead, WatchedEvent event) {
         if (event.getType() == Watcher.Event.EventType.None) {
             // Disconnected / reconnected: the client restores the watch. Expired: our node is gone.
             if (event.getState() == Watcher.Event.KeeperState.Expired) {
-                restart();
+                restart("the ZooKeeper session expired");
             }
             return;
         }
         watchedPath = null;
         if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-            predecessorGone(gen, predecessorIsHead);
+            predecessorGone(predecessorIsHead);
         } else {
-            watchPredecessor(gen, predecessor, predecessorIsHead);
+            watchPredecessor(predecessor, predecessorIsHead);
         }
     }
 
-    private void predecessorGone(int gen, boolean predecessorWasHead) {
+    private void predecessorGone(boolean predecessorWasHead) {
         if (predecessorWasHead) {
             // Granted without reading the queue, so nothing has shown our own node is still
             // there (an operator may have deleted it while we waited): watch it right away.
@@ -440,7 +479,7 @@ final class Acquisition {
                 g.watchOwnNodeNow();
             }
         } else {
-            readChildren(gen);
+            readChildren();
         }
     }
 
@@ -480,10 +519,12 @@ final class Acquisition {
         return g;
     }
 
-    /** try-acquire that was not the head: leave no node behind, then report "not acquired". */
+    /**
+     * try-acquire that was not the head: "not acquired". The answer is final at once; the caller
+     * waits for {@link #cleanedUp()} too, so that no node of the try is left when it returns.
+     */
     private void giveUpTry() {
-        CompletableFuture<Boolean> cleaned = end();
-        cleaned.whenComplete((ok, e) -> result.complete(null)); // the reaper never fails its future
+        settle(null);
     }
 
     /** Ends with {@code grant} (null: a try found the lock taken). */
@@ -522,45 +563,52 @@ final class Acquisition {
 
     /** Moves to DONE: no answer of this acquisition counts any more; removes our node and watch. */
     private CompletableFuture<Boolean> end() {
-        phase = Phase.DONE;
-        generation++;
-        return cleanUp();
+        moveTo(Phase.DONE);
+        cleanedUp = cleanUp();
+        return cleanedUp;
     }
 
     // ---- failures and back-off ----
 
-    private void onFailure(int gen, Throwable e, String what, Runnable retry) {
+    private void onFailure(Throwable e, String what, Runnable retry) {
         if (Failures.isSessionGone(e)) {
-            restart();
+            restart("the ZooKeeper session is gone (" + Failures.unwrap(e) + ")");
         } else if (retry != null && Failures.isConnectionProblem(e)) {
-            backOff(gen, e, what, retry);
+            backOff(e, what, retry);
         } else {
             fail(e);
         }
     }
 
     /** Runs {@code task} after a back-off, unless the acquisition moved on; a changed session starts over. */
-    private void backOff(int gen, Throwable cause, String what, Runnable task) {
-        phase = Phase.BACKING_OFF;
-        long delayMs = backoff.next().toMillis();
+    private void backOff(Throwable cause, String what, Runnable task) {
+        moveTo(Phase.BACKING_OFF);
+        long delayMs = BACKOFF.delay(++retries).toMillis();
         rt.retries.retrying(lockName, what, cause, delayMs);
+        Step step = step();
         schedule(
                 delayMs,
-                () -> later(gen, () -> {
+                () -> later(step, () -> {
                     if (own != null && rt.zk.sessionId() != session) {
-                        restart();
+                        restart("the ZooKeeper session changed while retrying " + what);
                     } else {
                         task.run();
                     }
                 }));
     }
 
-    /** Our session is gone, or our node is: drop what we had and queue again with a new GUID. */
-    private void restart() {
+    /**
+     * Our session is gone, or our node is: drop what we had and queue again with a new GUID, as a
+     * new attempt (the generation moves on, so nothing of the old one counts).
+     */
+    private void restart(String why) {
         cleanUp();
-        phase = Phase.BACKING_OFF;
-        int gen = ++generation;
-        schedule(backoff.next().toMillis(), () -> later(gen, this::enqueue));
+        moveTo(Phase.BACKING_OFF);
+        generation++;
+        long delayMs = BACKOFF.delay(++retries).toMillis();
+        rt.retries.retrying(lockName, "queueing (with a new queue node)", why, delayMs);
+        Step step = step();
+        schedule(delayMs, () -> later(step, this::enqueue));
     }
 
     /** Removes our node (or whatever our in-flight create made) and our watch. */
@@ -588,15 +636,35 @@ final class Acquisition {
         void accept(T value, Throwable failure);
     }
 
-    /** {@code body} for an answer of attempt {@code gen}: under the monitor, dropped if stale. */
-    private <T> BiConsumer<T, Throwable> on(int gen, Answer<T> body) {
-        return on(gen, body, (v, e) -> {});
+    /**
+     * The one way the phase changes.
+     *
+     * @throws IllegalStateException for an edge the class comment's diagram does not have (under
+     *                               the guard, that fails the acquisition; nothing leaves DONE)
+     */
+    private void moveTo(Phase to) {
+        Phase from = phase;
+        if (!to.mayFollow(from)) {
+            throw new IllegalStateException(
+                    "acquisition of lock '" + lockName + "' cannot move from " + from + " to " + to);
+        }
+        phase = to;
     }
 
-    /** As {@link #on(int, Answer)}, with {@code ifStale} run (under the monitor) for a stale answer. */
-    private <T> BiConsumer<T, Throwable> on(int gen, Answer<T> body, Answer<T> ifStale) {
+    /** Where the acquisition stands now: a request sent now is answered into this step. */
+    private Step step() {
+        return new Step(generation, phase);
+    }
+
+    /** {@code body} for an answer to a request sent in {@code step}: under the monitor, dropped if stale. */
+    private <T> BiConsumer<T, Throwable> on(Step step, Answer<T> body) {
+        return on(step, body, (v, e) -> {});
+    }
+
+    /** As {@link #on(Step, Answer)}, with {@code ifStale} run (under the monitor) for a stale answer. */
+    private <T> BiConsumer<T, Throwable> on(Step step, Answer<T> body, Answer<T> ifStale) {
         return (value, failure) -> guarded(() -> {
-            if (stale(gen)) {
+            if (stale(step)) {
                 ifStale.accept(value, failure);
             } else {
                 body.accept(value, failure);
@@ -604,10 +672,10 @@ final class Acquisition {
         });
     }
 
-    /** {@code body} for a watch event or a timer of attempt {@code gen}: under the monitor, dropped if stale. */
-    private void later(int gen, Runnable body) {
+    /** {@code body} for a watch event or a timer set in {@code step}: under the monitor, dropped if stale. */
+    private void later(Step step, Runnable body) {
         guarded(() -> {
-            if (!stale(gen)) {
+            if (!stale(step)) {
                 body.run();
             }
         });
@@ -619,23 +687,25 @@ final class Acquisition {
             try {
                 body.run();
             } catch (RuntimeException | Error e) {
-                if (!result.isDone()) {
+                if (phase != Phase.DONE) {
                     fail(e);
                 }
             }
         }
     }
 
-    private boolean stale(int gen) {
-        return result.isDone() || gen != generation;
+    /** Over, or moved on since {@code step}: a new attempt, or another phase of this one. */
+    private boolean stale(Step step) {
+        return phase == Phase.DONE || step.generation() != generation || step.phase() != phase;
     }
 
     /** Runs blocking {@code work} on the I/O pool, then {@code then} with its outcome under the guard. */
-    private <T> void execute(int gen, java.util.function.Supplier<T> work, java.util.function.Consumer<T> then) {
+    private <T> void execute(Supplier<T> work, Consumer<T> then) {
+        Step step = step();
         try {
             rt.io.execute(() -> {
                 T outcome = work.get();
-                later(gen, () -> then.accept(outcome));
+                later(step, () -> then.accept(outcome));
             });
         } catch (RejectedExecutionException closing) {
             fail(new IllegalStateException("the lock client is closed", closing));

@@ -27,7 +27,11 @@ import java.util.concurrent.TimeoutException;
  * {@link #turnEnded(CohortHold, boolean)}), so no later turn ever shares a token with a turn that
  * ended behind its thread's back.
  *
- * <p>State is guarded by this object's monitor. ZooKeeper requests are sent outside it.
+ * <p>State is guarded by this object's monitor. Starting the node's acquisition
+ * ({@code enqueueNode()}) happens under it: that sends asynchronous requests for a new
+ * acquisition and waits for none of them (its outcome comes back later on ZooKeeper's thread and
+ * takes this monitor then, in {@code onNode}). What blocks on ZooKeeper (a try of the node, the
+ * release or loss of a node whose batch is over) runs outside it.
  */
 final class Cohort {
 

@@ -2,13 +2,7 @@ package io.zkfence.lock;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,7 +11,8 @@ import org.slf4j.LoggerFactory;
  * ZooKeeper-side state are the node's ({@link Grant}); the turn's own end (released, or its own
  * max-hold passed) is its own. SUSPECT and LOST of the node reach every turn standing on it.
  *
- * <p>State is written under this object's monitor and read without it, as in {@link Grant}.
+ * <p>State is written under this object's monitor and read without it, as in {@link Grant}; the
+ * listeners, the ended stage and the turn's max-hold timer are {@link HoldLifecycle}'s, as there.
  */
 final class CohortHold implements Hold {
 
@@ -27,32 +22,26 @@ final class CohortHold implements Hold {
     private final Cohort cohort;
     private final Grant node;
     private final LockRuntime rt;
-    private final Duration maxHold;
     private final HoldCount holds = new HoldCount();
-    private final CopyOnWriteArrayList<Registration> listeners = new CopyOnWriteArrayList<>();
-    private final CompletableFuture<LeaseState> ended = new CompletableFuture<>();
+    private final HoldLifecycle life;
 
     // Written under the monitor.
     private volatile LeaseState ownEnd;
     private volatile String ownEndReason;
-    private volatile Instant deadline;
-    private volatile ScheduledFuture<?> maxHoldTimer;
-
-    private record Registration(Lease lease, LeaseListener listener) {}
 
     CohortHold(Cohort cohort, Grant node, Thread owner, LockRuntime rt, Duration maxHold) {
         this.cohort = cohort;
         this.node = node;
         this.owner = owner;
         this.rt = rt;
-        this.maxHold = maxHold;
+        this.life = new HoldLifecycle(rt, node.lockName(), maxHold);
         // The node's end is this turn's end too (LOST; RELEASED only when the client closes).
         node.ended().thenAccept(s -> end(s, node.endReason()));
     }
 
     /** Starts the turn's max-hold clock, if any. */
     void activate() {
-        if (maxHold != null) {
+        if (life.maxHold() != null) {
             scheduleMaxHold();
         }
     }
@@ -112,41 +101,34 @@ final class CohortHold implements Hold {
 
     @Override
     public CompletionStage<LeaseState> ended() {
-        LeaseState s = ownEnd;
-        // As Grant.ended(): callers only get a stage that hops to the event thread.
-        return s != null
-                ? CompletableFuture.completedStage(s)
-                : ended.thenApplyAsync(end -> end, this::execute).minimalCompletionStage();
+        return life.ended(ownEnd);
     }
 
     @Override
     public void addListener(Lease lease, LeaseListener listener) {
-        listeners.add(new Registration(lease, listener));
+        life.addListener(lease, listener);
         node.addListener(lease, listener); // SUSPECT / HELD / LOST of the node
     }
 
     @Override
     public void removeListener(LeaseListener listener) {
-        listeners.removeIf(r -> r.listener == listener);
+        life.removeListener(listener);
         node.removeListener(listener);
     }
 
     @Override
     public Duration maxHold() {
-        return maxHold;
+        return life.maxHold();
     }
 
     @Override
     public Instant deadline() {
-        return deadline;
+        return life.deadline();
     }
 
     @Override
     public void renew() {
-        if (maxHold == null) {
-            throw new IllegalStateException("lease on lock '" + lockName() + "' (token " + token()
-                    + ") has no max-hold to renew; acquire with FencedLock.withMaxHold(...)");
-        }
+        life.checkRenewable(token());
         scheduleMaxHold();
     }
 
@@ -172,7 +154,6 @@ final class CohortHold implements Hold {
      * and so do {@link #ended()}'s continuations (their hop is queued after the listeners' task).
      */
     private boolean end(LeaseState state, String why) {
-        List<Registration> snapshot;
         LeaseState from;
         LeaseState to = state;
         String reason = why;
@@ -188,33 +169,19 @@ final class CohortHold implements Hold {
             from = node.state().isFinal() ? LeaseState.HELD : node.state();
             ownEnd = to;
             ownEndReason = reason;
-            ScheduledFuture<?> timer = maxHoldTimer;
-            if (timer != null) {
-                timer.cancel(false);
-            }
-            snapshot = List.copyOf(listeners);
-            listeners.forEach(r -> node.removeListener(r.listener));
+            life.listeners().forEach(node::removeListener);
             // The node's own end already told the node's listeners; tell ours of a turn's end only.
             if (!node.state().isFinal()) {
-                LeaseState end = to;
-                execute(() -> snapshot.forEach(r -> notify(r, from, end)));
+                life.tell(from, to);
             }
-            ended.complete(to);
+            life.end(to);
         }
         return true;
     }
 
-    private void notify(Registration r, LeaseState from, LeaseState to) {
-        try {
-            r.listener.stateChanged(r.lease, from, to);
-        } catch (RuntimeException e) {
-            log.error("lease listener failed on lock '{}' ({} -> {})", lockName(), from, to, e);
-        }
-    }
-
     /** The turn's own max-hold passed: it is LOST, and so is the node (see {@link Cohort}). */
     private void maxHoldPassed() {
-        String reason = "max-hold of " + maxHold.toMillis() + " ms passed without renew or release";
+        String reason = life.maxHoldPassed();
         if (end(LeaseState.LOST, reason)) {
             rt.stats.leasesLost.increment();
             log.warn("lease on lock '{}' (token {}) lost: {}", lockName(), token(), reason);
@@ -224,20 +191,7 @@ final class CohortHold implements Hold {
 
     private synchronized void scheduleMaxHold() {
         checkNotFinal();
-        ScheduledFuture<?> previous = maxHoldTimer;
-        if (previous != null) {
-            previous.cancel(false);
-        }
-        deadline = rt.clock.instant().plus(maxHold);
-        maxHoldTimer = rt.scheduler.schedule(this::maxHoldPassed, maxHold.toNanos(), TimeUnit.NANOSECONDS);
-    }
-
-    private void execute(Runnable task) {
-        try {
-            rt.events.execute(task);
-        } catch (RejectedExecutionException e) {
-            task.run();
-        }
+        life.scheduleMaxHold(this::maxHoldPassed);
     }
 
     @Override

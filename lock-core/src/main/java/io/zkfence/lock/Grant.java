@@ -7,13 +7,9 @@ import static io.zkfence.lock.LockObserver.LossCause.SESSION_EXPIRED;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -28,16 +24,9 @@ import org.slf4j.LoggerFactory;
  * {@code volatile} so reads are lock-free. A concurrent "lost" (from ZooKeeper's threads) and
  * "released" (from the holder) therefore cannot both win, listeners are handed the changes in
  * the order they happened, and a renew that races the end cannot leave a timer behind. The
- * re-entrant holds are their own small concept ({@link HoldCount}); the node is deleted when the
- * last hold is released.
- *
- * <p><b>Threads.</b> Listeners and {@link #ended()}'s continuations run on the client's event
- * thread, never on ZooKeeper's. The internal end future is completed in place by whichever thread
- * ends the grant, but no caller ever sees it: {@link #ended()} hands out a stage that depends on
- * it <em>asynchronously</em> through the event thread (so its continuations run there, after the
- * listeners' task), or, once the grant has ended, an already completed stage, whose continuations
- * run on the thread that attaches them. No check of who is waiting decides it, so no attach can
- * race it, and a release nobody waits on costs no thread hand-off.
+ * listeners, the ended stage and the max-hold timer are {@link HoldLifecycle}'s, as for a
+ * cohort's turn; the re-entrant holds are their own small concept ({@link HoldCount}); the node is
+ * deleted when the last hold is released.
  */
 final class Grant implements Hold {
 
@@ -52,13 +41,10 @@ final class Grant implements Hold {
     final long sessionId;
     final Thread owner;
     final Duration ttl;
-    private final Duration maxHold;
     private final LockRuntime rt;
 
     private final HoldCount holds = new HoldCount();
-    private final CopyOnWriteArrayList<Registration> listeners = new CopyOnWriteArrayList<>();
-    /** Completed in place by the end; only {@link #ended()}'s asynchronous dependents see it (class comment). */
-    private final CompletableFuture<LeaseState> ended = new CompletableFuture<>();
+    private final HoldLifecycle life;
 
     private final Watcher ownNodeWatcher = this::onOwnNodeEvent;
     private final long grantedAtNanos = System.nanoTime();
@@ -66,12 +52,8 @@ final class Grant implements Hold {
     // Written under the monitor, read without it.
     private volatile LeaseState state = LeaseState.HELD;
     private volatile String endReason;
-    private volatile Instant deadline;
-    private volatile ScheduledFuture<?> maxHoldTimer;
     /** A hint, not state: two threads arming the watch at once cost one read more. */
     private volatile boolean ownNodeWatched;
-
-    private record Registration(Lease lease, LeaseListener listener) {}
 
     Grant(
             LockRuntime rt,
@@ -91,7 +73,7 @@ final class Grant implements Hold {
         this.token = token;
         this.sessionId = sessionId;
         this.owner = owner;
-        this.maxHold = maxHold;
+        this.life = new HoldLifecycle(rt, lockName, maxHold);
         this.ttl = Duration.ofMillis(rt.zk.sessionTimeoutMs());
     }
 
@@ -102,7 +84,7 @@ final class Grant implements Hold {
      * @throws RejectedExecutionException if the client's timer is shut down (client closing)
      */
     void activate() {
-        if (maxHold != null) {
+        if (life.maxHold() != null) {
             scheduleMaxHold();
         }
     }
@@ -168,12 +150,12 @@ final class Grant implements Hold {
 
     @Override
     public Instant deadline() {
-        return deadline;
+        return life.deadline();
     }
 
     @Override
     public Duration maxHold() {
-        return maxHold;
+        return life.maxHold();
     }
 
     @Override
@@ -189,10 +171,7 @@ final class Grant implements Hold {
      */
     @Override
     public CompletionStage<LeaseState> ended() {
-        LeaseState s = state;
-        return s.isFinal()
-                ? CompletableFuture.completedStage(s)
-                : ended.thenApplyAsync(end -> end, this::execute).minimalCompletionStage();
+        return life.ended(state);
     }
 
     /** Adds a re-entrant hold; false if the grant already ended (the caller must acquire anew). */
@@ -287,10 +266,7 @@ final class Grant implements Hold {
 
     @Override
     public void renew() {
-        if (maxHold == null) {
-            throw new IllegalStateException("lease on lock '" + lockName + "' (token " + token
-                    + ") has no max-hold to renew; acquire with FencedLock.withMaxHold(...)");
-        }
+        life.checkRenewable(token);
         scheduleMaxHold();
     }
 
@@ -304,12 +280,12 @@ final class Grant implements Hold {
 
     @Override
     public void addListener(Lease lease, LeaseListener listener) {
-        listeners.add(new Registration(lease, listener));
+        life.addListener(lease, listener);
     }
 
     @Override
     public void removeListener(LeaseListener listener) {
-        listeners.removeIf(r -> r.listener == listener);
+        life.removeListener(listener);
     }
 
     /** A move between live states (HELD ⇄ SUSPECT); false if the state was not {@code expected}. */
@@ -318,7 +294,7 @@ final class Grant implements Hold {
             return false;
         }
         state = to;
-        notifyListeners(expected, to);
+        life.tell(expected, to);
         return true;
     }
 
@@ -331,43 +307,12 @@ final class Grant implements Hold {
             }
             endReason = reason;
             state = to;
-            ScheduledFuture<?> timer = maxHoldTimer;
-            if (timer != null) {
-                timer.cancel(false);
-            }
-            notifyListeners(from, to);
-            // In place: ended()'s stages hop to the event thread, queued after the listeners' task.
-            ended.complete(to);
+            life.tell(from, to);
+            life.end(to);
         }
         rt.registry.remove(this);
         rt.observers.ended(lockName, System.nanoTime() - grantedAtNanos, to, cause);
         return true;
-    }
-
-    /** Under the monitor: the snapshot's task is queued in the order the changes happened. */
-    private void notifyListeners(LeaseState from, LeaseState to) {
-        if (listeners.isEmpty()) {
-            return;
-        }
-        List<Registration> snapshot = List.copyOf(listeners);
-        execute(() -> {
-            for (Registration r : snapshot) {
-                try {
-                    r.listener.stateChanged(r.lease, from, to);
-                } catch (RuntimeException e) {
-                    log.error("lease listener failed on lock '{}' ({} -> {})", lockName, from, to, e);
-                }
-            }
-        });
-    }
-
-    /** Runs on the event thread; directly if the client is closing and the thread is gone. */
-    private void execute(Runnable task) {
-        try {
-            rt.events.execute(task);
-        } catch (RejectedExecutionException e) {
-            task.run();
-        }
     }
 
     /**
@@ -378,15 +323,7 @@ final class Grant implements Hold {
      */
     private synchronized void scheduleMaxHold() {
         checkNotFinal();
-        ScheduledFuture<?> previous = maxHoldTimer;
-        if (previous != null) {
-            previous.cancel(false);
-        }
-        deadline = rt.clock.instant().plus(maxHold);
-        maxHoldTimer = rt.scheduler.schedule(
-                () -> lose(MAX_HOLD, "max-hold of " + maxHold.toMillis() + " ms passed without renew or release"),
-                maxHold.toNanos(),
-                TimeUnit.NANOSECONDS);
+        life.scheduleMaxHold(() -> lose(MAX_HOLD, life.maxHoldPassed()));
     }
 
     /**

@@ -14,10 +14,12 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
+import org.apache.curator.RetryPolicy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.utils.PathUtils;
 import org.apache.curator.utils.ZKPaths;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -105,7 +107,7 @@ public final class LockClient implements AutoCloseable {
                 .connectString(connectString)
                 .sessionTimeoutMs((int) config.sessionTimeout().toMillis())
                 .connectionTimeoutMs((int) config.connectionTimeout().toMillis())
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                .retryPolicy(defaultRetryPolicy())
                 .build();
         curator.start();
         try {
@@ -123,6 +125,20 @@ public final class LockClient implements AutoCloseable {
             throw new CoordinationException(null, "interrupted while connecting to ZooKeeper at " + connectString, e);
         }
         return new LockClient(curator, config, true, UnaryOperator.identity(), Clock.systemUTC());
+    }
+
+    /**
+     * The retry policy of the Curator client {@link #connect} builds, for Curator's own operations
+     * (creating a lock's znodes): exponential back-off from 100 ms, at most 10 retries, no wait
+     * longer than 2 s ({@code ExponentialBackoffRetry(100, 10, 2_000)}). Give it to a
+     * {@code CuratorFramework} you build for {@link #create} to retry as {@code connect} does; the
+     * Spring Boot starter and the lock service use it too. Queue operations do not use it: a
+     * waiter retries with its own back-off.
+     *
+     * @return a new policy
+     */
+    public static RetryPolicy defaultRetryPolicy() {
+        return new ExponentialBackoffRetry(100, 10, 2_000);
     }
 
     /**
@@ -170,7 +186,7 @@ public final class LockClient implements AutoCloseable {
      */
     public LockAdmin admin(String auditPath, int retention) {
         Objects.requireNonNull(auditPath, "auditPath");
-        org.apache.curator.utils.PathUtils.validatePath(auditPath);
+        PathUtils.validatePath(auditPath);
         String root = rt.config.rootPath();
         if (auditPath.equals(root) || auditPath.startsWith(root.equals("/") ? "/" : root + "/")) {
             throw new IllegalArgumentException("auditPath \"" + auditPath + "\" must not lie under the lock root "
@@ -353,7 +369,13 @@ public final class LockClient implements AutoCloseable {
         long began = System.nanoTime();
         a.start();
         try {
-            return timeoutNanos < 0 ? a.result().get() : awaitTimed(a, timeoutNanos);
+            Grant g = timeoutNanos < 0 ? a.result().get() : awaitTimed(a, timeoutNanos);
+            if (g == null) {
+                // A try found the lock taken: answer once its queue node, if it made one, is gone.
+                long left = Math.max(0, timeoutNanos - (System.nanoTime() - began));
+                a.cleanedUp().get(left, TimeUnit.NANOSECONDS);
+            }
+            return g;
         } catch (TimeoutException e) {
             Grant won = a.abandon();
             if (won != null) {

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
@@ -201,7 +202,7 @@ public final class LockClientMetrics implements MeterBinder {
                         outcome,
                         counter(
                                 registry,
-                                tags.and("outcome", outcome.name().toLowerCase(java.util.Locale.ROOT)),
+                                tags.and("outcome", outcome.name().toLowerCase(Locale.ROOT)),
                                 "zkfence.admin.force.releases",
                                 "forced releases through this client's LockAdmin, by outcome"));
             }

@@ -1,7 +1,6 @@
 package io.zkfence.lock;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
+import io.zkfence.fencing.internal.ObserverList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,72 +66,57 @@ interface LockObserver {
 
         private static final Logger log = LoggerFactory.getLogger(LockObserver.class);
 
-        private final List<LockObserver> observers = new CopyOnWriteArrayList<>();
-
-        /** Who has bound meters here (registries, by identity): one binding per registry. */
-        private final java.util.Set<Object> bindings =
-                java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        private final ObserverList<LockObserver> observers =
+                new ObserverList<>((o, e) -> log.warn("lock observer {} failed", o, e));
 
         /** Reserves {@code binding} (a meter registry); false if it was bound already. */
         boolean bind(Object binding) {
-            synchronized (bindings) {
-                return bindings.add(binding);
-            }
+            return observers.bind(binding);
         }
 
         void add(LockObserver observer) {
             observers.add(observer);
         }
 
-        private void each(java.util.function.Consumer<LockObserver> call) {
-            for (LockObserver o : observers) {
-                try {
-                    call.accept(o);
-                } catch (RuntimeException e) {
-                    log.warn("lock observer {} failed", o, e);
-                }
-            }
-        }
-
         @Override
         public void granted(String lockName, long acquireNanos, long waitNanos) {
             if (!observers.isEmpty()) { // no lambda, no allocation, without observers
-                each(o -> o.granted(lockName, acquireNanos, waitNanos));
+                observers.each(o -> o.granted(lockName, acquireNanos, waitNanos));
             }
         }
 
         @Override
         public void timedOut(String lockName, long waitedNanos) {
             if (!observers.isEmpty()) { // no lambda, no allocation, without observers
-                each(o -> o.timedOut(lockName, waitedNanos));
+                observers.each(o -> o.timedOut(lockName, waitedNanos));
             }
         }
 
         @Override
         public void suspected(String lockName) {
             if (!observers.isEmpty()) { // no lambda, no allocation, without observers
-                each(o -> o.suspected(lockName));
+                observers.each(o -> o.suspected(lockName));
             }
         }
 
         @Override
         public void ended(String lockName, long heldNanos, LeaseState end, LossCause cause) {
             if (!observers.isEmpty()) { // no lambda, no allocation, without observers
-                each(o -> o.ended(lockName, heldNanos, end, cause));
+                observers.each(o -> o.ended(lockName, heldNanos, end, cause));
             }
         }
 
         @Override
         public void wokeUp(String lockName) {
             if (!observers.isEmpty()) { // no lambda, no allocation, without observers
-                each(o -> o.wokeUp(lockName));
+                observers.each(o -> o.wokeUp(lockName));
             }
         }
 
         @Override
         public void forceReleased(String lockName, ForcedRelease.Outcome outcome) {
             if (!observers.isEmpty()) { // no lambda, no allocation, without observers
-                each(o -> o.forceReleased(lockName, outcome));
+                observers.each(o -> o.forceReleased(lockName, outcome));
             }
         }
     }

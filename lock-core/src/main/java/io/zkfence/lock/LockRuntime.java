@@ -1,6 +1,7 @@
 package io.zkfence.lock;
 
 import java.time.Clock;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -31,8 +32,7 @@ final class LockRuntime {
     final GuidSource guids = new GuidSource();
     final RetryLog retries = new RetryLog();
     /** The cohorts of locks acquired in cohort mode, by lock path; an idle one removes itself. */
-    final java.util.concurrent.ConcurrentHashMap<String, Cohort> cohorts =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    final ConcurrentHashMap<String, Cohort> cohorts = new ConcurrentHashMap<>();
     /** Set when {@link LockClient#close()} begins: failures from then on mean "closed". */
     private volatile boolean closing;
 

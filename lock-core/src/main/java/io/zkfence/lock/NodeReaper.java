@@ -1,9 +1,12 @@
 package io.zkfence.lock;
 
+import io.zkfence.fencing.internal.Backoff;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
@@ -16,13 +19,15 @@ import org.slf4j.LoggerFactory;
  * <p>Every path handed to it contains a GUID this client generated, so a delete can never hit
  * another client's node. Retries stop on success, on NONODE (already gone), on an error waiting
  * will not fix, or after the give-up time: by then the servers have expired the session that
- * owned the ephemeral node, which removes it anyway.
+ * owned the ephemeral node, which removes it anyway. Every future it hands out completes: a retry
+ * that cannot be scheduled because the client is shutting down gives up at once (false).
  */
 final class NodeReaper {
 
     private static final Logger log = LoggerFactory.getLogger(NodeReaper.class);
-    private static final Duration FIRST_BACKOFF = Duration.ofMillis(50);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
+    private static final OptionalLong NEVER = OptionalLong.empty();
+    /** Each retry of one delete runs after the previous one's answer, never at once. */
+    private static final Backoff BACKOFF = Backoff.exponential(Duration.ofMillis(50), Duration.ofSeconds(1));
 
     private final ZkGateway zk;
     private final ScheduledExecutorService scheduler;
@@ -38,7 +43,7 @@ final class NodeReaper {
      */
     CompletableFuture<Boolean> delete(String path) {
         CompletableFuture<Boolean> done = new CompletableFuture<>();
-        attemptDelete(path, done, newBackoff(), giveUpAt());
+        attemptDelete(path, done, 1, giveUpAt());
         return done;
     }
 
@@ -48,16 +53,17 @@ final class NodeReaper {
      */
     CompletableFuture<Boolean> deleteCreatedBy(String lockPath, String guid) {
         CompletableFuture<Boolean> done = new CompletableFuture<>();
-        attemptFind(lockPath, guid, done, newBackoff(), giveUpAt());
+        attemptFind(lockPath, guid, done, 1, giveUpAt());
         return done;
     }
 
-    private void attemptDelete(String path, CompletableFuture<Boolean> done, Backoff backoff, long giveUpAt) {
+    private void attemptDelete(String path, CompletableFuture<Boolean> done, int retry, long giveUpAt) {
         zk.delete(path).whenComplete((v, e) -> {
+            OptionalLong delay = retryable(e) ? BACKOFF.delayNanosWithin(retry, giveUpAt - System.nanoTime()) : NEVER;
             if (e == null || Failures.is(e, KeeperException.Code.NONODE)) {
                 done.complete(true);
-            } else if (retryable(e) && System.nanoTime() < giveUpAt) {
-                schedule(() -> attemptDelete(path, done, backoff, giveUpAt), backoff.next());
+            } else if (delay.isPresent()) {
+                retryLater(() -> attemptDelete(path, done, retry + 1, giveUpAt), delay.getAsLong(), done, path);
             } else {
                 log.warn("gave up deleting queue node {}; it goes when its session expires", path, Failures.unwrap(e));
                 done.complete(false);
@@ -65,9 +71,9 @@ final class NodeReaper {
         });
     }
 
-    private void attemptFind(
-            String lockPath, String guid, CompletableFuture<Boolean> done, Backoff backoff, long giveUpAt) {
+    private void attemptFind(String lockPath, String guid, CompletableFuture<Boolean> done, int retry, long giveUpAt) {
         zk.children(lockPath).whenComplete((kids, e) -> {
+            OptionalLong delay = retryable(e) ? BACKOFF.delayNanosWithin(retry, giveUpAt - System.nanoTime()) : NEVER;
             if (e == null) {
                 List<CompletableFuture<Boolean>> deletes = kids.stream()
                         .map(QueueNode::parse)
@@ -79,8 +85,12 @@ final class NodeReaper {
                         .thenRun(() -> done.complete(deletes.stream().allMatch(CompletableFuture::join)));
             } else if (Failures.is(e, KeeperException.Code.NONODE)) {
                 done.complete(true);
-            } else if (retryable(e) && System.nanoTime() < giveUpAt) {
-                schedule(() -> attemptFind(lockPath, guid, done, backoff, giveUpAt), backoff.next());
+            } else if (delay.isPresent()) {
+                retryLater(
+                        () -> attemptFind(lockPath, guid, done, retry + 1, giveUpAt),
+                        delay.getAsLong(),
+                        done,
+                        "the queue node of " + guid + " under " + lockPath);
             } else {
                 log.warn("gave up looking for the queue node of {} under {}", guid, lockPath, Failures.unwrap(e));
                 done.complete(false);
@@ -89,7 +99,7 @@ final class NodeReaper {
     }
 
     private static boolean retryable(Throwable e) {
-        return Failures.isConnectionProblem(e) || Failures.isSessionGone(e);
+        return e != null && (Failures.isConnectionProblem(e) || Failures.isSessionGone(e));
     }
 
     private long giveUpAt() {
@@ -98,14 +108,16 @@ final class NodeReaper {
         return System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * ttlMs + 10_000);
     }
 
-    private void schedule(Runnable task, Duration delay) {
-        if (!scheduler.isShutdown()) {
-            scheduler.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
+    /**
+     * Runs {@code retry} after {@code delayNanos}; if the client's timer is shut down (the client
+     * is closing), gives up on {@code what} now, so that whoever waits on {@code done} hears it.
+     */
+    private void retryLater(Runnable retry, long delayNanos, CompletableFuture<Boolean> done, String what) {
+        try {
+            scheduler.schedule(retry, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closing) {
+            log.warn("gave up deleting {}: the lock client is closed; it goes when its session expires", what);
+            done.complete(false);
         }
-    }
-
-    /** One sequence of retries; each retry of it runs after the previous one's answer, never at once. */
-    private static Backoff newBackoff() {
-        return Backoff.exponential(FIRST_BACKOFF, MAX_BACKOFF);
     }
 }

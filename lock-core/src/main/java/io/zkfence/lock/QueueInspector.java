@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import org.apache.zookeeper.KeeperException;
 
 /** Reads a lock's queue for {@link LockClient#inspect(String)}: one children read, then the nodes in parallel. */
@@ -23,7 +24,7 @@ final class QueueInspector {
                         if (Failures.is(e, KeeperException.Code.NONODE)) {
                             return List.<String>of();
                         }
-                        throw new java.util.concurrent.CompletionException(Failures.unwrap(e));
+                        throw new CompletionException(Failures.unwrap(e));
                     }
                     return kids;
                 })
@@ -36,7 +37,7 @@ final class QueueInspector {
                                 if (Failures.is(e, KeeperException.Code.NONODE)) {
                                     return Optional.empty(); // left the queue since the children read
                                 }
-                                throw new java.util.concurrent.CompletionException(Failures.unwrap(e));
+                                throw new CompletionException(Failures.unwrap(e));
                             }
                             // A Curator mutex node's data is Curator's (the client's address), not ours.
                             Optional<NodeData> data =

@@ -20,6 +20,11 @@ final class RetryLog {
 
     /** A retry of {@code what} on lock {@code lockName} in {@code delayMs}, because of {@code cause}. */
     void retrying(String lockName, String what, Throwable cause, long delayMs) {
+        retrying(lockName, what, Failures.unwrap(cause).toString(), delayMs);
+    }
+
+    /** A retry of {@code what} on lock {@code lockName} in {@code delayMs}, for the reason {@code why}. */
+    void retrying(String lockName, String what, String why, long delayMs) {
         long count = sinceLastWarn.incrementAndGet();
         long now = System.nanoTime();
         long due = nextWarnAt.get();
@@ -30,16 +35,11 @@ final class RetryLog {
                     what,
                     lockName,
                     delayMs,
-                    Failures.unwrap(cause).toString(),
+                    why,
                     count,
                     count == 1 ? "y" : "ies");
         } else if (log.isDebugEnabled()) {
-            log.debug(
-                    "retrying {} of lock '{}' in {} ms after {}",
-                    what,
-                    lockName,
-                    delayMs,
-                    Failures.unwrap(cause).toString());
+            log.debug("retrying {} of lock '{}' in {} ms after {}", what, lockName, delayMs, why);
         }
     }
 }

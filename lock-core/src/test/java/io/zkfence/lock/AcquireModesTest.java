@@ -9,6 +9,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class AcquireModesTest extends EnsembleTestBase {
@@ -222,7 +223,7 @@ class AcquireModesTest extends EnsembleTestBase {
                 CompletableFuture.supplyAsync(() -> b.lock("close-wakes").acquire());
         eventually().until(() -> queueOf(lock).size() == 2);
         b.close();
-        Throwable failure = org.assertj.core.api.Assertions.catchThrowable(waiting::join);
+        Throwable failure = Assertions.catchThrowable(waiting::join);
         assertThat(failure).hasCauseInstanceOf(LockClientClosedException.class).hasMessageContaining("closed");
         a.close();
         assertThat(heldByA.state()).isEqualTo(LeaseState.RELEASED);

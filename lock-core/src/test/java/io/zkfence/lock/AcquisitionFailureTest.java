@@ -8,12 +8,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -54,7 +58,7 @@ class AcquisitionFailureTest extends EnsembleTestBase {
                 assertThrows(ExecutionException.class, () -> a.result().get(30, TimeUnit.SECONDS));
         assertThat(e.getCause())
                 .isInstanceOf(CoordinationException.class)
-                .hasRootCauseInstanceOf(java.util.concurrent.RejectedExecutionException.class);
+                .hasRootCauseInstanceOf(RejectedExecutionException.class);
         assertThat(rt.registry.grants()).isEmpty();
         eventually().until(() -> queueOf(probe).isEmpty());
     }
@@ -108,10 +112,9 @@ class AcquisitionFailureTest extends EnsembleTestBase {
         LockClient client = newClient(
                 closeLater(ensemble.curator(Duration.ofSeconds(10))), "flaky", real -> new ForwardingGateway(real) {
                     @Override
-                    public CompletableFuture<NodeContent> watchData(String path, org.apache.zookeeper.Watcher w) {
+                    public CompletableFuture<NodeContent> watchData(String path, Watcher w) {
                         if (failuresLeft.getAndDecrement() > 0) {
-                            return CompletableFuture.failedFuture(
-                                    new org.apache.zookeeper.KeeperException.ConnectionLossException());
+                            return CompletableFuture.failedFuture(new KeeperException.ConnectionLossException());
                         }
                         return super.watchData(path, w);
                     }
@@ -125,6 +128,70 @@ class AcquisitionFailureTest extends EnsembleTestBase {
         try (Lease lease = waiting.join()) {
             assertThat(lease.token()).isGreaterThan(held.token());
         }
+    }
+
+    /**
+     * A try that found the lock taken has answered "taken" once its node is being deleted; a
+     * Curator LOST that arrives while the reaper is still deleting (a delete can take up to twice
+     * the session timeout through a connection loss) must not send it back into the queue.
+     */
+    @Test
+    void aTryThatFoundTheLockTakenDoesNotQueueAgainWhenTheSessionIsLostWhileItsNodeIsDeleted() throws Exception {
+        Lease held = newClient("holder").lock("taken").acquire();
+        AtomicInteger creates = new AtomicInteger();
+        AtomicBoolean hideQueueOnce = new AtomicBoolean(true);
+        CompletableFuture<Void> deleteLetThrough = new CompletableFuture<>();
+        CompletableFuture<String> deleteAsked = new CompletableFuture<>();
+        LockRuntime rt = runtime(real -> new ForwardingGateway(real) {
+            @Override
+            public CompletableFuture<List<String>> children(String path) {
+                // The pre-check reads a server that has not seen the holder yet, so the try queues.
+                return hideQueueOnce.compareAndSet(true, false)
+                        ? real.children(path).thenApply(kids -> List.of())
+                        : real.children(path);
+            }
+
+            @Override
+            public CompletableFuture<Created> create(String path, byte[] data, CreateMode mode) {
+                if (mode == CreateMode.EPHEMERAL_SEQUENTIAL) {
+                    creates.incrementAndGet();
+                }
+                return super.create(path, data, mode);
+            }
+
+            @Override
+            public CompletableFuture<Void> delete(String path) {
+                // The try's clean-up: held until the test lets it through.
+                deleteAsked.complete(path);
+                return deleteLetThrough.thenCompose(go -> real.delete(path));
+            }
+        });
+        Acquisition attempt =
+                new Acquisition(rt, "taken", LockPaths.lockPath(root, "taken"), true, null, Thread.currentThread());
+        rt.registry.add(attempt);
+        attempt.start();
+        deleteAsked.get(30, TimeUnit.SECONDS);
+
+        new SessionMonitor(rt).stateChanged(raw, ConnectionState.LOST);
+
+        assertThat(attempt.phase())
+                .as("the try has answered; a lost session changes nothing")
+                .isEqualTo(Acquisition.Phase.DONE);
+        // The timer runs its tasks in the order they are due: once a task due after the longest
+        // back-off has run, any re-queue the LOST scheduled would have sent its create.
+        rt.scheduler
+                .schedule(() -> {}, Acquisition.MAX_BACKOFF.toMillis() + 50, TimeUnit.MILLISECONDS)
+                .get(30, TimeUnit.SECONDS);
+        deleteLetThrough.complete(null);
+        assertThat(attempt.result().get(30, TimeUnit.SECONDS))
+                .as("not acquired")
+                .isNull();
+        assertThat(creates).as("queue nodes created by the try").hasValue(1);
+        FencedLock probe = newClient("probe").lock("taken");
+        eventually()
+                .untilAsserted(() ->
+                        assertThat(queueOf(probe)).as("the holder's node only").hasSize(1));
+        held.release();
     }
 
     private LockRuntime runtime(UnaryOperator<ZkGateway> decorate) {

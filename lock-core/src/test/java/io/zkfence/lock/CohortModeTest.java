@@ -15,6 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /** Cohort mode's own promises: local hand-off, batches, tokens, and how turns end. */
@@ -207,7 +208,7 @@ class CohortModeTest extends EnsembleTestBase {
         CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(lock::acquire);
         eventually().until(() -> client.runtime().cohorts.get(lock.path()).waiting() == 1);
         client.close();
-        Throwable failure = org.assertj.core.api.Assertions.catchThrowable(waiting::join);
+        Throwable failure = Assertions.catchThrowable(waiting::join);
         assertThat(failure).hasCauseInstanceOf(LockClientClosedException.class);
         eventually().until(() -> held.state().isFinal());
         eventually().untilAsserted(() -> assertThat(queueOf(lock)).isEmpty());

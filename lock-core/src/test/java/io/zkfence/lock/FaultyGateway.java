@@ -2,6 +2,7 @@ package io.zkfence.lock;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -21,8 +22,7 @@ final class FaultyGateway extends ForwardingGateway {
 
     private final AtomicInteger failuresLeft = new AtomicInteger();
     private volatile Mode mode = Mode.APPLIED_ANSWER_LOST;
-    private final java.util.concurrent.atomic.AtomicBoolean hideChildrenOnce =
-            new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean hideChildrenOnce = new AtomicBoolean();
     final AtomicInteger createsSent = new AtomicInteger();
 
     FaultyGateway(ZkGateway real) {

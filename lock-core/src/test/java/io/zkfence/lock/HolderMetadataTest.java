@@ -2,6 +2,8 @@ package io.zkfence.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
@@ -62,8 +64,8 @@ class HolderMetadataTest extends EnsembleTestBase {
 
     private static String hostName() throws RuntimeException {
         try {
-            return java.net.InetAddress.getLocalHost().getHostName();
-        } catch (java.net.UnknownHostException e) {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
             return "unknown-host";
         }
     }

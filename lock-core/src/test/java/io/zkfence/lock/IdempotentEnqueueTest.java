@@ -8,6 +8,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 class IdempotentEnqueueTest extends EnsembleTestBase {
@@ -78,7 +79,7 @@ class IdempotentEnqueueTest extends EnsembleTestBase {
         FencedLock lock = holder.lock("orphan");
         try (Lease held = lock.acquire()) {
             faults.get().failNextCreates(Integer.MAX_VALUE, FaultyGateway.Mode.APPLIED_ANSWER_LOST);
-            org.junit.jupiter.api.Assertions.assertThrows(
+            Assertions.assertThrows(
                     AcquireTimeoutException.class, () -> lossy.lock("orphan").acquire(Duration.ofMillis(200)));
             faults.get().failNextCreates(0, FaultyGateway.Mode.APPLIED_ANSWER_LOST);
             eventually().until(() -> queueOf(lock).size() == 1);

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
@@ -93,8 +93,8 @@ class LockAdminTest extends EnsembleTestBase {
             assertThat(successor.token()).isGreaterThan(evicted.token());
             write(fence, ds, successor.token(), 8);
             eventually().until(() -> evicted.state() == LeaseState.LOST);
-            StaleTokenException stale =
-                    assertThrows(StaleTokenException.class, () -> write(fence, ds, evicted.token(), 7));
+            JdbcStaleTokenException stale =
+                    assertThrows(JdbcStaleTokenException.class, () -> write(fence, ds, evicted.token(), 7));
             assertThat(stale.storedToken()).isEqualTo(successor.token());
         }
         assertThat(operator.admin().auditLog()).last().satisfies(entry -> {

@@ -27,7 +27,6 @@ class PublicApiTest {
             LeaseSuspendedException.class,
             CoordinationException.class,
             LockClientClosedException.class,
-            Backoff.class,
             LockClientMetrics.class,
             LockClientMetrics.Builder.class);
 
@@ -66,6 +65,7 @@ class PublicApiTest {
                 "ZkGateway",
                 "QueuePosition",
                 "HoldCount",
+                "HoldLifecycle",
                 "RetryLog",
                 "CuratorClosedException",
                 "LockObserver");

@@ -3,7 +3,10 @@ package io.zkfence.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import org.apache.zookeeper.common.PathUtils;
 import org.junit.jupiter.api.Test;
 
 class QueueNodeTest {
@@ -30,7 +33,7 @@ class QueueNodeTest {
     void guidsAreShortUniqueAndSafeInAZnodeName() {
         GuidSource one = new GuidSource();
         GuidSource other = new GuidSource();
-        java.util.Set<String> seen = new java.util.HashSet<>();
+        Set<String> seen = new HashSet<>();
         for (int i = 0; i < 10_000; i++) {
             for (String guid : new String[] {one.next(), other.next()}) {
                 assertThat(guid).hasSize(QueueNode.GUID_LENGTH).matches("[A-Za-z0-9_-]+");
@@ -38,7 +41,7 @@ class QueueNodeTest {
             }
         }
         String name = QueueNode.createName(one.next()) + "0000000001";
-        org.apache.zookeeper.common.PathUtils.validatePath("/l/" + name);
+        PathUtils.validatePath("/l/" + name);
         assertThat(QueueNode.parse(name)).isPresent();
     }
 

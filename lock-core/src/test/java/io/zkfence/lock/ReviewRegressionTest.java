@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.zkfence.testing.Ensemble;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -120,7 +122,7 @@ class ReviewRegressionTest extends EnsembleTestBase {
     void theClockOfAClientIsOnlyUsedForTheRequestTime() {
         // Guards the test seam: a fixed clock changes what inspect shows, nothing else.
         CuratorFramework curator = closeLater(ensemble.curator(Duration.ofSeconds(10)));
-        Clock fixed = Clock.fixed(java.time.Instant.parse("2030-01-01T00:00:00Z"), java.time.ZoneOffset.UTC);
+        Clock fixed = Clock.fixed(Instant.parse("2030-01-01T00:00:00Z"), ZoneOffset.UTC);
         LockClient client = closeLater(new LockClient(
                 curator,
                 LockClientConfig.builder().rootPath(root).ownerId("t").build(),

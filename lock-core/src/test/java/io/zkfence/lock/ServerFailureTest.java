@@ -3,12 +3,16 @@ package io.zkfence.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zkfence.testing.Ensemble;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -62,19 +66,15 @@ class ServerFailureTest extends EnsembleTestBase {
     @Test
     void killingTheConnectedServerDuringContendedAcquiresKeepsExclusionAndLeavesNoOrphans() throws Exception {
         // Lock clients on Curator clients of their own, so the server one of them uses can be killed.
-        org.apache.curator.framework.CuratorFramework curatorA =
-                closeLater(ensemble.curator(java.time.Duration.ofSeconds(10)));
-        LockClient a = newClient(curatorA, "a", java.util.function.UnaryOperator.identity());
-        LockClient b = newClient(
-                closeLater(ensemble.curator(java.time.Duration.ofSeconds(10))),
-                "b",
-                java.util.function.UnaryOperator.identity());
+        CuratorFramework curatorA = closeLater(ensemble.curator(Duration.ofSeconds(10)));
+        LockClient a = newClient(curatorA, "a", UnaryOperator.identity());
+        LockClient b = newClient(closeLater(ensemble.curator(Duration.ofSeconds(10))), "b", UnaryOperator.identity());
         FencedLock lock = a.lock("under-fire");
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger maxInside = new AtomicInteger();
         AtomicInteger grants = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
-        List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
         List<CompletableFuture<Void>> workers = new ArrayList<>();
         for (LockClient client : List.of(a, b)) {
             for (int t = 0; t < 2; t++) {

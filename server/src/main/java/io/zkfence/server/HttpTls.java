@@ -13,6 +13,7 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.spec.PKCS8EncodedKeySpec;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.List;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
@@ -97,7 +98,7 @@ final class HttpTls {
             KeyStore trusted = KeyStore.getInstance("PKCS12");
             trusted.load(null, null);
             int n = 0;
-            for (String alias : java.util.Collections.list(keyStore.aliases())) {
+            for (String alias : Collections.list(keyStore.aliases())) {
                 Certificate[] chain = keyStore.getCertificateChain(alias);
                 for (Certificate c : chain == null ? new Certificate[] {keyStore.getCertificate(alias)} : chain) {
                     if (c != null) {

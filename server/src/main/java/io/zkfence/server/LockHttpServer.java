@@ -11,8 +11,12 @@ import io.zkfence.lock.ForcedRelease;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -191,8 +195,8 @@ final class LockHttpServer implements AutoCloseable {
                 : settings.bind();
         if (settings.apiKeys().enabled()) {
             byte[] key = new byte[32];
-            new java.security.SecureRandom().nextBytes(key);
-            warmUpKey = java.util.HexFormat.of().formatHex(key);
+            new SecureRandom().nextBytes(key);
+            warmUpKey = HexFormat.of().formatHex(key);
         }
         try {
             return new WarmUp(
@@ -263,9 +267,9 @@ final class LockHttpServer implements AutoCloseable {
         String authorization = ctx.header("Authorization");
         if (warmUp != null
                 && authorization != null
-                && java.security.MessageDigest.isEqual(
-                        authorization.getBytes(java.nio.charset.StandardCharsets.UTF_8),
-                        ("Bearer " + warmUp).getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+                && MessageDigest.isEqual(
+                        authorization.getBytes(StandardCharsets.UTF_8),
+                        ("Bearer " + warmUp).getBytes(StandardCharsets.UTF_8))) {
             return WARM_UP_CALLER;
         }
         return settings.apiKeys().authenticate(authorization);

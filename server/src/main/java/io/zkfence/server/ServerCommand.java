@@ -1,5 +1,7 @@
 package io.zkfence.server;
 
+import io.zkfence.command.CommandLogging;
+import io.zkfence.lock.LockClient;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -11,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import picocli.CommandLine;
@@ -165,17 +166,11 @@ public final class ServerCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** The replica's logging configuration (a class path resource), unless the JVM is given its own. */
-    static final String LOGGING = "io/zkfence/server/logback-server.xml";
-
     /** Runs the command line; exits the JVM with its code. */
     public static void main(String[] args) {
-        // Logback without a configuration logs everything at DEBUG to the console (Jetty alone wrote
-        // about 200 lines per request). Set before the first logger exists: none does before call().
-        if (System.getProperty("logback.configurationFile") == null) {
-            System.setProperty("logback.configurationFile", LOGGING);
-        }
-        System.exit(new CommandLine(new ServerCommand()).execute(args));
+        // The commands' one logging setup: without it logback logs everything at DEBUG to the
+        // console (Jetty alone wrote about 200 lines per request); --verbose asks for that.
+        System.exit(CommandLogging.execute(() -> new CommandLine(new ServerCommand()), args));
     }
 
     private HttpTls tls() {
@@ -208,7 +203,7 @@ public final class ServerCommand implements Callable<Integer> {
                 .connectString(connect)
                 .sessionTimeoutMs(sessionTimeoutMillis)
                 .connectionTimeoutMs(5_000)
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000));
+                .retryPolicy(LockClient.defaultRetryPolicy());
         if (digest != null && !digest.isBlank()) {
             if (digest.indexOf(':') < 1) {
                 throw new IllegalArgumentException("--digest (ZKFENCE_ZK_DIGEST) must be user:password");

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.server.ReplicaFixture.Reply;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -244,7 +244,7 @@ class LockServiceTest extends TwoReplicasTestBase {
         long nextToken = next[0].body().get("fencingToken").asLong();
         assertThat(nextToken).isGreaterThan(pausedToken);
         write(fence, nextToken, 8);
-        StaleTokenException stale = assertThrows(StaleTokenException.class, () -> write(fence, pausedToken, 7));
+        JdbcStaleTokenException stale = assertThrows(JdbcStaleTokenException.class, () -> write(fence, pausedToken, 7));
         assertThat(stale.storedToken()).isEqualTo(nextToken);
     }
 

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -133,8 +133,8 @@ class PythonClientTest {
                 .contains("writing inventory:sku-42 with fencingToken=" + pausedToken)
                 .contains("wasHeld=False"); // its lease was gone before it released
         // A wakes up and writes with the token it holds: the fence refuses it.
-        StaleTokenException stale = assertThrows(
-                StaleTokenException.class, () -> fence.inTransaction("inventory:sku-42", pausedToken, c -> 1));
+        JdbcStaleTokenException stale = assertThrows(
+                JdbcStaleTokenException.class, () -> fence.inTransaction("inventory:sku-42", pausedToken, c -> 1));
         assertThat(stale.storedToken()).isEqualTo(nextToken);
     }
 }

@@ -40,4 +40,20 @@ class ServerCommandLoggingTest {
             assertThat(output).as("everything the replica wrote").noneMatch(l -> l.contains("DEBUG"));
         }
     }
+
+    /**
+     * {@code ./zkfence-server --no-auth}, a new user's first try: the embedded ensemble's elections,
+     * and its followers losing their leader as it stops, used to greet them as warnings and a
+     * {@code SocketException} stack trace.
+     */
+    @Test
+    void aReplicaOnItsEmbeddedEnsembleSaysOnlyItsOwnLinesFromStartToStop() {
+        ReplicaProcess replica = new ReplicaProcess(List.of(), "--no-auth");
+        replica.close();
+
+        assertThat(replica.output())
+                .as("everything the replica wrote, standard output and error")
+                .isNotEmpty()
+                .allMatch(l -> l.startsWith("zkfence-server: "));
+    }
 }

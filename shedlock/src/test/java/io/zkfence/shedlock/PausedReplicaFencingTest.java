@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LeaseState;
 import io.zkfence.testkit.EmbeddedEnsemble;
@@ -84,7 +84,7 @@ class PausedReplicaFencingTest {
             ExecutionException late = assertThrows(
                     ExecutionException.class,
                     () -> pausedScheduler.submit(() -> settle(fence, "paused")).get(60, TimeUnit.SECONDS));
-            assertThat(late.getCause()).isInstanceOf(StaleTokenException.class);
+            assertThat(late.getCause()).isInstanceOf(JdbcStaleTokenException.class);
             assertThat(writtenBy(ds)).isEqualTo("next");
             Awaitility.await().atMost(Duration.ofSeconds(60)).until(() -> pausedLease.state() == LeaseState.LOST);
 

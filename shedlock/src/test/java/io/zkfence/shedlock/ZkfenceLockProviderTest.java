@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.lock.Lease;
+import io.zkfence.lock.LeaseLostException;
 import io.zkfence.lock.LeaseState;
 import io.zkfence.testing.Teardown;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -138,7 +140,7 @@ class ZkfenceLockProviderTest {
         Lease hung = ZkfenceShedLock.currentLease().orElseThrow();
 
         eventually().until(() -> hung.state() == LeaseState.RELEASED);
-        assertThrows(io.zkfence.lock.LeaseLostException.class, hung::checkValid);
+        assertThrows(LeaseLostException.class, hung::checkValid);
         assertThat(ZkfenceShedLock.currentToken())
                 .describedAs("the hung task still sees its own (now stale) token")
                 .isEqualTo(hung.token());
@@ -322,7 +324,7 @@ class ZkfenceLockProviderTest {
     void onlyOneRunAtATimeAcrossReplicasAndThreadsWithIncreasingTokens() throws Exception {
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger overlaps = new AtomicInteger();
-        List<Long> tokens = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
         ExecutorService pool = Executors.newFixedThreadPool(8);
         CountDownLatch go = new CountDownLatch(1);
         List<Future<?>> all = new ArrayList<>();

@@ -18,9 +18,9 @@ import org.apache.zookeeper.client.FourLetterWordMain;
 import org.apache.zookeeper.common.X509Exception;
 
 /**
- * Real ZooKeeper servers in this JVM, as a quorum (curator-test's {@code TestingCluster}), for
- * tests, demos and benchmarks: sessions, expiry, leader election and ephemeral nodes behave as
- * on a production ensemble.
+ * Published, for your tests (zkfence-testkit): real ZooKeeper servers in this JVM, as a quorum
+ * (curator-test's {@code TestingCluster}), for tests, demos and benchmarks: sessions, expiry,
+ * leader election and ephemeral nodes behave as on a production ensemble.
  *
  * <pre>{@code
  * try (EmbeddedEnsemble zk = EmbeddedEnsemble.builder().servers(3).tickTime(Duration.ofSeconds(1)).start()) {

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.FenceConfig;
-import io.zkfence.jdbc.FenceException;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JdbcFenceException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.jdbc.JooqFence;
-import io.zkfence.jdbc.StaleTokenException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -76,8 +76,8 @@ public abstract class AdvanceContract extends FenceTestBase {
         });
         AtomicBoolean ran = new AtomicBoolean();
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class,
+        JdbcStaleTokenException e = assertThrows(
+                JdbcStaleTokenException.class,
                 () -> fence.inTransaction(key, 19, c -> {
                     ran.set(true);
                     write(c, key, "stale");
@@ -100,7 +100,7 @@ public abstract class AdvanceContract extends FenceTestBase {
         fence.claim(stock, 50);
 
         assertThrows(
-                StaleTokenException.class,
+                JdbcStaleTokenException.class,
                 () -> fence.inTransaction(orders, 5, c -> {
                     write(c, orders, "order written before the second fence");
                     fence.advance(c, stock, 5);
@@ -136,8 +136,8 @@ public abstract class AdvanceContract extends FenceTestBase {
     void sqlErrorInTheWorkIsTranslatedWithItsCauseAndRolledBack() throws SQLException {
         String key = newKey();
 
-        FenceException e = assertThrows(
-                FenceException.class,
+        JdbcFenceException e = assertThrows(
+                JdbcFenceException.class,
                 () -> fence.inTransaction(key, 4, c -> {
                     write(c, key, "doomed");
                     try (Statement s = c.createStatement()) {
@@ -197,7 +197,7 @@ public abstract class AdvanceContract extends FenceTestBase {
         fence.claim(key, Long.MAX_VALUE - 1);
         fence.claim(key, Long.MAX_VALUE);
 
-        assertThrows(StaleTokenException.class, () -> fence.claim(key, Long.MAX_VALUE - 1));
+        assertThrows(JdbcStaleTokenException.class, () -> fence.claim(key, Long.MAX_VALUE - 1));
         assertThat(fence.currentToken(key)).hasValue(Long.MAX_VALUE);
     }
 
@@ -210,7 +210,7 @@ public abstract class AdvanceContract extends FenceTestBase {
             write(c, key, "holder 8");
             c.commit();
 
-            assertThrows(StaleTokenException.class, () -> fence.advance(c, key, 7));
+            assertThrows(JdbcStaleTokenException.class, () -> fence.advance(c, key, 7));
             c.rollback();
             c.setAutoCommit(true);
         }
@@ -251,7 +251,7 @@ public abstract class AdvanceContract extends FenceTestBase {
                     .execute();
         });
         assertThrows(
-                StaleTokenException.class,
+                JdbcStaleTokenException.class,
                 () -> dsl.transaction(trx -> {
                     trx.dsl()
                             .insertInto(ledger, resourceKey, writer)

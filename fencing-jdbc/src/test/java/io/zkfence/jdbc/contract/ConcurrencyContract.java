@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.jdbc.JooqFence;
 import io.zkfence.jdbc.SerializationConflictException;
-import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.jdbc.TokenColumn;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -64,7 +64,7 @@ public abstract class ConcurrencyContract extends FenceTestBase {
         commitNewer.countDown();
 
         resultOf(newer);
-        assertThat(failureOf(stale)).isInstanceOf(StaleTokenException.class);
+        assertThat(failureOf(stale)).isInstanceOf(JdbcStaleTokenException.class);
         assertThat(staleWorkRan).isFalse();
         assertThat(writes(key)).containsExactly("newer");
         assertThat(fence.currentToken(key)).hasValue(5);
@@ -97,7 +97,7 @@ public abstract class ConcurrencyContract extends FenceTestBase {
         resultOf(newer);
         assertThat(writes(key)).containsExactly("newer", "older");
         assertThat(fence.currentToken(key)).hasValue(5);
-        assertThrows(StaleTokenException.class, () -> fence.claim(key, 3));
+        assertThrows(JdbcStaleTokenException.class, () -> fence.claim(key, 3));
     }
 
     @Test
@@ -121,7 +121,7 @@ public abstract class ConcurrencyContract extends FenceTestBase {
         commitNewer.countDown();
 
         resultOf(newer);
-        assertThat(failureOf(stale)).isInstanceOf(StaleTokenException.class);
+        assertThat(failureOf(stale)).isInstanceOf(JdbcStaleTokenException.class);
         assertThat(writes(key)).containsExactly("newer");
         assertThat(fenceRows(key)).isEqualTo(1);
     }
@@ -163,8 +163,8 @@ public abstract class ConcurrencyContract extends FenceTestBase {
 
         fence.claim(key, 4); // the new holder, straight after acquiring the lock
         AtomicBoolean staleWorkRan = new AtomicBoolean();
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class,
+        JdbcStaleTokenException e = assertThrows(
+                JdbcStaleTokenException.class,
                 () -> fence.inTransaction(key, 3, c -> {
                     staleWorkRan.set(true);
                     write(c, key, "old holder, after its pause");
@@ -200,7 +200,7 @@ public abstract class ConcurrencyContract extends FenceTestBase {
         resultOf(claim);
 
         assertThrows(
-                StaleTokenException.class,
+                JdbcStaleTokenException.class,
                 () -> fence.inTransaction(key, 3, c -> {
                     write(c, key, "older, after the claim");
                     return null;

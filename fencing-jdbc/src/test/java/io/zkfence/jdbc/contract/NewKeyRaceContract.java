@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.ConflictRetry;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.jdbc.SerializationConflictException;
-import io.zkfence.jdbc.StaleTokenException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Two holders creating the fence row of the same new key: at every isolation level the answer
- * is success, {@link StaleTokenException} for the older token, or the retryable
+ * is success, {@link JdbcStaleTokenException} for the older token, or the retryable
  * {@link SerializationConflictException} — never a plain {@code FenceException} — and the same
  * interleaving gets a retryable answer (or success) on every engine.
  */
@@ -92,7 +92,7 @@ public abstract class NewKeyRaceContract extends FenceTestBase {
         }
         assertThat(fence.currentToken(key)).hasValue(2);
         assertThat(writes(key)).containsExactly("newer");
-        assertThrows(StaleTokenException.class, () -> older.claim(key, 1));
+        assertThrows(JdbcStaleTokenException.class, () -> older.claim(key, 1));
     }
 
     /** The race by brute force: a few threads, each claiming a new key with its own token. */
@@ -136,7 +136,7 @@ public abstract class NewKeyRaceContract extends FenceTestBase {
                 return null;
             });
             return true;
-        } catch (StaleTokenException e) {
+        } catch (JdbcStaleTokenException e) {
             return false;
         }
     }

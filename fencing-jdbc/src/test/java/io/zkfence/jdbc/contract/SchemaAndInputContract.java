@@ -5,15 +5,20 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
-import io.zkfence.jdbc.FenceException;
 import io.zkfence.jdbc.FenceTableMissingException;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JdbcFenceException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.jdbc.JooqFence;
-import io.zkfence.jdbc.StaleTokenException;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.Future;
@@ -86,7 +91,7 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
         custom.claim(key, 2);
 
         assertThat(custom.currentToken(key)).hasValue(2);
-        assertThrows(StaleTokenException.class, () -> custom.claim(key, 1));
+        assertThrows(JdbcStaleTokenException.class, () -> custom.claim(key, 1));
         assertThat(fence.currentToken(key)).as("default table untouched").isEmpty();
     }
 
@@ -184,7 +189,7 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
                 engine().dataSource(),
                 FenceConfig.builder(engine().dialect()).table("zk_ledger").build());
 
-        FenceException e = assertThrows(FenceException.class, () -> wrong.claim(newKey(), 1));
+        JdbcFenceException e = assertThrows(JdbcFenceException.class, () -> wrong.claim(newKey(), 1));
 
         assertThat(e).isNotInstanceOf(FenceTableMissingException.class);
         assertThat(e.getMessage()).contains("zk_ledger", "resource_key", "fence_token");
@@ -276,15 +281,13 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
     void everyAcceptedKeyRoundTripsExactlyAndHasItsOwnFence() throws SQLException {
         String prefix = newKey() + "/";
         List<String> keys = oddKeys(prefix);
-        assertThat(new java.util.HashSet<>(keys))
-                .as("the odd keys are distinct in Java")
-                .hasSize(keys.size());
+        assertThat(new HashSet<>(keys)).as("the odd keys are distinct in Java").hasSize(keys.size());
 
         for (int i = 0; i < keys.size(); i++) {
             fence.claim(keys.get(i), i + 1);
         }
 
-        java.util.Map<String, Long> expected = new java.util.HashMap<>();
+        Map<String, Long> expected = new HashMap<>();
         for (int i = 0; i < keys.size(); i++) {
             expected.put(keys.get(i), (long) i + 1);
             assertThat(fence.currentToken(keys.get(i)))
@@ -301,12 +304,11 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
      * here, not with LIKE: MariaDB 11.4's LIKE 'prefix%' on the binary key column misses keys with
      * a supplementary character right after the prefix.
      */
-    private java.util.Map<String, Long> fenceRows(String prefix) throws SQLException {
-        java.util.Map<String, Long> rows = new java.util.HashMap<>();
+    private Map<String, Long> fenceRows(String prefix) throws SQLException {
+        Map<String, Long> rows = new HashMap<>();
         try (Connection c = engine().connection();
-                java.sql.PreparedStatement ps =
-                        c.prepareStatement("select resource_key, fence_token from zkfence_fence");
-                java.sql.ResultSet rs = ps.executeQuery()) {
+                PreparedStatement ps = c.prepareStatement("select resource_key, fence_token from zkfence_fence");
+                ResultSet rs = ps.executeQuery()) {
             while (rs.next()) {
                 if (rs.getString(1).startsWith(prefix)) {
                     assertThat(rows.put(rs.getString(1), rs.getLong(2)))
@@ -318,8 +320,8 @@ public abstract class SchemaAndInputContract extends FenceTestBase {
         return rows;
     }
 
-    private java.util.List<Consumer<JdbcFence>> entryPoints(String key, long token, AtomicBoolean ran) {
-        return java.util.List.of(
+    private List<Consumer<JdbcFence>> entryPoints(String key, long token, AtomicBoolean ran) {
+        return List.of(
                 f -> f.inTransaction(key, token, c -> {
                     ran.set(true);
                     write(c, key, "bad");

@@ -3,9 +3,9 @@ package io.zkfence.jdbc.contract;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.zkfence.jdbc.FenceException;
+import io.zkfence.jdbc.JdbcFenceException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.jdbc.RowNotFoundException;
-import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.jdbc.TokenColumn;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
@@ -69,8 +69,8 @@ public abstract class TokenColumnContract extends FenceTestBase {
 
     @Test
     void lowerTokenIsStaleAndLeavesTheRowUnchanged() {
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class, () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 9, Map.of(BALANCE, 0L)));
+        JdbcStaleTokenException e = assertThrows(
+                JdbcStaleTokenException.class, () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 9, Map.of(BALANCE, 0L)));
 
         assertThat(e.presentedToken()).isEqualTo(9);
         assertThat(e.storedToken()).isEqualTo(10);
@@ -110,8 +110,8 @@ public abstract class TokenColumnContract extends FenceTestBase {
                 .execute();
         assertThat(updated).isZero();
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class,
+        JdbcStaleTokenException e = assertThrows(
+                JdbcStaleTokenException.class,
                 () -> dsl.transaction(trx -> tokens.explainNoMatch(trx.dsl(), ACCOUNT, ID.eq(id), 8)));
         assertThat(e.storedToken()).isEqualTo(10);
         assertThat(balance()).isEqualTo(100);
@@ -126,7 +126,7 @@ public abstract class TokenColumnContract extends FenceTestBase {
                 .execute();
 
         assertThrows(
-                StaleTokenException.class,
+                JdbcStaleTokenException.class,
                 () -> dsl.transaction(trx -> {
                     tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 20, Map.of(BALANCE, 50L));
                     tokens.update(trx.dsl(), ACCOUNT, ID.eq(other), 20, Map.of(BALANCE, 150L));
@@ -162,8 +162,8 @@ public abstract class TokenColumnContract extends FenceTestBase {
                         .where(ID.eq(fresh).and(tokens.admits(12)))
                         .execute());
 
-        StaleTokenException e = assertThrows(
-                StaleTokenException.class,
+        JdbcStaleTokenException e = assertThrows(
+                JdbcStaleTokenException.class,
                 () -> tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L)));
 
         assertThat(e.storedToken()).isEqualTo(12);
@@ -196,10 +196,10 @@ public abstract class TokenColumnContract extends FenceTestBase {
         DSLContext racing =
                 AfterStatements.on(dsl, () -> insertAccount(fresh, 100, 10), newer, older, newer, older, newer, older);
 
-        FenceException e = assertThrows(
-                FenceException.class, () -> tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L)));
+        JdbcFenceException e = assertThrows(
+                JdbcFenceException.class, () -> tokens.update(racing, ACCOUNT, ID.eq(fresh), 11, Map.of(BALANCE, 90L)));
 
-        assertThat(e).isExactlyInstanceOf(FenceException.class);
+        assertThat(e).isExactlyInstanceOf(JdbcFenceException.class);
         assertThat(e.getMessage()).containsIgnoringCase("zk_account").contains("kept changing", "nothing was written");
         assertThat(balance(fresh)).isEqualTo(100);
     }

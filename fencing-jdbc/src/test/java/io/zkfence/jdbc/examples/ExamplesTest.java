@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.jdbc.RowNotFoundException;
 import io.zkfence.jdbc.SerializationConflictException;
-import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.jdbc.TestFailures;
 import io.zkfence.jdbc.testing.Engine;
 import io.zkfence.jdbc.testing.Engines;
@@ -68,7 +68,7 @@ class ExamplesTest {
         InventoryDao dao = new InventoryDao(engine.dataSource());
 
         assertThat(dao.setStock(sku, 12, 5)).isEqualTo(1);
-        assertThrows(StaleTokenException.class, () -> dao.setStock(sku, 99, 4));
+        assertThrows(JdbcStaleTokenException.class, () -> dao.setStock(sku, 99, 4));
 
         assertThat(quantity(engine, sku)).isEqualTo(12);
     }
@@ -83,7 +83,7 @@ class ExamplesTest {
 
         dao.setStock(sku, 7, 5);
         dao.setStock(sku, 8, 5);
-        assertThrows(StaleTokenException.class, () -> dao.setStock(sku, 99, 4));
+        assertThrows(JdbcStaleTokenException.class, () -> dao.setStock(sku, 99, 4));
 
         assertThat(quantity(engine, sku)).isEqualTo(8);
     }
@@ -100,8 +100,8 @@ class ExamplesTest {
         dao.setBalance(id, 10, 2);
         dao.setBalanceByHand(id, 20, 3);
 
-        assertThrows(StaleTokenException.class, () -> dao.setBalance(id, 99, 2));
-        assertThrows(StaleTokenException.class, () -> dao.setBalanceByHand(id, 99, 2));
+        assertThrows(JdbcStaleTokenException.class, () -> dao.setBalance(id, 99, 2));
+        assertThrows(JdbcStaleTokenException.class, () -> dao.setBalanceByHand(id, 99, 2));
         assertThrows(RowNotFoundException.class, () -> dao.setBalance(id + 1, 99, 5));
         assertThrows(RowNotFoundException.class, () -> dao.setBalanceByHand(id + 1, 99, 5));
         assertThat(engine.dsl().fetchValue("select balance from zk_account where id = " + id))
@@ -119,7 +119,7 @@ class ExamplesTest {
         long token = LockHolder.acquired(JdbcFence.create(engine.dataSource()), "inventory:" + sku, () -> 11);
 
         assertThat(token).isEqualTo(11);
-        assertThrows(StaleTokenException.class, () -> formerHolder.setStock(sku, 2, 10));
+        assertThrows(JdbcStaleTokenException.class, () -> formerHolder.setStock(sku, 2, 10));
         assertThat(quantity(engine, sku)).isEqualTo(1);
     }
 
@@ -147,7 +147,7 @@ class ExamplesTest {
 
         calls.set(0);
         assertThrows(
-                StaleTokenException.class,
+                JdbcStaleTokenException.class,
                 () -> LockHolder.withRetries(() -> {
                     calls.incrementAndGet();
                     throw TestFailures.stale("k", 1, 2);

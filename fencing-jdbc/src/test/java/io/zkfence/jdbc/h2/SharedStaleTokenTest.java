@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.fencing.FencingException;
 import io.zkfence.fencing.StaleTokenException;
-import io.zkfence.jdbc.FenceException;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JdbcFenceException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.jdbc.testing.Engines;
+import io.zkfence.testing.PublicApi;
+import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
@@ -24,7 +27,7 @@ class SharedStaleTokenTest {
 
         StaleTokenException e = assertThrows(StaleTokenException.class, () -> fence.claim(key, 19));
 
-        assertThat(e).isInstanceOf(io.zkfence.jdbc.StaleTokenException.class);
+        assertThat(e).isInstanceOf(JdbcStaleTokenException.class);
         assertThat(e.resource()).isEqualTo(key);
         assertThat(e.presentedToken()).isEqualTo(19);
         assertThat(e.storedToken()).isEqualTo(20);
@@ -32,10 +35,20 @@ class SharedStaleTokenTest {
     }
 
     @Test
+    void oneCatchOfTheSharedBaseHandlesEveryExceptionTheModuleDeclares() {
+        List<Class<?>> exceptions = PublicApi.publicTypesOf(JdbcFence.class).stream()
+                .filter(Throwable.class::isAssignableFrom)
+                .toList();
+
+        assertThat(exceptions).contains(JdbcFenceException.class, JdbcStaleTokenException.class);
+        assertThat(exceptions).allMatch(FencingException.class::isAssignableFrom, "is a FencingException");
+    }
+
+    @Test
     void theModuleBaseAndTheStaleExceptionShareTheFencingBaseButNotEachOther() {
-        assertThat(FencingException.class).isAssignableFrom(FenceException.class);
-        assertThat(FencingException.class).isAssignableFrom(io.zkfence.jdbc.StaleTokenException.class);
-        assertThat(FenceException.class.isAssignableFrom(io.zkfence.jdbc.StaleTokenException.class))
+        assertThat(FencingException.class).isAssignableFrom(JdbcFenceException.class);
+        assertThat(FencingException.class).isAssignableFrom(JdbcStaleTokenException.class);
+        assertThat(JdbcFenceException.class.isAssignableFrom(JdbcStaleTokenException.class))
                 .isFalse();
     }
 }

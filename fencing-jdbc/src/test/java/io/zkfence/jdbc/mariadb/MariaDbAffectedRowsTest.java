@@ -8,8 +8,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.jdbc.JooqFence;
-import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.jdbc.TokenColumn;
 import io.zkfence.jdbc.testing.Engine;
 import io.zkfence.jdbc.testing.Engines;
@@ -72,7 +72,8 @@ class MariaDbAffectedRowsTest {
                 .isZero();
         assertThat(tokens.update(dsl, ACCOUNT, ID.eq(id), 4, Map.of(BALANCE, 10L)))
                 .isEqualTo(1);
-        assertThrows(StaleTokenException.class, () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 3, Map.of(BALANCE, 10L)));
+        assertThrows(
+                JdbcStaleTokenException.class, () -> tokens.update(dsl, ACCOUNT, ID.eq(id), 3, Map.of(BALANCE, 10L)));
     }
 
     @Test
@@ -93,7 +94,7 @@ class MariaDbAffectedRowsTest {
                 .as("a newer token changes the token column, so it counts")
                 .isEqualTo(1);
         assertThrows(
-                StaleTokenException.class,
+                JdbcStaleTokenException.class,
                 () -> dsl.transaction(trx -> tokens.update(trx.dsl(), ACCOUNT, ID.eq(id), 4, Map.of(BALANCE, 10L))));
     }
 
@@ -106,7 +107,7 @@ class MariaDbAffectedRowsTest {
         fence.claim(key, 9);
         fence.claim(key, 9);
 
-        assertThrows(StaleTokenException.class, () -> fence.claim(key, 8));
+        assertThrows(JdbcStaleTokenException.class, () -> fence.claim(key, 8));
         assertThat(fence.currentToken(key)).hasValue(9);
     }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JdbcFenceException;
 import io.zkfence.jdbc.testing.Engine;
 import io.zkfence.jdbc.testing.Engines;
 import java.sql.Connection;
@@ -18,6 +19,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -72,6 +74,6 @@ class PostgresCreateIfMissingTest {
                         .schema("no_such_schema")
                         .build());
 
-        org.junit.jupiter.api.Assertions.assertThrows(io.zkfence.jdbc.FenceException.class, fence::createIfMissing);
+        Assertions.assertThrows(JdbcFenceException.class, fence::createIfMissing);
     }
 }

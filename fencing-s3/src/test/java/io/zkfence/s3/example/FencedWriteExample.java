@@ -4,7 +4,7 @@ import io.zkfence.s3.FencedBucket;
 import io.zkfence.s3.FencedMultipartUpload;
 import io.zkfence.s3.FencedObject;
 import io.zkfence.s3.S3FenceConfig;
-import io.zkfence.s3.StaleTokenException;
+import io.zkfence.s3.S3StaleTokenException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -44,7 +44,7 @@ public final class FencedWriteExample {
                     RequestBody.fromString(json),
                     request -> request.contentType("application/json"));
             return true;
-        } catch (StaleTokenException e) {
+        } catch (S3StaleTokenException e) {
             // A holder with a newer grant wrote after us: our lock is gone. Stop; do not retry.
             System.err.println(e.getMessage());
             return false;
@@ -60,7 +60,7 @@ public final class FencedWriteExample {
             for (Path part : partFiles) { // every part but the last: at least 5 MiB on AWS S3
                 upload.uploadPart(partNumber++, RequestBody.fromFile(part));
             }
-            upload.complete(); // conditional: StaleTokenException if a newer holder wrote
+            upload.complete(); // conditional: S3StaleTokenException if a newer holder wrote
         } // close() aborts the upload unless it completed
     }
     // end:multipart

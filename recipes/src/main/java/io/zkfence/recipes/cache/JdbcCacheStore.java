@@ -1,7 +1,7 @@
 package io.zkfence.recipes.cache;
 
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -168,7 +168,7 @@ public final class JdbcCacheStore<V> implements CacheStore<V> {
                 return null;
             });
             return true;
-        } catch (StaleTokenException e) {
+        } catch (JdbcStaleTokenException e) {
             return false;
         }
     }

@@ -1,7 +1,7 @@
 package io.zkfence.recipes.leader;
 
+import io.zkfence.fencing.internal.Backoff;
 import io.zkfence.lock.AcquireInterruptedException;
-import io.zkfence.lock.Backoff;
 import io.zkfence.lock.FencedLock;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LeaseState;
@@ -33,8 +33,8 @@ final class Candidate {
 
     // Logged under the public class: that is the name users configure.
     private static final Logger log = LoggerFactory.getLogger(LeaderElection.class);
-    private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
-    private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+    /** Between failed attempts to join the queue (ZooKeeper unreachable or refusing). */
+    private static final Backoff BACKOFF = Backoff.exponential(Duration.ofMillis(100), Duration.ofSeconds(5));
     /** How long {@link #close()} waits, beyond the revoke timeout, for a release to be confirmed. */
     private static final Duration CLOSE_MARGIN = Duration.ofSeconds(15);
 
@@ -135,7 +135,7 @@ final class Candidate {
     // ---- the candidate's thread ----
 
     private void run() {
-        Backoff backoff = Backoff.exponential(FIRST_BACKOFF, MAX_BACKOFF);
+        int failures = 0;
         try {
             while (true) {
                 synchronized (guard) {
@@ -154,7 +154,7 @@ final class Candidate {
                     log.error("leader election '{}' stops: its lock client is closed", lockName(), e);
                     return;
                 } catch (RuntimeException e) {
-                    long delayMs = backoff.next().toMillis();
+                    long delayMs = BACKOFF.delay(++failures).toMillis();
                     log.warn(
                             "leader election '{}' could not join the queue; retrying in {} ms", lockName(), delayMs, e);
                     pause(delayMs);
@@ -164,7 +164,7 @@ final class Candidate {
                         acquiring = false;
                     }
                 }
-                backoff.reset();
+                failures = 0;
                 Leadership term;
                 synchronized (guard) {
                     Thread.interrupted(); // an interrupt from a close() that raced with the grant

@@ -1,7 +1,7 @@
 package io.zkfence.recipes.migration;
 
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LeaseListener;
 import io.zkfence.lock.LeaseState;
@@ -96,7 +96,7 @@ final class FenceCallback implements Callback {
                     lease.checkValid();
                 }
             }
-        } catch (StaleTokenException e) {
+        } catch (JdbcStaleTokenException e) {
             throw fenced(step, e.storedToken(), "the fence has accepted the newer token " + e.storedToken(), e);
         } catch (LeaseSuspendedException e) {
             // Not fenced: nobody is known to have taken over. The runner cannot tell whether its
@@ -132,7 +132,7 @@ final class FenceCallback implements Callback {
             }
             fence.claim(fenceKey, lease.token());
             claimed = true;
-        } catch (StaleTokenException e) {
+        } catch (JdbcStaleTokenException e) {
             throw fenced(what, e.storedToken(), "the fence has accepted the newer token " + e.storedToken(), e);
         }
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.lock.LockClient;
+import io.zkfence.lock.LockClientConfig;
 import io.zkfence.recipes.testing.ZooKeeperTestBase;
 import io.zkfence.s3.FencedBucket;
 import io.zkfence.s3.S3FenceConfig;
@@ -101,10 +102,7 @@ class FileProcessorTest extends ZooKeeperTestBase {
         CuratorFramework killedCurator = closeLater(Ensemble.curator(ensemble.connectString(), Duration.ofSeconds(10)));
         LockClient killedClient = closeLater(LockClient.create(
                 killedCurator,
-                io.zkfence.lock.LockClientConfig.builder()
-                        .rootPath(root)
-                        .ownerId("killed")
-                        .build()));
+                LockClientConfig.builder().rootPath(root).ownerId("killed").build()));
         CountDownLatch killedIn = new CountDownLatch(1);
         CountDownLatch killedGo = new CountDownLatch(1);
         Set<String> killedFiles = new HashSet<>();

@@ -25,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /** Five replicas fire the same job; each occurrence must start exactly once. */
@@ -100,7 +101,7 @@ class ExactlyOncePerOccurrenceTest extends ZooKeeperTestBase {
 
         TreeMap<Instant, List<Start>> counted = new TreeMap<>(starts.entrySet().stream()
                 .filter(e -> !e.getKey().isBefore(firstCounted))
-                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
+                .collect(Collectors.toMap(Map.Entry::getKey, Map.Entry::getValue)));
         assertThat(counted).hasSizeGreaterThanOrEqualTo(7);
         long previousToken = 0;
         for (Map.Entry<Instant, List<Start>> e : counted.entrySet()) {

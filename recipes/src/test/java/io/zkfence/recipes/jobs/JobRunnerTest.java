@@ -9,8 +9,11 @@ import io.zkfence.lock.LeaseState;
 import io.zkfence.lock.LockClient;
 import io.zkfence.recipes.testing.ZooKeeperTestBase;
 import io.zkfence.testkit.FreezableProxy;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -132,14 +135,14 @@ class JobRunnerTest extends ZooKeeperTestBase {
         // A clock that jumps past the threshold between the check before the acquire and the one after.
         Instant scheduled = Instant.now();
         AtomicInteger reads = new AtomicInteger();
-        java.time.Clock jumping = new java.time.Clock() {
+        Clock jumping = new Clock() {
             @Override
-            public java.time.ZoneId getZone() {
-                return java.time.ZoneOffset.UTC;
+            public ZoneId getZone() {
+                return ZoneOffset.UTC;
             }
 
             @Override
-            public java.time.Clock withZone(java.time.ZoneId zone) {
+            public Clock withZone(ZoneId zone) {
                 return this;
             }
 

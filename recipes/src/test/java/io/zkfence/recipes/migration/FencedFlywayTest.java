@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import io.zkfence.recipes.migration.TestMigrations.Pause;
@@ -94,7 +94,7 @@ class FencedFlywayTest extends MigrationTestBase {
         assertThat(fenced.token()).hasValue(pausedToken);
         assertThat(fenced.lockName()).isEqualTo(lockName);
         assertThat(fenced.migration()).startsWith("V2 Pausable step");
-        assertThat(fenced.getCause()).isInstanceOf(StaleTokenException.class);
+        assertThat(fenced.getCause()).isInstanceOf(JdbcStaleTokenException.class);
         assertThat(fenced).hasMessageContaining(lockName).hasMessageContaining(Long.toString(pausedToken));
 
         MigrationReport report = newerRun.get(60, TimeUnit.SECONDS);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.recipes.migration.TestMigrations.Pause;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +35,7 @@ class StepFencingTest extends MigrationTestBase {
         assertThat(e.rejectedByFence()).isTrue();
         assertThat(e.migration()).startsWith("V2 Pausable step");
         assertThat(e.storedToken()).hasValue(e.token().orElseThrow() + 1);
-        assertThat(e.getCause()).isInstanceOf(StaleTokenException.class);
+        assertThat(e.getCause()).isInstanceOf(JdbcStaleTokenException.class);
         assertThat(e.getSuppressed()).hasSize(1); // Flyway's own report of the failed callback
         assertThat(stepCounts()).isEqualTo(Map.of("V1", 1)); // V2's insert was rolled back with the step
         assertThat(history()).containsExactly("1:true");

@@ -1,5 +1,6 @@
 package io.zkfence.samples.demo;
 
+import io.zkfence.command.CommandLogging;
 import java.io.PrintStream;
 import java.net.URI;
 import java.nio.file.Files;
@@ -136,12 +137,12 @@ public final class DemoCommand implements Callable<Integer> {
     }
 
     public static void main(String[] args) {
-        System.exit(run(System.out, args));
+        System.exit(CommandLogging.execute(() -> new CommandLine(new DemoCommand(System.out)), args));
     }
 
-    /** Runs the demo with {@code args}, printing to {@code out}; returns the exit code. */
+    /** Runs the demo with {@code args} in this JVM, printing to {@code out}; returns the exit code. */
     static int run(PrintStream out, String... args) {
-        return new CommandLine(new DemoCommand(out)).execute(args);
+        return CommandLogging.withVerbose(new CommandLine(new DemoCommand(out))).execute(args);
     }
 
     @Override

@@ -101,8 +101,8 @@ final class PausedHolderDemo {
                 timeline.text("cannot read what the stores hold: " + e);
             }
             Verdict verdict = Verdict.of(story.record(), state);
-            verdict.print(timeline);
             timeline.text("(" + Story.seconds(Duration.between(timeline.start(), Instant.now())) + " in all)");
+            verdict.print(timeline); // its RESULT line is the last thing the demo prints
             return verdict.exitCode();
         } catch (RuntimeException e) {
             timeline.text("");

@@ -4,6 +4,7 @@ import static io.zkfence.samples.demo.Inventory.Copy.FENCED;
 import static io.zkfence.samples.demo.Inventory.Copy.UNFENCED;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.zkfence.fencing.StaleTokenException;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
@@ -257,24 +258,7 @@ public final class Pod implements Callable<Integer> {
         try {
             write.run();
             emit("write", "copy", copy.label(), "store", store, "token", token, "outcome", "accepted");
-        } catch (io.zkfence.jdbc.StaleTokenException e) {
-            emit(
-                    "write",
-                    "copy",
-                    copy.label(),
-                    "store",
-                    store,
-                    "token",
-                    token,
-                    "outcome",
-                    "rejected",
-                    "stored",
-                    e.storedToken(),
-                    "exception",
-                    e.getClass().getName(),
-                    "message",
-                    e.getMessage());
-        } catch (io.zkfence.s3.StaleTokenException e) {
+        } catch (StaleTokenException e) { // either store: the one shared type
             emit(
                     "write",
                     "copy",

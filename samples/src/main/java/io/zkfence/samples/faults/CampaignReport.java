@@ -1,11 +1,14 @@
 package io.zkfence.samples.faults;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -135,13 +138,13 @@ final class CampaignReport {
         s3.notes().forEach(n -> md.append("- ").append(n).append('\n'));
         md.append("\n## Timeline\n\n<details><summary>Every fault, in the order injected</summary>\n\n```\n");
         events.stream()
-                .sorted(java.util.Comparator.comparingLong(FaultEvent::startMillis))
+                .sorted(Comparator.comparingLong(FaultEvent::startMillis))
                 .forEach(e -> md.append(Instant.ofEpochMilli(e.startMillis()))
                         .append("  ")
                         .append(e.what())
                         .append('\n'));
         md.append("```\n\n</details>\n");
-        java.util.Map<String, Object> json = new java.util.LinkedHashMap<>();
+        Map<String, Object> json = new LinkedHashMap<>();
         json.put("seed", s.seed());
         json.put("faultSeconds", s.duration().toSeconds());
         json.put("workers", s.workers());
@@ -169,9 +172,7 @@ final class CampaignReport {
         try {
             Files.writeString(
                     file.resolveSibling("report.json"),
-                    new com.fasterxml.jackson.databind.ObjectMapper()
-                            .writerWithDefaultPrettyPrinter()
-                            .writeValueAsString(json));
+                    new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(json));
             Files.writeString(file, md.toString());
         } catch (IOException e) {
             throw new UncheckedIOException(e);

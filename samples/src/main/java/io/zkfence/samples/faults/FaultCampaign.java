@@ -1,6 +1,7 @@
 package io.zkfence.samples.faults;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.zkfence.lock.LockClient;
 import io.zkfence.samples.demo.EmbeddedServers;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import io.zkfence.testkit.FreezableProxy;
@@ -12,12 +13,24 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Collectors;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -39,13 +52,13 @@ public final class FaultCampaign {
 
     private final Settings settings;
     private final Path dir;
-    private final List<FaultEvent> events = java.util.Collections.synchronizedList(new ArrayList<>());
-    private final Map<String, Integer> faultCounts = java.util.Collections.synchronizedMap(new TreeMap<>());
-    private final java.util.concurrent.atomic.AtomicLong lastFaultEnd = new java.util.concurrent.atomic.AtomicLong();
+    private final List<FaultEvent> events = Collections.synchronizedList(new ArrayList<>());
+    private final Map<String, Integer> faultCounts = Collections.synchronizedMap(new TreeMap<>());
+    private final AtomicLong lastFaultEnd = new AtomicLong();
     /** The campaign's own view of the ensemble: it finds the queue nodes a session expiry aims at. */
-    private org.apache.curator.framework.CuratorFramework observer;
+    private CuratorFramework observer;
     /** At most one ZooKeeper server down at a time: faults test safety, a lost quorum only stops everyone. */
-    private final java.util.concurrent.Semaphore serverDown = new java.util.concurrent.Semaphore(1);
+    private final Semaphore serverDown = new Semaphore(1);
 
     /**
      * What to run.
@@ -134,8 +147,7 @@ public final class FaultCampaign {
             s3.createBucket(b -> b.bucket(bucket));
             ResourceTables.prepare(servers.jdbcUrl());
             List<WorkerHandle> workers = new ArrayList<>();
-            observer = org.apache.curator.framework.CuratorFrameworkFactory.newClient(
-                    ensemble.connectString(), new org.apache.curator.retry.ExponentialBackoffRetry(100, 10, 2_000));
+            observer = CuratorFrameworkFactory.newClient(ensemble.connectString(), LockClient.defaultRetryPolicy());
             observer.start();
             try {
                 for (int w = 0; w < settings.workers(); w++) {
@@ -151,7 +163,7 @@ public final class FaultCampaign {
             int leftover = leftoverQueueNodes(ensemble.connectString());
             ResourceTables.Contents db = ResourceTables.read(servers.jdbcUrl());
             List<Attempt> log = readLogs(workers);
-            java.util.Set<String> names = workers.stream().map(w -> w.name).collect(Collectors.toSet());
+            Set<String> names = workers.stream().map(w -> w.name).collect(Collectors.toSet());
             Checker.Result check = Checker.check(db.history(), db.counters(), log, names, lastFaultEnd.get());
             S3Summary s3Summary = s3Summary(s3, bucket, log);
             Map<String, Integer> faults = new TreeMap<>(faultCounts);
@@ -182,9 +194,8 @@ public final class FaultCampaign {
     private void inject(List<WorkerHandle> workers, EmbeddedEnsemble ensemble) {
         long end = System.nanoTime() + settings.duration().toNanos();
         sleep(Duration.ofSeconds(2)); // let the workers get going
-        java.util.concurrent.ExecutorService pool =
-                java.util.concurrent.Executors.newFixedThreadPool(settings.injectors());
-        List<java.util.concurrent.Future<?>> running = new ArrayList<>();
+        ExecutorService pool = Executors.newFixedThreadPool(settings.injectors());
+        List<Future<?>> running = new ArrayList<>();
         for (int i = 0; i < settings.injectors(); i++) {
             Random random = new Random(settings.seed() + i);
             running.add(pool.submit(() -> {
@@ -195,13 +206,13 @@ public final class FaultCampaign {
             }));
         }
         try {
-            for (java.util.concurrent.Future<?> f : running) {
+            for (Future<?> f : running) {
                 f.get();
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IllegalStateException("a fault injector failed: " + e.getCause(), e.getCause());
         } finally {
             pool.shutdownNow();
@@ -212,7 +223,7 @@ public final class FaultCampaign {
     /** Waits until every worker logged an accepted write after the last fault ended, or {@link #SETTLE} ran out. */
     private void awaitProgressAfterLastFault(List<WorkerHandle> workers) {
         long deadline = System.nanoTime() + SETTLE.toNanos();
-        java.util.Set<String> live;
+        Set<String> live;
         do {
             sleep(Duration.ofMillis(500));
             long after = lastFaultEnd.get();
@@ -310,12 +321,12 @@ public final class FaultCampaign {
      * none of its nodes waits within 2 s (it holds, or it is between attempts), no fault is drawn.
      */
     private void expireWhileWaiting(WorkerHandle victim, EmbeddedEnsemble ensemble) {
-        java.util.Optional<SessionExpiry.Session> session = SessionExpiry.read(victim.session);
+        Optional<SessionExpiry.Session> session = SessionExpiry.read(victim.session);
         if (session.isEmpty()) {
             return; // the worker has not connected yet
         }
         long until = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-        java.util.Optional<String> waiting = SessionExpiry.waitingNode(
+        Optional<String> waiting = SessionExpiry.waitingNode(
                 observer, "/faults/locks", session.get().id());
         while (waiting.isEmpty() && System.nanoTime() < until) {
             sleep(Duration.ofMillis(50));
@@ -353,9 +364,8 @@ public final class FaultCampaign {
 
     /** Queue nodes still under the campaign's lock root once every worker exited and its session expired. */
     private static int leftoverQueueNodes(String connectString) {
-        try (org.apache.curator.framework.CuratorFramework zk =
-                org.apache.curator.framework.CuratorFrameworkFactory.newClient(
-                        connectString, new org.apache.curator.retry.ExponentialBackoffRetry(100, 3))) {
+        try (CuratorFramework zk =
+                CuratorFrameworkFactory.newClient(connectString, new ExponentialBackoffRetry(100, 3))) {
             zk.start();
             long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
             int left;

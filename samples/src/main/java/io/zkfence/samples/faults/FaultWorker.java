@@ -32,11 +32,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooKeeper;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -157,7 +157,7 @@ public final class FaultWorker {
                 .connectString(connectString)
                 .sessionTimeoutMs((int) session.toMillis())
                 .connectionTimeoutMs(30_000)
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                .retryPolicy(LockClient.defaultRetryPolicy())
                 // Keep to the proxies: the ensemble tracker would replace them with the servers' own
                 // addresses from /zookeeper/config, and after the next reconnect a "partition" would
                 // no longer cut this worker off.
@@ -177,7 +177,7 @@ public final class FaultWorker {
         });
         curator.start();
         try {
-            if (!curator.blockUntilConnected(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
                 throw new IllegalStateException("no ZooKeeper connection within 30 s at " + connectString);
             }
         } catch (InterruptedException e) {

@@ -1,5 +1,6 @@
 package io.zkfence.samples.faults;
 
+import io.zkfence.command.CommandLogging;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -53,7 +54,7 @@ public final class FaultsCommand implements Callable<Integer> {
 
     /** Runs the command line and exits with its code. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new FaultsCommand()).execute(args));
+        System.exit(CommandLogging.execute(() -> new CommandLine(new FaultsCommand()), args));
     }
 
     @Override

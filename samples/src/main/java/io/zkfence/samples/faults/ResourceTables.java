@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The protected resource both campaigns write to, in PostgreSQL: {@code fault_counter} (one counter
@@ -40,7 +41,7 @@ public final class ResourceTables {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot prepare the campaign's tables: " + e.getMessage(), e);
         }
-        org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+        PGSimpleDataSource ds = new PGSimpleDataSource();
         ds.setURL(jdbcUrl);
         ds.setUser("postgres");
         JdbcFence.create(ds, FenceConfig.defaults(FenceDialect.POSTGRES)).createIfMissing();

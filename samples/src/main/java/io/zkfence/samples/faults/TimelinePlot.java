@@ -2,6 +2,7 @@ package io.zkfence.samples.faults;
 
 import java.awt.BasicStroke;
 import java.awt.Color;
+import java.awt.Font;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -84,7 +85,7 @@ public final class TimelinePlot {
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideS);
         chart.getStyler().setLegendLayout(Styler.LegendLayout.Horizontal);
         // One legend row holds every series only in a smaller font (XChart does not wrap it).
-        chart.getStyler().setLegendFont(new java.awt.Font(java.awt.Font.SANS_SERIF, java.awt.Font.PLAIN, 10));
+        chart.getStyler().setLegendFont(new Font(Font.SANS_SERIF, Font.PLAIN, 10));
         chart.getStyler().setMarkerSize(3);
         chart.getStyler().setYAxisMin(-0.6);
         chart.getStyler().setXAxisMin(0.0);

@@ -33,7 +33,7 @@ public final class InventoryReservations {
      * Reserves {@code quantity} units of {@code sku} for an order.
      *
      * @return false if fewer units are left
-     * @throws io.zkfence.jdbc.StaleTokenException if this holder's lease ran out and a newer
+     * @throws io.zkfence.jdbc.JdbcStaleTokenException if this holder's lease ran out and a newer
      *         holder has written since; nothing was written
      */
     public boolean reserve(String sku, String orderId, int quantity) {

@@ -1,7 +1,7 @@
 package io.zkfence.samples.jdbc;
 
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -40,7 +40,7 @@ public final class PlainJdbcFencing {
             // A former holder that paused past its lease, token 1: refused, its work never runs.
             fence.inTransaction("inventory:sku:123", 1, c -> setStock(c, "123", 99));
             outcome = "stale write accepted";
-        } catch (StaleTokenException e) {
+        } catch (JdbcStaleTokenException e) {
             outcome = "stale write refused: presented " + e.presentedToken() + ", stored " + e.storedToken();
         }
 

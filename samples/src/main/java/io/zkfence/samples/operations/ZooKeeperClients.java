@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.client.ZKClientConfig;
 
@@ -28,7 +27,7 @@ public final class ZooKeeperClients {
                 .connectString(connectString)
                 .sessionTimeoutMs(15_000) // the lease TTL; see "Choosing the session timeout"
                 .authorization("digest", (user + ":" + password).getBytes(StandardCharsets.UTF_8))
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                .retryPolicy(LockClient.defaultRetryPolicy())
                 .build();
         curator.start();
         return curator;
@@ -59,7 +58,7 @@ public final class ZooKeeperClients {
                 .connectString(connectString) // e.g. "zk1:2281,zk2:2281,zk3:2281"
                 .zkClientConfig(tls)
                 .sessionTimeoutMs(15_000)
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                .retryPolicy(LockClient.defaultRetryPolicy())
                 .build();
         curator.start();
         return curator;

@@ -26,7 +26,7 @@ public final class PaymentDao {
      *
      * @param token the fencing token of the caller's grant of lock {@code "payment:" + paymentId}
      * @return true if recorded now, false if it was recorded before
-     * @throws io.zkfence.jdbc.StaleTokenException if a newer holder of the lock has written:
+     * @throws io.zkfence.jdbc.JdbcStaleTokenException if a newer holder of the lock has written:
      *         nothing was written, and retrying with this token is rejected again
      */
     public boolean record(PaymentEvent payment, long token) {

@@ -1,7 +1,7 @@
 package io.zkfence.samples.payments;
 
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.jdbc.SerializationConflictException;
-import io.zkfence.jdbc.StaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import java.time.Duration;
@@ -43,7 +43,7 @@ public final class PaymentWebhookHandler {
                     } // else retry the whole unit with the same token: nothing was written
                 }
             }
-        } catch (StaleTokenException e) {
+        } catch (JdbcStaleTokenException e) {
             return Outcome.SUPERSEDED; // do not retry: this token is rejected for good
         }
     }

@@ -1,7 +1,7 @@
 package io.zkfence.samples.recipes;
 
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
 import io.zkfence.recipes.leader.Leader;
@@ -103,7 +103,7 @@ public final class LeaderElectionSample {
         }
         try {
             writeHeartbeat(fence, instance, leadership.term());
-        } catch (StaleTokenException e) {
+        } catch (JdbcStaleTokenException e) {
             leadership.stepDown(); // a newer leader has written: this term is over
         }
     }
@@ -117,7 +117,7 @@ public final class LeaderElectionSample {
     // end:who-leads
 
     // snippet:heartbeat
-    /** A leader-only write, fenced by the term: a deposed leader's call throws StaleTokenException. */
+    /** A leader-only write, fenced by the term: a deposed leader's call throws JdbcStaleTokenException. */
     static void writeHeartbeat(JdbcFence fence, String instance, long term) {
         fence.inTransaction(ELECTION, term, connection -> {
             try (PreparedStatement insert =

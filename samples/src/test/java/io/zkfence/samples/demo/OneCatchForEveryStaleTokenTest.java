@@ -4,8 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zkfence.fencing.StaleTokenException;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.s3.FencedBucket;
 import io.zkfence.s3.S3FenceConfig;
+import io.zkfence.s3.S3StaleTokenException;
 import io.zkfence.samples.testing.SampleDatabase;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,9 +55,9 @@ class OneCatchForEveryStaleTokenTest {
             }
 
             assertThat(caught).hasSize(2);
-            assertThat(caught.get(0)).isInstanceOf(io.zkfence.jdbc.StaleTokenException.class);
+            assertThat(caught.get(0)).isInstanceOf(JdbcStaleTokenException.class);
             assertThat(caught.get(0).resource()).isEqualTo(key);
-            assertThat(caught.get(1)).isInstanceOf(io.zkfence.s3.StaleTokenException.class);
+            assertThat(caught.get(1)).isInstanceOf(S3StaleTokenException.class);
             assertThat(caught.get(1).resource()).isEqualTo("s3://orders/" + key);
             assertThat(caught).allSatisfy(e -> {
                 assertThat(e.presentedToken()).isEqualTo(19);

@@ -2,6 +2,7 @@ package io.zkfence.samples.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zkfence.testing.CommandRun;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -10,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -27,8 +29,9 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Runs the demo for real: embedded servers, two pod JVMs, SIGSTOP and SIGCONT. The first test runs
- * {@link DemoCommand} on embedded servers, as {@code ./demo} does once it has built the classes
- * (the script itself, its JDK choice and its build are not run here); the others point the demo's
+ * {@link DemoCommand} on embedded servers in a JVM of its own, as {@code ./demo} does once it has
+ * built the classes (the script itself, its JDK choice and its build are not run here); the others
+ * run it in this JVM and point the demo's
  * flags at servers this test started, as a user points them at real infrastructure. Temporary
  * folders are checked in folders of this test's own, never in the shared system temporary folder.
  */
@@ -62,17 +65,29 @@ class PausedHolderDemoTest {
         given.close();
     }
 
+    /**
+     * As a user runs {@code ./demo}: {@link DemoCommand} in a JVM of its own, with no logging
+     * configuration given, its standard output and error in the order a terminal shows them.
+     * Nothing but the demo's own lines is printed, and the RESULT line is the last of them (Spring's
+     * and Tomcat's shutdown lines of the embedded S3Mock used to follow it).
+     */
     @Test
-    void demoOnEmbeddedServersRejectsBothStaleWritesAndExitsZero(@TempDir Path work) throws IOException {
-        Run run = run("--work-dir=" + work);
+    void demoOnEmbeddedServersRejectsBothStaleWritesEndsWithItsResultAndExitsZero(@TempDir Path work)
+            throws IOException {
+        CommandRun run = CommandRun.merged(DemoCommand.class, List.of(), Duration.ofMinutes(5), "--work-dir=" + work);
+        String output = String.join("\n", run.out());
 
-        assertThat(run.exitCode).as(run.output).isZero();
-        assertStoryTold(run.output);
-        assertThat(run.output)
+        assertThat(run.exitCode()).as(output).isZero();
+        assertStoryTold(output);
+        assertThat(output)
                 .contains("starting in this process: a 3-server ZooKeeper ensemble, PostgreSQL, S3Mock")
                 .containsPattern("work folder " + Pattern.quote(work.toString()) + "/zkfence-demo\\d+ \\(pods' logs,"
                         + " S3Mock's objects\\), deleted at the end");
-        assertPodsGone(run.output);
+        assertThat(run.out().getLast()).as(output).startsWith("RESULT: ");
+        for (String level : List.of("DEBUG", "INFO", "WARN", "ERROR")) {
+            assertThat(run.outAt(level)).as("log lines at " + level).isEmpty();
+        }
+        assertPodsGone(output);
         assertFolderEmpty(work);
     }
 
@@ -188,7 +203,8 @@ class PausedHolderDemoTest {
     private static void assertStoryTold(String output) {
         assertThat(output).contains("kill -STOP", "kill -CONT");
         assertThat(output.lines()
-                        .filter(l -> l.contains("pod-A    fenced") && l.contains("REJECTED: StaleTokenException")))
+                        .filter(l -> l.matches(".*pod-A    fenced    PostgreSQL  REJECTED: JdbcStaleTokenException.*")
+                                || l.matches(".*pod-A    fenced    S3          REJECTED: S3StaleTokenException.*")))
                 .as("pod-A's rejected fenced writes")
                 .hasSize(2);
         assertThat(output.lines()

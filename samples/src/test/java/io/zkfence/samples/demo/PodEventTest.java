@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class PodEventTest {
@@ -21,9 +22,9 @@ class PodEventTest {
         assertThat(e.kind()).isEqualTo("write");
         assertThat(e.fields())
                 .containsExactly(
-                        java.util.Map.entry("copy", "fenced"),
-                        java.util.Map.entry("message", "a=b & c d%\u00e9"),
-                        java.util.Map.entry("token", "4294967304"));
+                        Map.entry("copy", "fenced"),
+                        Map.entry("message", "a=b & c d%\u00e9"),
+                        Map.entry("token", "4294967304"));
         assertThat(e.getLong("token")).isEqualTo(4294967304L);
     }
 

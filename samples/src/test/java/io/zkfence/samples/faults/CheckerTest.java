@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /** The checker detects each kind of broken promise it claims to (and passes a clean history). */
@@ -122,7 +123,7 @@ class CheckerTest {
                 List.of(new HistoryRow(1, "r", 10, "a1", 1), new HistoryRow(2, "r", 11, "a2", 2)),
                 Map.of("r", 2L),
                 List.of(early, late),
-                java.util.Set.of("w0", "w1"),
+                Set.of("w0", "w1"),
                 500);
         assertThat(r.stalled()).containsExactly("w0");
     }

@@ -11,6 +11,7 @@ import io.zkfence.testkit.EmbeddedEnsemble;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
@@ -42,8 +43,7 @@ class SessionExpiryTest {
         CuratorFramework c =
                 CuratorFrameworkFactory.newClient(ensemble.connectString(), 4_000, 15_000, new RetryOneTime(100));
         c.start();
-        assertThat(c.blockUntilConnected(15, java.util.concurrent.TimeUnit.SECONDS))
-                .isTrue();
+        assertThat(c.blockUntilConnected(15, TimeUnit.SECONDS)).isTrue();
         return c;
     }
 
@@ -91,7 +91,7 @@ class SessionExpiryTest {
             assertThat(held.state()).as("the holder's session was not touched").isEqualTo(LeaseState.HELD);
             held.close();
             // The waiter queued again on its new session (docs/lock-core.md) and gets the lock now.
-            try (Lease granted = waiting.get(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            try (Lease granted = waiting.get(30, TimeUnit.SECONDS)) {
                 assertThat(granted.state()).isEqualTo(LeaseState.HELD);
                 assertThat(granted.token()).isGreaterThan(held.token());
             }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.LockClient;
 import io.zkfence.samples.Schema;
 import io.zkfence.samples.testing.EnsembleClients;
@@ -102,7 +102,7 @@ class InventoryReservationsTest {
         pausedClient.thaw();
         pausedPool.release(); // the paused holder goes on with its write
 
-        assertThatThrownBy(() -> late.get(1, TimeUnit.MINUTES)).cause().isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> late.get(1, TimeUnit.MINUTES)).cause().isInstanceOf(JdbcStaleTokenException.class);
         assertThat(db.queryLong("select quantity from inventory_stock where sku = ?", sku))
                 .isEqualTo(8);
         assertThat(db.queryLong("select count(*) from inventory_reservation where sku = ? and order_id = 'late'", sku))

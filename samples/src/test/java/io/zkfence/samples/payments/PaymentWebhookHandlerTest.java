@@ -7,7 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import io.zkfence.samples.Schema;
@@ -126,7 +126,7 @@ class PaymentWebhookHandlerTest {
         }
 
         assertThatThrownBy(() -> dao.record(event, older))
-                .isInstanceOf(StaleTokenException.class)
+                .isInstanceOf(JdbcStaleTokenException.class)
                 .hasMessageContaining("payment:" + event.paymentId())
                 .hasMessageContaining("presented " + older)
                 .hasMessageContaining("accepted " + newer);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.LockClient;
 import io.zkfence.recipes.leader.LeaderElection;
 import java.util.List;
@@ -45,8 +45,8 @@ class LeaderElectionSampleTest extends RecipeSampleTestBase {
         List<String> rows = db.rows("select leader, term from leader_heartbeat order by at");
         assertThat(rows).allMatch(r -> r.equals("pod-a|" + firstTerm) || r.equals("pod-b|" + secondTerm));
         // A deposed leader that did not notice (paused, partitioned) writes with its old term: refused.
-        StaleTokenException stale = assertThrows(
-                StaleTokenException.class, () -> LeaderElectionSample.writeHeartbeat(fence, "pod-a", firstTerm));
+        JdbcStaleTokenException stale = assertThrows(
+                JdbcStaleTokenException.class, () -> LeaderElectionSample.writeHeartbeat(fence, "pod-a", firstTerm));
         assertThat(stale.storedToken()).isEqualTo(secondTerm);
     }
 }

@@ -1,11 +1,11 @@
 package io.zkfence.spring.boot;
 
+import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.ClientCnxnSocketNetty;
 import org.apache.zookeeper.client.ConnectStringParser;
 import org.apache.zookeeper.client.ZKClientConfig;
@@ -14,7 +14,7 @@ import org.apache.zookeeper.common.ClientX509Util;
 /**
  * Builds and starts the {@code CuratorFramework} the starter owns: connect string, session and
  * connection timeouts, digest authentication and TLS from {@link ZkfenceProperties}; the same
- * retry policy as {@code LockClient.connect}.
+ * retry policy as {@code LockClient.connect} ({@link LockClient#defaultRetryPolicy()}).
  */
 final class CuratorSettings {
 
@@ -31,7 +31,7 @@ final class CuratorSettings {
                 .connectString(connectString)
                 .sessionTimeoutMs(Math.toIntExact(config.sessionTimeout().toMillis()))
                 .connectionTimeoutMs(Math.toIntExact(config.connectionTimeout().toMillis()))
-                .retryPolicy(new ExponentialBackoffRetry(100, 10, 2_000))
+                .retryPolicy(LockClient.defaultRetryPolicy())
                 .zkClientConfig(clientConfig(p.getTls()));
         ZkfenceProperties.Auth auth = p.getAuth();
         if (auth.getUsername() != null || auth.getPassword() != null) {

@@ -7,7 +7,7 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import io.zkfence.testkit.EmbeddedEnsemble;
@@ -131,7 +131,7 @@ class ZkfenceActuatorAutoConfigurationTest {
                     ctx.getBean("zkfenceJdbcMeterBinder", MeterBinder.class).bindTo(registry);
                     JdbcFence fence = ctx.getBean(JdbcFence.class);
                     fence.claim("orders:1", 7);
-                    assertThrows(StaleTokenException.class, () -> fence.claim("orders:1", 3));
+                    assertThrows(JdbcStaleTokenException.class, () -> fence.claim("orders:1", 3));
                     assertThat(registry.get("zkfence.fence.writes")
                                     .tags("adapter", "jdbc", "outcome", "accepted")
                                     .tag("operation", "transaction")

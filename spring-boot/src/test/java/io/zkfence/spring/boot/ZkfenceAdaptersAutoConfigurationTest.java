@@ -4,8 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.zkfence.jdbc.FenceDialect;
+import io.zkfence.jdbc.FenceTableMissingException;
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import io.zkfence.s3.FencedBucket;
@@ -85,7 +86,7 @@ class ZkfenceAdaptersAutoConfigurationTest {
                     try (Lease lease = client.lock("inventory:sku:9").acquire(Duration.ofSeconds(10))) {
                         fence.claim("inventory:sku:9", lease.token());
                     }
-                    assertThrows(StaleTokenException.class, () -> fence.claim("inventory:sku:9", first));
+                    assertThrows(JdbcStaleTokenException.class, () -> fence.claim("inventory:sku:9", first));
                 });
     }
 
@@ -120,7 +121,7 @@ class ZkfenceAdaptersAutoConfigurationTest {
                 .withPropertyValues("zkfence.jdbc.dialect=h2")
                 .run(ctx -> {
                     JdbcFence fence = ctx.getBean(JdbcFence.class);
-                    assertThrows(io.zkfence.jdbc.FenceTableMissingException.class, () -> fence.claim("k", 1));
+                    assertThrows(FenceTableMissingException.class, () -> fence.claim("k", 1));
                 });
     }
 

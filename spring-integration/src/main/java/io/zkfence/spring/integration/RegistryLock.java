@@ -95,9 +95,7 @@ final class RegistryLock implements ZkfenceLock {
             lease = fenced(defaultTtl).acquire();
         } catch (AcquireInterruptedException e) {
             local.unlock();
-            Thread.interrupted();
-            throw (InterruptedException)
-                    new InterruptedException("interrupted waiting for lock '" + name + "'").initCause(e);
+            throw e.toInterruptedException();
         } catch (RuntimeException | Error e) {
             local.unlock();
             throw e;
@@ -149,9 +147,7 @@ final class RegistryLock implements ZkfenceLock {
             return false;
         } catch (AcquireInterruptedException e) {
             local.unlock();
-            Thread.interrupted();
-            throw (InterruptedException)
-                    new InterruptedException("interrupted waiting for lock '" + name + "'").initCause(e);
+            throw e.toInterruptedException();
         } catch (RuntimeException | Error e) {
             local.unlock();
             throw e;

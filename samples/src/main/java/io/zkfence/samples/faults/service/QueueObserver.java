@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -204,7 +205,7 @@ final class QueueObserver implements AutoCloseable {
         if (all == null) {
             return;
         }
-        Map<String, List<Entry>> byLock = new java.util.TreeMap<>();
+        Map<String, List<Entry>> byLock = new TreeMap<>();
         for (Entry e : all) {
             byLock.computeIfAbsent(e.lock(), k -> new ArrayList<>()).add(e);
             Seen s = entries.computeIfAbsent(

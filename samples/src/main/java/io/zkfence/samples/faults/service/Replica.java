@@ -11,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -146,8 +147,8 @@ final class Replica implements AutoCloseable {
             Files.writeString(
                     log,
                     "---- campaign: starting " + name + " (clock skew " + skew + " s)\n",
-                    java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.APPEND);
+                    StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
             process = pb.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start replica " + name, e);

@@ -1,6 +1,8 @@
 package io.zkfence.samples.faults.service;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.zkfence.samples.demo.EmbeddedServers;
+import io.zkfence.samples.faults.Attempt;
 import io.zkfence.samples.faults.ResourceTables;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.io.IOException;
@@ -13,13 +15,17 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -198,12 +204,12 @@ public final class ServiceCampaign {
 
     /** What the observer saw, for reading a run's findings again (queues.json, beside the report). */
     private void writeQueues(QueueObserver observer) {
-        java.util.Map<String, Object> dump = new java.util.LinkedHashMap<>();
+        Map<String, Object> dump = new LinkedHashMap<>();
         dump.put(
                 "entries",
                 observer.entries().stream()
                         .map(e -> {
-                            java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+                            Map<String, Object> m = new LinkedHashMap<>();
                             m.put("path", e.path);
                             m.put("owner", e.owner);
                             m.put("request", e.request);
@@ -221,8 +227,7 @@ public final class ServiceCampaign {
                         .toList());
         dump.put("listed", observer.listed());
         try {
-            new com.fasterxml.jackson.databind.ObjectMapper()
-                    .writeValue(dir.resolve("queues.json").toFile(), dump);
+            new ObjectMapper().writeValue(dir.resolve("queues.json").toFile(), dump);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -268,8 +273,7 @@ public final class ServiceCampaign {
                             workers.stream().map(w -> w.log).toList())
                     .writes()
                     .stream()
-                    .filter(w ->
-                            io.zkfence.samples.faults.Attempt.ACCEPTED.equals(w.jdbc()) && w.startAt() > lastFaultEnd)
+                    .filter(w -> Attempt.ACCEPTED.equals(w.jdbc()) && w.startAt() > lastFaultEnd)
                     .toList();
             long live = after.stream().map(ServiceLog.Write::worker).distinct().count();
             long keys =
@@ -341,8 +345,7 @@ public final class ServiceCampaign {
 
     /** The port in {@code jdbc:postgresql://localhost:PORT/...}. */
     static int postgresPort(String jdbcUrl) {
-        java.util.regex.Matcher m =
-                java.util.regex.Pattern.compile("//[^:/]+:(\\d+)/").matcher(jdbcUrl);
+        Matcher m = Pattern.compile("//[^:/]+:(\\d+)/").matcher(jdbcUrl);
         if (!m.find()) {
             throw new IllegalStateException("no port in the JDBC URL " + jdbcUrl);
         }

@@ -5,6 +5,7 @@ import io.zkfence.samples.faults.Checker;
 import io.zkfence.samples.faults.FaultEvent;
 import io.zkfence.samples.faults.Recovery;
 import io.zkfence.samples.faults.ResourceTables;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -205,7 +206,7 @@ final class ServiceChecker {
                             g.key(),
                             g.owner(),
                             "request " + g.owner() + " (" + end.result() + " at "
-                                    + java.time.Instant.ofEpochMilli(finishedAt)
+                                    + Instant.ofEpochMilli(finishedAt)
                                     + ") granted again with token "
                                     + g.fencingToken() + ", first seen " + (g.firstSeen() - finishedAt)
                                     + " ms after it finished; no worker holds it"));
@@ -408,13 +409,13 @@ final class ServiceChecker {
                         ? "the waiting entry of " + s.owner + " (its replica was killed while it waited)"
                         : expired
                                 ? "the lease of " + s.owner + " (token " + s.fencingToken + ", expiresAt "
-                                        + java.time.Instant.ofEpochMilli(s.expiresAt) + ", "
+                                        + Instant.ofEpochMilli(s.expiresAt) + ", "
                                         + (end == null
                                                 ? "its worker killed before its request ended"
                                                 : "its request " + end.result())
                                         + ")"
                                 : "the waiting entry of " + s.owner + " (" + end.result() + " at "
-                                        + java.time.Instant.ofEpochMilli(end.endAt()) + ")";
+                                        + Instant.ofEpochMilli(end.endAt()) + ")";
                 out.add(new Finding(
                         Promise.DEAD_WAITER,
                         s.longestBlockedFrom,

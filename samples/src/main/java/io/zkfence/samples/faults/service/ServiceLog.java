@@ -3,6 +3,7 @@ package io.zkfence.samples.faults.service;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.zkfence.samples.faults.Attempt;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -199,7 +200,7 @@ final class ServiceLog {
     /** One line of the log: the record's fields and its kind. */
     static String line(String kind, Record r) {
         JsonNode node = JSON.valueToTree(r);
-        ((com.fasterxml.jackson.databind.node.ObjectNode) node).put("t", kind);
+        ((ObjectNode) node).put("t", kind);
         try {
             return JSON.writeValueAsString(node);
         } catch (IOException e) {

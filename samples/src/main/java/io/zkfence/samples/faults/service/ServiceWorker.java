@@ -7,6 +7,7 @@ import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
 import io.zkfence.jdbc.SerializationConflictException;
+import io.zkfence.samples.faults.Attempt;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -22,6 +23,8 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -235,8 +238,7 @@ public final class ServiceWorker {
     }
 
     /** Runs the releases of second leases, off the HTTP client's own threads. */
-    private static final java.util.concurrent.Executor RELEASER =
-            java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor();
+    private static final Executor RELEASER = Executors.newVirtualThreadPerTaskExecutor();
 
     /** A second lease for one request: nobody will use it, so it is given back at once. */
     private void releaseIfSecondLease(Request r, ServiceCalls.Answer taken, ServiceCalls.Answer a, int replica) {
@@ -392,11 +394,11 @@ public final class ServiceWorker {
                 }
                 return value;
             });
-            outcome = io.zkfence.samples.faults.Attempt.ACCEPTED;
+            outcome = Attempt.ACCEPTED;
         } catch (StaleTokenException e) {
-            outcome = io.zkfence.samples.faults.Attempt.STALE;
+            outcome = Attempt.STALE;
         } catch (SerializationConflictException e) {
-            outcome = io.zkfence.samples.faults.Attempt.RETRYABLE;
+            outcome = Attempt.RETRYABLE;
         } catch (RuntimeException e) {
             outcome = "error: " + e.getClass().getSimpleName() + ": " + e.getMessage();
         }

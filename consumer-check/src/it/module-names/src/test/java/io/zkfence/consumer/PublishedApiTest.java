@@ -19,6 +19,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.jar.JarFile;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -29,7 +31,8 @@ import org.junit.jupiter.api.Test;
  * the build unless the file changes with it, so every API change is a visible, reviewed diff.
  *
  * <p>A file lists each public type (with its supertypes) and its public and protected members,
- * as {@link Class#toGenericString()} and {@link Member}s render them, sorted. On a mismatch the
+ * as {@link Class#toGenericString()} and {@link Member}s render them, sorted; types in a package
+ * named {@code internal} are not API and are left out. On a mismatch the
  * rendered surface is written to {@code target/api/<artifact>.api}: review the diff in the failure
  * message and copy that file over the checked one if the change is intended.
  */
@@ -59,6 +62,33 @@ class PublishedApiTest {
         }
         if (!problems.isEmpty()) {
             fail(String.join("\n\n", problems));
+        }
+    }
+
+    /**
+     * No two public top-level types of the published jars share a simple name: an import, a
+     * stack trace or a log line then names one type only (before 0.2.0 fencing-jdbc and
+     * fencing-s3 each had a {@code FenceException} and a {@code StaleTokenException}).
+     */
+    /** A type's header line in a rendered surface: "public [modifiers] class|interface|... a.b.C ...". */
+    private static final Pattern TYPE_HEADER =
+            Pattern.compile("^public .*?(?:class|interface|enum|record|@interface) ([\\w.$]+)");
+
+    @Test
+    void noTwoPublishedTypesShareASimpleName() throws IOException {
+        Map<String, List<String>> bySimpleName = new TreeMap<>();
+        for (Path jar : zkfenceJars().values()) {
+            for (String line : render(jar).lines().toList()) {
+                Matcher m = TYPE_HEADER.matcher(line);
+                if (m.find() && !m.group(1).contains("$")) {
+                    String name = m.group(1);
+                    bySimpleName.computeIfAbsent(name.substring(name.lastIndexOf('.') + 1), k -> new ArrayList<>()).add(name);
+                }
+            }
+        }
+        List<String> clashes = bySimpleName.values().stream().filter(names -> names.size() > 1).map(String::valueOf).toList();
+        if (!clashes.isEmpty()) {
+            fail("public types that share a simple name: " + clashes);
         }
     }
 
@@ -92,7 +122,11 @@ class PublishedApiTest {
         return out.toString();
     }
 
+    /** Public types outside a package named {@code internal} (docs/versioning.md: those are not API). */
     private static boolean isExported(Class<?> type) {
+        if (("." + type.getPackageName() + ".").contains(".internal.")) {
+            return false;
+        }
         for (Class<?> t = type; t != null; t = t.getDeclaringClass()) {
             if (!Modifier.isPublic(t.getModifiers()) || t.isAnonymousClass() || t.isLocalClass() || t.isSynthetic()) {
                 return false;

@@ -3,7 +3,7 @@ package io.zkfence.samples.inventory.service;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.zkfence.jdbc.StaleTokenException;
+import io.zkfence.jdbc.JdbcStaleTokenException;
 import io.zkfence.lock.Lease;
 import io.zkfence.lock.LockClient;
 import io.zkfence.testing.PostgresServer;
@@ -122,8 +122,9 @@ class InventoryServiceTest {
         assertThat(reservation.get("remaining").asInt()).isEqualTo(3);
 
         // west wakes up and writes with the token it had: the fence rejects it, nothing is written.
-        StaleTokenException stale = assertThrows(
-                StaleTokenException.class, () -> west.getBean(StockLedger.class).reserve("SKU-2", 3, westToken));
+        JdbcStaleTokenException stale = assertThrows(
+                JdbcStaleTokenException.class,
+                () -> west.getBean(StockLedger.class).reserve("SKU-2", 3, westToken));
         assertThat(stale.presentedToken()).isEqualTo(westToken);
         assertThat(stale.storedToken()).isEqualTo(eastToken);
         assertThat(available("SKU-2")).isEqualTo(3);

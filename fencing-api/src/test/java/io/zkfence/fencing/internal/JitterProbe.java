@@ -1,4 +1,4 @@
-package io.zkfence.s3;
+package io.zkfence.fencing.internal;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -9,8 +9,8 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * A process that does what a FencedBucket does with its backoff, creating it on one thread and
- * pausing on another, and prints the pauses it would take. Run twice, it shows whether separate
+ * A process that does what zkfence's modules do with their back-off, creating it on one thread and
+ * drawing on another, and prints the pauses it would take. Run twice, it shows whether separate
  * processes draw the same jitter.
  */
 final class JitterProbe {
@@ -18,7 +18,7 @@ final class JitterProbe {
     private JitterProbe() {}
 
     public static void main(String[] args) throws InterruptedException {
-        Backoff backoff = Backoff.jittered(Duration.ofMillis(5), Duration.ofMillis(500));
+        Backoff backoff = Backoff.exponential(Duration.ofMillis(5), Duration.ofMillis(500));
         StringBuilder out = new StringBuilder();
         Thread writer = Thread.ofPlatform()
                 .start(() -> out.append(IntStream.rangeClosed(1, 8)

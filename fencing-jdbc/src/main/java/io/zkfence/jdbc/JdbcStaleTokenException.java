@@ -1,5 +1,7 @@
 package io.zkfence.jdbc;
 
+import io.zkfence.fencing.FencingException;
+import io.zkfence.fencing.StaleTokenException;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -16,12 +18,17 @@ import java.util.OptionalLong;
  * <p>Do not retry with the same token: it will be rejected forever. The holder has lost the lock;
  * acquire it again to obtain a new token.
  *
- * <p>It extends the shared {@link io.zkfence.fencing.StaleTokenException} (whose
- * {@link #resource()} is the fence key), not this module's {@link FenceException}: a
- * {@code catch (FenceException e)} does not catch it; a
- * {@code catch (io.zkfence.fencing.FencingException e)} catches both.
+ * <p>It extends the shared {@link StaleTokenException} (whose {@link #resource()} is the fence
+ * key), so one {@code catch (StaleTokenException e)} handles a stale token from any adapter, and
+ * {@code catch (FencingException e)} handles every failure of every adapter, this one included.
+ * It does not extend this module's {@link JdbcFenceException} (Java has one superclass): a
+ * {@code catch (JdbcFenceException e)} does not catch it.
+ *
+ * <p>Called {@code io.zkfence.jdbc.StaleTokenException} before 0.2.0.
+ *
+ * @see FencingException
  */
-public final class StaleTokenException extends io.zkfence.fencing.StaleTokenException {
+public final class JdbcStaleTokenException extends StaleTokenException {
 
     private static final long serialVersionUID = 1L;
 
@@ -34,7 +41,7 @@ public final class StaleTokenException extends io.zkfence.fencing.StaleTokenExce
      * @param storedToken    the higher token the resource has already accepted
      * @param table          the table holding the token, for the message
      */
-    StaleTokenException(String resourceKey, long presentedToken, long storedToken, String table) {
+    JdbcStaleTokenException(String resourceKey, long presentedToken, long storedToken, String table) {
         super(
                 "stale fencing token for resource '" + resourceKey + "': presented " + presentedToken
                         + " but " + table + " has already accepted " + storedToken
@@ -45,7 +52,7 @@ public final class StaleTokenException extends io.zkfence.fencing.StaleTokenExce
     }
 
     /**
-     * Returns the key of the protected resource, as {@link FenceException#resourceKey()} does.
+     * Returns the key of the protected resource, as {@link JdbcFenceException#resourceKey()} does.
      *
      * @return the key (the same as {@link #resource()}), never empty
      */
@@ -54,7 +61,7 @@ public final class StaleTokenException extends io.zkfence.fencing.StaleTokenExce
     }
 
     /**
-     * Returns the token the caller presented, as {@link FenceException#token()} does.
+     * Returns the token the caller presented, as {@link JdbcFenceException#token()} does.
      *
      * @return the presented token (the same as {@link #presentedToken()}), never empty
      */
