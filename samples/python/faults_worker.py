@@ -4,14 +4,14 @@
 It reaches zkfence-server only over HTTP (the standard library's http.client), spreading its calls
 over the replicas as a load balancer would: each request's acquire goes to one replica, its renewals
 to the next, its release to the one after. Under each lease it does the fenced read-modify-write of
-the Java workers on PostgreSQL, written out by hand: the conditional UPDATE of fencing-jdbc's fence
-row (zkfence_fence, the lease's fencing token) in the same transaction as the counter and the
-history row. It logs every call, every request's end, every lease it believed it held and every
+the Java workers on PostgreSQL through the Python package's fence (zkfence.SqlFence from
+clients/python: fencing-jdbc's fence row, zkfence_fence, advanced to the lease's fencing token in
+the same transaction as the counter and the history row). It logs every call, every request's end, every lease it believed it held and every
 write as JSON lines, in the same format as the Java worker (ServiceLog.java).
 
 Needs Debian's /usr/bin/python3 with python3-psycopg2 (the campaign installs it when missing). The
-HTTP calls are all in the class Service: a client library (the clients/python package) can take
-its place there.
+HTTP calls are the package's job in a pod; here they are written out in the class Service, so that
+the campaign decides which replica each call reaches (the package fails over on its own).
 
     /usr/bin/python3 faults_worker.py --name py0 --replicas r0=http://127.0.0.1:8080,... \
         --pg-port 5432 --locks 3 --threads 2 --seed 7 --log py0.jsonl
@@ -29,6 +29,10 @@ import urllib.parse
 import uuid
 
 import psycopg2
+
+# The Python client package from this repository (clients/python), as a pod would install it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "clients", "python", "src"))
+import zkfence  # noqa: E402
 
 TTL = 5000
 SHORT_TTL = 2000
@@ -111,14 +115,6 @@ class Service:
 
     def release(self, replica, key, owner, lock_token):
         return self.post(replica, key, "release", {"ownerId": owner, "lockToken": lock_token}, CALL_TIMEOUT)
-
-
-class StaleToken(Exception):
-    pass
-
-
-class Retryable(Exception):
-    pass
 
 
 class Worker:
@@ -306,39 +302,22 @@ class Worker:
 
     @staticmethod
     def fenced_write(conn, resource, token, attempt, holder):
-        """fencing-jdbc's fence advance (fence_advance.sql, fence_locked_read.sql, fence_insert.sql), then the work."""
+        """The Python package's fence (zkfence.SqlFence: fencing-jdbc's table and statements), then
+        the work, in one transaction."""
+        def work(c):
+            cur = c.cursor()
+            cur.execute("update fault_counter set value = value + 1 where resource = %s returning value",
+                        (resource,))
+            value = cur.fetchone()[0]
+            cur.execute("insert into fault_history (resource, token, attempt, value_after) values (%s, %s, %s, %s)",
+                        (resource, token, attempt, value))
+
         try:
-            with conn:  # one transaction: committed at the end of the block, rolled back on an exception
-                cur = conn.cursor()
-                for _ in range(2):
-                    cur.execute("UPDATE zkfence_fence SET fence_token = %s, holder = %s, updated_at = CURRENT_TIMESTAMP"
-                                " WHERE zkfence_fence.resource_key = %s AND zkfence_fence.fence_token <= %s",
-                                (token, holder, resource, token))
-                    if cur.rowcount == 1:
-                        break
-                    cur.execute("SELECT zkfence_fence.fence_token FROM zkfence_fence"
-                                " WHERE zkfence_fence.resource_key = %s FOR UPDATE", (resource,))
-                    row = cur.fetchone()
-                    if row is not None:
-                        if row[0] > token:
-                            raise StaleToken()
-                        continue  # the row appeared or moved since the UPDATE looked: advance again
-                    cur.execute("INSERT INTO zkfence_fence (resource_key, fence_token, holder, updated_at)"
-                                " VALUES (%s, %s, %s, CURRENT_TIMESTAMP) ON CONFLICT DO NOTHING",
-                                (resource, token, holder))
-                    if cur.rowcount == 1:
-                        break
-                else:
-                    raise Retryable()
-                cur.execute("update fault_counter set value = value + 1 where resource = %s returning value",
-                            (resource,))
-                value = cur.fetchone()[0]
-                cur.execute("insert into fault_history (resource, token, attempt, value_after) values (%s, %s, %s, %s)",
-                            (resource, token, attempt, value))
+            zkfence.SqlFence("postgres", holder=holder).in_transaction(conn, resource, token, work)
             return "accepted"
-        except StaleToken:
+        except zkfence.StaleToken:
             return "stale-rejected"
-        except Retryable:
+        except zkfence.SerializationConflict:
             return "retryable"
 
 

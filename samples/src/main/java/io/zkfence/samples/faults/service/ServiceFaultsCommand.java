@@ -1,5 +1,6 @@
 package io.zkfence.samples.faults.service;
 
+import io.zkfence.command.CommandLogging;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -70,7 +71,7 @@ public final class ServiceFaultsCommand implements Callable<Integer> {
 
     /** Runs the command line and exits with its code. */
     public static void main(String[] args) {
-        System.exit(new CommandLine(new ServiceFaultsCommand()).execute(args));
+        System.exit(CommandLogging.execute(() -> new CommandLine(new ServiceFaultsCommand()), args));
     }
 
     @Override
