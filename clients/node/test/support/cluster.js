@@ -31,8 +31,10 @@ class Replica {
     this.starts += 1;
     this.log = join(this.cluster.dir, `replica-${this.name}-${this.starts}.log`);
     const c = this.cluster;
+    // No warm-up: the scenarios restart replicas often, and a replica's first slow calls are no
+    // behaviour of the client's (the warm-up has its own test, WarmUpTest).
     this.proc = spawn([c.java, ...JVM, '-cp', c.classpath, 'io.zkfence.server.ServerCommand', '--zookeeper',
-      c.zookeeper, '--port', '0', '--api-keys', c.keys], this.log);
+      c.zookeeper, '--port', '0', '--api-keys', c.keys, '--warm-up-cycles', '0'], this.log);
   }
 
   async awaitListening() {

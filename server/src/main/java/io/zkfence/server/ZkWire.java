@@ -130,29 +130,23 @@ final class ZkWire {
         return KeeperException.create(KeeperException.Code.get(rc));
     }
 
+    /** Completes {@code f} with {@code value} if ZooKeeper answered OK, else with its error for {@code path}. */
+    private static <T> void answer(CompletableFuture<T> f, int rc, String path, T value) {
+        if (rc == 0) {
+            f.complete(value);
+        } else {
+            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
+        }
+    }
+
     /** A node's children and the node's own stat. */
     record Children(List<String> names, Stat stat) {}
 
     CompletableFuture<Children> children(String path) {
-        CompletableFuture<Children> f = new CompletableFuture<>();
-        ZooKeeper zk = handle(f, "children", path);
-        if (zk != null) {
-            zk.getChildren(
-                    abs(path),
-                    false,
-                    (AsyncCallback.Children2Callback) (rc, p, ctx, kids, stat) -> {
-                        if (rc == 0) {
-                            f.complete(new Children(kids, stat));
-                        } else {
-                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-                        }
-                    },
-                    null);
-        }
-        return f;
+        return watchChildren(path, null);
     }
 
-    /** The children of {@code path}, with a watch that fires once when they change. */
+    /** The children of {@code path}; with {@code watcher} (may be null), a watch that fires once when they change. */
     CompletableFuture<Children> watchChildren(String path, Watcher watcher) {
         CompletableFuture<Children> f = new CompletableFuture<>();
         ZooKeeper zk = handle(f, "children", path);
@@ -160,13 +154,8 @@ final class ZkWire {
             zk.getChildren(
                     abs(path),
                     watcher,
-                    (AsyncCallback.Children2Callback) (rc, p, ctx, kids, stat) -> {
-                        if (rc == 0) {
-                            f.complete(new Children(kids, stat));
-                        } else {
-                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-                        }
-                    },
+                    (AsyncCallback.Children2Callback)
+                            (rc, p, ctx, kids, stat) -> answer(f, rc, path, new Children(kids, stat)),
                     null);
         }
         return f;
@@ -180,17 +169,7 @@ final class ZkWire {
         CompletableFuture<Node> f = new CompletableFuture<>();
         ZooKeeper zk = handle(f, "data", path);
         if (zk != null) {
-            zk.getData(
-                    abs(path),
-                    watcher,
-                    (rc, p, ctx, data, stat) -> {
-                        if (rc == 0) {
-                            f.complete(new Node(data, stat));
-                        } else {
-                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-                        }
-                    },
-                    null);
+            zk.getData(abs(path), watcher, (rc, p, ctx, data, stat) -> answer(f, rc, path, new Node(data, stat)), null);
         }
         return f;
     }
@@ -222,18 +201,7 @@ final class ZkWire {
         CompletableFuture<Stat> f = new CompletableFuture<>();
         ZooKeeper zk = handle(f, "setData", path);
         if (zk != null) {
-            zk.setData(
-                    abs(path),
-                    data,
-                    version,
-                    (rc, p, ctx, stat) -> {
-                        if (rc == 0) {
-                            f.complete(stat);
-                        } else {
-                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-                        }
-                    },
-                    null);
+            zk.setData(abs(path), data, version, (rc, p, ctx, stat) -> answer(f, rc, path, stat), null);
         }
         return f;
     }
@@ -243,17 +211,7 @@ final class ZkWire {
         CompletableFuture<Void> f = new CompletableFuture<>();
         ZooKeeper zk = handle(f, "delete", path);
         if (zk != null) {
-            zk.delete(
-                    abs(path),
-                    version,
-                    (rc, p, ctx) -> {
-                        if (rc == 0) {
-                            f.complete(null);
-                        } else {
-                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-                        }
-                    },
-                    null);
+            zk.delete(abs(path), version, (rc, p, ctx) -> answer(f, rc, path, null), null);
         }
         return f;
     }
@@ -268,13 +226,7 @@ final class ZkWire {
                     data,
                     acl,
                     mode,
-                    (AsyncCallback.StringCallback) (rc, p, ctx, name) -> {
-                        if (rc == 0) {
-                            f.complete(name);
-                        } else {
-                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-                        }
-                    },
+                    (AsyncCallback.StringCallback) (rc, p, ctx, name) -> answer(f, rc, path, name),
                     null);
         }
         return f;
@@ -289,16 +241,7 @@ final class ZkWire {
         CompletableFuture<Void> f = new CompletableFuture<>();
         ZooKeeper zk = handle(f, "sync", path);
         if (zk != null) {
-            zk.sync(
-                    abs(path),
-                    (rc, p, ctx) -> {
-                        if (rc == 0) {
-                            f.complete(null);
-                        } else {
-                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-                        }
-                    },
-                    null);
+            zk.sync(abs(path), (rc, p, ctx) -> answer(f, rc, path, null), null);
         }
         return f;
     }

@@ -43,8 +43,15 @@ abstract class ProcessReplicasTestBase {
 
     /** A replica in its own JVM over this test's root, with {@code flags} added; stopped after the test. */
     ReplicaProcess replica(String... flags) {
-        List<String> args =
-                new ArrayList<>(List.of("--zookeeper", ensemble.connectString(), "--no-auth", "--root", root));
+        List<String> args = new ArrayList<>(List.of(
+                "--zookeeper",
+                ensemble.connectString(),
+                "--no-auth",
+                "--root",
+                root,
+                // Ready at once: these tests restart replicas, and the warm-up has its own test.
+                "--warm-up-cycles",
+                "0"));
         args.addAll(List.of(flags));
         ReplicaProcess replica = new ReplicaProcess(List.of(), args.toArray(String[]::new));
         started.add(replica);

@@ -7,7 +7,6 @@ import io.zkfence.fencing.StaleTokenException;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.SerializationConflictException;
 import io.zkfence.lock.AcquireTimeoutException;
 import io.zkfence.lock.FencedLock;
 import io.zkfence.lock.Lease;
@@ -24,8 +23,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -234,35 +231,7 @@ public final class FaultWorker {
 
     /** A counter and a history row in one fenced unit of work. */
     private String writeRow(String resource, long token, String attempt) {
-        try {
-            fence.inTransaction(resource, token, connection -> {
-                long value;
-                try (PreparedStatement up = connection.prepareStatement(
-                        "update fault_counter set value = value + 1 where resource = ? returning value")) {
-                    up.setString(1, resource);
-                    try (ResultSet rs = up.executeQuery()) {
-                        rs.next();
-                        value = rs.getLong(1);
-                    }
-                }
-                try (PreparedStatement ins = connection.prepareStatement(
-                        "insert into fault_history (resource, token, attempt, value_after) values (?, ?, ?, ?)")) {
-                    ins.setString(1, resource);
-                    ins.setLong(2, token);
-                    ins.setString(3, attempt);
-                    ins.setLong(4, value);
-                    ins.executeUpdate();
-                }
-                return value;
-            });
-            return Attempt.ACCEPTED;
-        } catch (StaleTokenException e) {
-            return Attempt.STALE;
-        } catch (SerializationConflictException e) {
-            return Attempt.RETRYABLE;
-        } catch (RuntimeException e) {
-            return "error: " + e.getClass().getSimpleName() + ": " + e.getMessage();
-        }
+        return ResourceTables.write(fence, resource, token, attempt);
     }
 
     /** Read, increment, write back the resource's JSON document, fenced with the token. */

@@ -1,10 +1,13 @@
 package io.zkfence.samples.faults;
 
+import io.zkfence.fencing.StaleTokenException;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
+import io.zkfence.jdbc.SerializationConflictException;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -27,6 +30,46 @@ public final class ResourceTables {
     public record Contents(List<HistoryRow> history, Map<String, Long> counters) {}
 
     private ResourceTables() {}
+
+    /**
+     * One fenced unit of work: the counter of {@code resource} incremented and a history row
+     * appended, through {@code fence} with {@code token}.
+     *
+     * @return the attempt's outcome: {@link Attempt#ACCEPTED}, {@link Attempt#STALE} (the fence
+     *     refused the token), {@link Attempt#RETRYABLE} (a serialization conflict), or
+     *     {@code error: ...} naming any other failure
+     */
+    public static String write(JdbcFence fence, String resource, long token, String attempt) {
+        try {
+            fence.inTransaction(resource, token, connection -> {
+                long value;
+                try (PreparedStatement up = connection.prepareStatement(
+                        "update fault_counter set value = value + 1 where resource = ? returning value")) {
+                    up.setString(1, resource);
+                    try (ResultSet rs = up.executeQuery()) {
+                        rs.next();
+                        value = rs.getLong(1);
+                    }
+                }
+                try (PreparedStatement ins = connection.prepareStatement(
+                        "insert into fault_history (resource, token, attempt, value_after) values (?, ?, ?, ?)")) {
+                    ins.setString(1, resource);
+                    ins.setLong(2, token);
+                    ins.setString(3, attempt);
+                    ins.setLong(4, value);
+                    ins.executeUpdate();
+                }
+                return value;
+            });
+            return Attempt.ACCEPTED;
+        } catch (StaleTokenException e) {
+            return Attempt.STALE;
+        } catch (SerializationConflictException e) {
+            return Attempt.RETRYABLE;
+        } catch (RuntimeException e) {
+            return "error: " + e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
 
     /** Creates the tables, the 64 counters at 0 and the fence table. */
     public static void prepare(String jdbcUrl) {

@@ -38,7 +38,7 @@ import java.util.stream.IntStream;
  *     others waiting behind it, for longer than a replica's session timeout plus 5 s.
  * </ol>
  *
- * <p>And: every lease the service granted (seen in ZooKeeper or in its list call) is one some
+ * <p>And: every lease the service granted (seen in ZooKeeper, confirmed at the head of its queue, or in an answer) is one some
  * worker heard of; the others are orphan leases, each with its cause. Leases of a worker killed
  * while its acquire was out are counted apart (nobody can hear of those). Overlaps: two workers
  * believing they held one key at once, each shown fenced at PostgreSQL. Liveness per fault kind,

@@ -120,7 +120,7 @@ final class ServiceReport {
                 .append(faultTotal)
                 .append(" faults; the service granted ")
                 .append(f.grantsSeen())
-                .append(" leases (seen in ZooKeeper, in its list call or in an answer), ")
+                .append(" leases (seen confirmed at the head of a queue in ZooKeeper, or in an answer), ")
                 .append(f.grantsHeard())
                 .append(" of them heard of by a worker.\n\n");
         f.pg().violations().forEach(v -> md.append("- PostgreSQL: ").append(v).append('\n'));

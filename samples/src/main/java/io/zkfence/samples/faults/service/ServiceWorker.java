@@ -2,20 +2,16 @@ package io.zkfence.samples.faults.service;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.zkfence.fencing.StaleTokenException;
 import io.zkfence.jdbc.FenceConfig;
 import io.zkfence.jdbc.FenceDialect;
 import io.zkfence.jdbc.JdbcFence;
-import io.zkfence.jdbc.SerializationConflictException;
-import io.zkfence.samples.faults.Attempt;
+import io.zkfence.samples.faults.ResourceTables;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -372,36 +368,7 @@ public final class ServiceWorker {
     private void write(Request r, String resource, long token, boolean inDeadline) {
         String attempt = name + "-" + incarnation + "-" + attempts.incrementAndGet();
         long start = System.currentTimeMillis();
-        String outcome;
-        try {
-            fence.inTransaction(resource, token, connection -> {
-                long value;
-                try (PreparedStatement up = connection.prepareStatement(
-                        "update fault_counter set value = value + 1 where resource = ? returning value")) {
-                    up.setString(1, resource);
-                    try (ResultSet rs = up.executeQuery()) {
-                        rs.next();
-                        value = rs.getLong(1);
-                    }
-                }
-                try (PreparedStatement ins = connection.prepareStatement(
-                        "insert into fault_history (resource, token, attempt, value_after) values (?, ?, ?, ?)")) {
-                    ins.setString(1, resource);
-                    ins.setLong(2, token);
-                    ins.setString(3, attempt);
-                    ins.setLong(4, value);
-                    ins.executeUpdate();
-                }
-                return value;
-            });
-            outcome = Attempt.ACCEPTED;
-        } catch (StaleTokenException e) {
-            outcome = Attempt.STALE;
-        } catch (SerializationConflictException e) {
-            outcome = Attempt.RETRYABLE;
-        } catch (RuntimeException e) {
-            outcome = "error: " + e.getClass().getSimpleName() + ": " + e.getMessage();
-        }
+        String outcome = ResourceTables.write(fence, resource, token, attempt);
         record(
                 "write",
                 new ServiceLog.Write(
