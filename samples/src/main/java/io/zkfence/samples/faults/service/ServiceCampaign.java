@@ -181,7 +181,6 @@ public final class ServiceCampaign {
                     logs,
                     db,
                     observer.entries(),
-                    observer.listed(),
                     leftover,
                     faults.events(),
                     faults.skews(),

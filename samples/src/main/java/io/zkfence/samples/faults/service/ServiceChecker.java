@@ -101,7 +101,6 @@ final class ServiceChecker {
             ServiceLog.Logs logs,
             ResourceTables.Contents db,
             Collection<QueueObserver.Seen> entries,
-            Collection<QueueObserver.Listed> listed,
             List<QueueObserver.Entry> leftover,
             List<FaultEvent> events,
             List<ServiceFaults.Skew> skews,

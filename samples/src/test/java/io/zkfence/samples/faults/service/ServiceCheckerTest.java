@@ -110,7 +110,6 @@ class ServiceCheckerTest {
                 new ResourceTables.Contents(history, Map.of("res-0", (long) history.size())),
                 seen,
                 List.of(),
-                List.of(),
                 List.of(new FaultEvent("replica-kill", "r1", 0, 10, "r1 killed")),
                 skews,
                 List.of("w0"),
