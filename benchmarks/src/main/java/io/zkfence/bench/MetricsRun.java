@@ -29,7 +29,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -85,8 +84,7 @@ public final class MetricsRun {
 
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final PromScrapes scrapes = new PromScrapes(WINDOW_S);
-    private final List<String> timeline = Collections.synchronizedList(new ArrayList<>());
-    private final long startNanos = System.nanoTime();
+    private final RunTimeline timeline = new RunTimeline();
     private final AtomicLong timeouts = new AtomicLong();
     private String root;
     private EmbeddedEnsemble ensemble;
@@ -105,14 +103,8 @@ public final class MetricsRun {
         new MetricsRun().run(out);
     }
 
-    private double now() {
-        return (System.nanoTime() - startNanos) / 1e9;
-    }
-
     private void note(String event) {
-        String line = String.format("%5.1f s  %s", now(), event);
-        timeline.add(line);
-        System.out.println(line);
+        timeline.note(event);
     }
 
     private void run(Path out) {
@@ -168,17 +160,17 @@ public final class MetricsRun {
             List<ScheduledFuture<?>> plan = new ArrayList<>();
             for (int i = 0; i < hung.length; i++) {
                 int n = i;
-                plan.add(at(script, 15 + 5 * i, () -> hungHolderLosesToMaxHold(script, hung[n], "hung-" + n)));
+                plan.add(timeline.at(script, 15 + 5 * i, () -> hungHolderLosesToMaxHold(script, hung[n], "hung-" + n)));
             }
             Lease[] stuckLease = new Lease[1];
-            plan.add(at(
+            plan.add(timeline.at(
                     script,
                     32,
                     () -> stuckLease[0] =
                             holdAndHang(stuck, "stuck", "orders:1", "and hangs: waiters queue, acquires time out")));
-            plan.add(at(script, 38, () -> forceRelease(script, operator, stuckLease[0])));
-            plan.add(at(script, 48, () -> freezeHolder(script, frozen, proxy)));
-            plan.add(at(script, RUN.toSeconds(), () -> stop.set(true)));
+            plan.add(timeline.at(script, 38, () -> forceRelease(script, operator, stuckLease[0])));
+            plan.add(timeline.at(script, 48, () -> freezeHolder(script, frozen, proxy)));
+            plan.add(timeline.at(script, RUN.toSeconds(), () -> stop.set(true)));
             for (ScheduledFuture<?> step : plan) {
                 step.get(RUN.toSeconds() + 60, TimeUnit.SECONDS);
             }
@@ -233,11 +225,6 @@ public final class MetricsRun {
                 return update.executeUpdate();
             }
         });
-    }
-
-    private ScheduledFuture<?> at(ScheduledExecutorService script, double second, Runnable step) {
-        long delay = Math.max(0, (long) ((second - now()) * 1000));
-        return script.schedule(step, delay, TimeUnit.MILLISECONDS);
     }
 
     /** A holder acquires with a 1 s max-hold and hangs; once LOST, its late write is tried. */
@@ -314,7 +301,7 @@ public final class MetricsRun {
     // ---- scrapes, plots and the summary ----
 
     private void scrape() {
-        scrapes.add(now(), Map.of("", registry.scrape()));
+        scrapes.add(timeline.now(), Map.of("", registry.scrape()));
     }
 
     private void plot(Path png) {
@@ -370,9 +357,7 @@ public final class MetricsRun {
                 .append(" locks, 3-server embedded ZooKeeper, embedded PostgreSQL; scraped every second (")
                 .append(scrapes.size())
                 .append(" scrapes). Made by io.zkfence.bench.MetricsRun.\n\nTimeline:\n");
-        synchronized (timeline) {
-            timeline.forEach(l -> sb.append("  ").append(l).append('\n'));
-        }
+        timeline.appendTo(sb);
         sb.append("\nTotals at the end (summed over clients):\n");
         Map<String, double[]> totals = new LinkedHashMap<>();
         totals.put("zkfence_lock_grants_total", scrapes.sum("zkfence_lock_grants_total"));

@@ -66,8 +66,7 @@ public final class ServiceMetricsRun {
     private static final List<String> INSTANCES = List.of("replica-a", "replica-b");
 
     private final PromScrapes scrapes = new PromScrapes(WINDOW_S);
-    private final List<String> timeline = Collections.synchronizedList(new ArrayList<>());
-    private final long startNanos = System.nanoTime();
+    private final RunTimeline timeline = new RunTimeline();
     private final AtomicLong granted = new AtomicLong();
     private final AtomicLong refused409 = new AtomicLong();
     private final AtomicLong otherAnswers = new AtomicLong();
@@ -87,14 +86,8 @@ public final class ServiceMetricsRun {
         new ServiceMetricsRun().run(out);
     }
 
-    private double now() {
-        return (System.nanoTime() - startNanos) / 1e9;
-    }
-
     private void note(String event) {
-        String line = String.format("%5.1f s  %s", now(), event);
-        timeline.add(line);
-        System.out.println(line);
+        timeline.note(event);
     }
 
     private void run(Path out) {
@@ -132,19 +125,20 @@ public final class ServiceMetricsRun {
             ScheduledExecutorService script = closer.add(Executors.newSingleThreadScheduledExecutor());
             List<ScheduledFuture<?>> plan = new ArrayList<>();
             String[] crashed = new String[1];
-            plan.add(at(script, 15, () -> crashed[0] = crashedHolder()));
-            plan.add(at(script, 23, () -> renewTooLate("crashed", "orders:sku-0", crashed[0], replicas.get(1))));
+            plan.add(timeline.at(script, 15, () -> crashed[0] = crashedHolder()));
+            plan.add(timeline.at(
+                    script, 23, () -> renewTooLate("crashed", "orders:sku-0", crashed[0], replicas.get(1))));
             String[] hog = new String[1];
-            plan.add(at(script, 30, () -> hog[0] = hold("hog", "orders:sku-1", 30_000, "for 7 s")));
+            plan.add(timeline.at(script, 30, () -> hog[0] = hold("hog", "orders:sku-1", 30_000, "for 7 s")));
             List<Socket> leavers = Collections.synchronizedList(new ArrayList<>());
-            plan.add(at(script, 31, () -> queueLeavers(leavers)));
-            plan.add(at(script, 34, () -> leave(leavers)));
-            plan.add(at(script, 37, () -> release("hog", "orders:sku-1", hog[0])));
+            plan.add(timeline.at(script, 31, () -> queueLeavers(leavers)));
+            plan.add(timeline.at(script, 34, () -> leave(leavers)));
+            plan.add(timeline.at(script, 37, () -> release("hog", "orders:sku-1", hog[0])));
             String[] stuck = new String[1];
-            plan.add(at(script, 45, () -> stuck[0] = hold("stuck", "orders:sku-2", 60_000, "and hangs")));
-            plan.add(at(script, 51, this::operatorForceReleases));
-            plan.add(at(script, 52, () -> renewTooLate("stuck", "orders:sku-2", stuck[0], replicas.get(0))));
-            plan.add(at(script, RUN.toSeconds(), () -> stop.set(true)));
+            plan.add(timeline.at(script, 45, () -> stuck[0] = hold("stuck", "orders:sku-2", 60_000, "and hangs")));
+            plan.add(timeline.at(script, 51, this::operatorForceReleases));
+            plan.add(timeline.at(script, 52, () -> renewTooLate("stuck", "orders:sku-2", stuck[0], replicas.get(0))));
+            plan.add(timeline.at(script, RUN.toSeconds(), () -> stop.set(true)));
             for (ScheduledFuture<?> step : plan) {
                 step.get(RUN.toSeconds() + 60, TimeUnit.SECONDS);
             }
@@ -171,7 +165,7 @@ public final class ServiceMetricsRun {
         for (int i = 0; i < replicas.size(); i++) {
             texts.put(INSTANCES.get(i), replicas.get(i).metrics());
         }
-        scrapes.add(now(), texts);
+        scrapes.add(timeline.now(), texts);
     }
 
     /** A worker's loop: a key at random, through a replica at random; release through the other. */
@@ -253,11 +247,6 @@ public final class ServiceMetricsRun {
         ServiceClient.Answer r = replicas.get(1).forceRelease("orders:sku-2", "stuck holder (metrics run)");
         note("operator force-releases orders:sku-2: " + r.status() + " "
                 + r.body().path("status").asText());
-    }
-
-    private ScheduledFuture<?> at(ScheduledExecutorService script, double second, Runnable step) {
-        long delay = Math.max(0, (long) ((second - now()) * 1000));
-        return script.schedule(step, delay, TimeUnit.MILLISECONDS);
     }
 
     private static void pause(Duration d) {
@@ -356,9 +345,7 @@ public final class ServiceMetricsRun {
                         + " replica's GET /metrics scraped every second (")
                 .append(scrapes.size())
                 .append(" scrapes). Made by io.zkfence.bench.ServiceMetricsRun.\n\nTimeline:\n");
-        synchronized (timeline) {
-            timeline.forEach(l -> sb.append("  ").append(l).append('\n'));
-        }
+        timeline.appendTo(sb);
         sb.append("\nTotals at the end (summed over both replicas):\n");
         Map<String, double[]> totals = new LinkedHashMap<>();
         for (String outcome : List.of("granted", "conflict", "abandoned", "refused")) {

@@ -181,27 +181,8 @@ final class Probes {
             String owner, String request, String key, Replica replica, long sentAt, ServiceCalls.Answer a, String op) {
         line(
                 "call",
-                new ServiceLog.Call(
-                        "campaign",
-                        "0",
-                        "injector",
-                        owner,
-                        request,
-                        key,
-                        op,
-                        replica.name,
-                        false,
-                        sentAt,
-                        System.currentTimeMillis(),
-                        a.status(),
-                        a.code(),
-                        a.fencingToken(),
-                        a.expiresAt(),
-                        a.validForMillis(),
-                        a.currentOwner(),
-                        a.wasHeld(),
-                        a.outcome(),
-                        a.status() == 0 ? a.detail() : null));
+                ServiceLog.Call.answered(
+                        "campaign", "0", "injector", owner, request, key, op, replica.name, false, sentAt, a));
     }
 
     private void end(

@@ -61,6 +61,46 @@ final class ServiceLog {
             String outcome,
             String detail) {
 
+        /**
+         * The call {@code op} sent at {@code sentAt} and its answer {@code a}, done now. A problem's
+         * detail may name queue entries, whose names carry lock tokens: only a transport failure's
+         * text is kept.
+         */
+        static Call answered(
+                String worker,
+                String inc,
+                String thread,
+                String owner,
+                String request,
+                String key,
+                String op,
+                String replica,
+                boolean hedge,
+                long sentAt,
+                ServiceCalls.Answer a) {
+            return new Call(
+                    worker,
+                    inc,
+                    thread,
+                    owner,
+                    request,
+                    key,
+                    op,
+                    replica,
+                    hedge,
+                    sentAt,
+                    System.currentTimeMillis(),
+                    a.status(),
+                    a.code(),
+                    a.fencingToken(),
+                    a.expiresAt(),
+                    a.validForMillis(),
+                    a.currentOwner(),
+                    a.wasHeld(),
+                    a.outcome(),
+                    a.status() == 0 ? a.detail() : null);
+        }
+
         boolean granted() {
             return "acquire".equals(op) && status == 200;
         }

@@ -407,7 +407,7 @@ public final class ServiceWorker {
     private void logCall(Request r, String op, int replica, boolean hedge, long sentAt, ServiceCalls.Answer a) {
         record(
                 "call",
-                new ServiceLog.Call(
+                ServiceLog.Call.answered(
                         name,
                         incarnation,
                         r.thread(),
@@ -418,18 +418,7 @@ public final class ServiceWorker {
                         replicaNames.get(replica),
                         hedge,
                         sentAt,
-                        System.currentTimeMillis(),
-                        a.status(),
-                        a.code(),
-                        a.fencingToken(),
-                        a.expiresAt(),
-                        a.validForMillis(),
-                        a.currentOwner(),
-                        a.wasHeld(),
-                        a.outcome(),
-                        // A problem's detail may name queue entries, whose names carry lock tokens (issue 29):
-                        // only a transport failure's text is kept.
-                        a.status() == 0 ? a.detail() : null));
+                        a));
     }
 
     private static ServiceCalls.Answer await(CompletableFuture<ServiceCalls.Answer> f) {
