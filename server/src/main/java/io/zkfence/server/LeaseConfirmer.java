@@ -20,10 +20,10 @@ import org.slf4j.LoggerFactory;
  * replica's ZooKeeper session does, so it is answered valid for at most
  * {@link Acquirer#unconfirmedValidity two thirds of the session timeout}. Halfway through that
  * validity, unless the holder renewed or released first, this writes the lease's own expiry
- * (grant + TTL, versioned): from then on it outlives this replica. A replica that stops
- * gracefully confirms every pending lease before it closes its session (which would otherwise end
- * them at once); one that crashes ends them when its session expires, which is after every
- * validity it answered.
+ * (grant + TTL, versioned, after a read that finds the entry unchanged): from then on it
+ * outlives this replica. A replica that stops gracefully confirms every pending lease before it
+ * closes its session (which would otherwise end them at once); one that crashes ends them when
+ * its session expires, which is after every validity it answered.
  */
 final class LeaseConfirmer implements AutoCloseable {
 
@@ -46,8 +46,13 @@ final class LeaseConfirmer implements AutoCloseable {
         Runnable confirm = () -> {
             if (pending.remove(key) != null) {
                 try {
-                    // Versioned: a renew, a release or a forced release since then wins, as it should.
-                    queue.write(lockPath, entry, confirmed);
+                    // Read first: a lease released through another replica is gone, and a write on
+                    // it would fail yet cost a durable log entry on every ZooKeeper server. The
+                    // write is versioned still: a renew, a release or a forced release since the
+                    // read wins, as it should.
+                    if (queue.unchanged(lockPath, entry)) {
+                        queue.write(lockPath, entry, confirmed);
+                    }
                 } catch (LockServiceException e) {
                     log.warn("could not confirm a lease on {}: {}", lockPath, e.getMessage());
                 }

@@ -214,6 +214,22 @@ final class LockQueue {
     }
 
     /**
+     * True if {@code e} is still there at the version read: a read, which reaches no ZooKeeper
+     * leader and writes no log, where a write on an entry that went would fail and still take a
+     * zxid.
+     */
+    boolean unchanged(String lockPath, QueueEntry e) {
+        try {
+            Stat stat = wire.call(
+                    "reading an entry",
+                    () -> wire.exists(lockPath + "/" + e.name().node(), null));
+            return stat != null && stat.getVersion() == e.version();
+        } catch (KeeperException ex) {
+            throw unavailable("reading an entry", ex);
+        }
+    }
+
+    /**
      * A conditional write on the version read.
      *
      * @return the entry as written, or empty if it changed or went meanwhile

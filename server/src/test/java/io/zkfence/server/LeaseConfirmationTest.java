@@ -104,6 +104,35 @@ class LeaseConfirmationTest {
         }
     }
 
+    @Test
+    void aLeaseReleasedThroughAnotherReplicaIsOnlyReadWhenItsConfirmationIsDue() throws Exception {
+        LeaseGrant first = other.acquire(key, "first", 60_000);
+        RequestCounter requests = new RequestCounter();
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<LeaseGrant> waiting =
+                    threads.submit(() -> granting.acquire(key, "next", 60_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> other.queue(key).size() == 2);
+            other.release(key, first);
+            LeaseGrant next = waiting.get();
+            assertThat(granting.service.unconfirmedLeases()).isEqualTo(1);
+            granting.wire().injectFaults(requests);
+
+            // Nothing on the granting replica watches this entry: it learns of the release only
+            // when the confirmation is due.
+            assertThat(other.release(key, next)).isTrue();
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(SESSION_MS / 1000 + 10))
+                    .until(() -> granting.service.unconfirmedLeases() == 0);
+
+            assertThat(requests.count("exists")).as(requests.toString()).isEqualTo(1);
+            assertThat(requests.total())
+                    .as("no write on the entry that went: " + requests)
+                    .isEqualTo(1);
+        }
+    }
+
     private CuratorFramework client() {
         CuratorFramework zk = CuratorFrameworkFactory.newClient(
                 ensemble.connectString(), SESSION_MS, 5_000, new ExponentialBackoffRetry(100, 3));
