@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * <p>A waiting acquire whose entry reaches the head of the queue is answered at once, with no
  * write on the hand-off's path; until it is confirmed, that lease lives only while this
  * replica's ZooKeeper session does, so it is answered valid for at most
- * {@link Acquirer#unconfirmedValidity two thirds of the session timeout}. Halfway through that
+ * {@link AcquireCall#unconfirmedValidity two thirds of the session timeout}. Halfway through that
  * validity, unless the holder renewed or released first, this writes the lease's own expiry
  * (grant + TTL, versioned, after a read that finds the entry unchanged): from then on it
  * outlives this replica. A replica that stops gracefully confirms every pending lease before it

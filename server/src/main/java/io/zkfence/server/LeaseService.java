@@ -84,7 +84,7 @@ final class LeaseService implements AutoCloseable {
         replicas.start();
         finished.prepare();
         audit.prepare();
-        acquirer = new Acquirer(
+        acquirer = new Acquirer(new AcquireContext(
                 queue,
                 wire,
                 replicas,
@@ -95,7 +95,8 @@ final class LeaseService implements AutoCloseable {
                 metrics,
                 paths,
                 clock,
-                settings.maxWaiters());
+                settings.maxWaiters(),
+                new OpenWaits()));
         ops = new LeaseOps(queue, replicas, finished, tokens, confirmer, audit, metrics, paths, clock);
         reads = new LockReads(queue, wire, replicas, ops, audit, paths, clock);
         long retention = settings.requestRetentionMillis();
