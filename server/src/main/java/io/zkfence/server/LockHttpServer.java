@@ -7,6 +7,7 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
+import io.javalin.util.function.ThrowingRunnable;
 import io.zkfence.lock.ForcedRelease;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,7 +22,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -30,14 +34,23 @@ import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP face of one replica, on Javalin (Jetty 12): JSON over HTTP/1.1 under {@code /v1}, each
- * request on a virtual thread (a waiting acquire parks cheaply). Stateless: everything it knows is
- * in ZooKeeper ({@link LeaseService}), so a client may send each call to any replica. Errors are
- * RFC 9457 problem details with a stable {@code error} code ({@link LockServiceException}).
+ * The HTTP face of one replica, on Javalin (Jetty 12): JSON over HTTP/1.1 under {@code /v1}.
+ * Stateless: everything it knows is in ZooKeeper ({@link LeaseService}), so a client may send each
+ * call to any replica. Errors are RFC 9457 problem details with a stable {@code error} code
+ * ({@link LockServiceException}).
+ *
+ * <p><b>Threads.</b> A call runs on the Jetty thread that read it (a platform thread; Jetty hands
+ * the connection's selecting to another one and runs the request where it was read, with no
+ * hand-off), and blocks there only for ZooKeeper's answers, milliseconds. What may park longer
+ * moves to a virtual thread and answers asynchronously: a waiting acquire (for up to its
+ * {@code waitMillis}), and every call that reaches ZooKeeper while this replica is not connected
+ * to it (each ZooKeeper call may then retry for {@link ZkWire#OPERATION_TIMEOUT}), so that Jetty's
+ * threads stay free for the calls that can be answered.
  */
 final class LockHttpServer implements AutoCloseable {
 
@@ -57,6 +70,12 @@ final class LockHttpServer implements AutoCloseable {
     static final Route METRICS = new Route("GET", "/metrics");
     static final List<Route> ROUTES =
             List.of(ACQUIRE, RENEW, RELEASE, FORCE_RELEASE, STATUS, LIST, AUDIT, OPENAPI, LIVE, READY, METRICS);
+    /** The routes that call ZooKeeper: without a connection they run on a virtual thread. */
+    private static final Set<Route> ZOOKEEPER_ROUTES =
+            Set.of(ACQUIRE, RENEW, RELEASE, FORCE_RELEASE, STATUS, LIST, AUDIT);
+
+    /** Jetty's threads: calls blocked on ZooKeeper's answers while connected, and the selectors. */
+    static final int HTTP_THREADS = 256;
 
     static final int MAX_LIST_LIMIT = 1_000;
     private static final Logger log = LoggerFactory.getLogger(LockHttpServer.class);
@@ -69,6 +88,9 @@ final class LockHttpServer implements AutoCloseable {
     private final byte[] openApi;
     private final Javalin app;
     private final AtomicInteger acquiresInFlight = new AtomicInteger();
+    /** Where the calls that may park for long run (see the class comment). */
+    private final ExecutorService parked = Executors.newThreadPerTaskExecutor(
+            Thread.ofVirtual().name("zkfence-wait-", 0).factory());
     /** When each lease granted here was answered (nanos), for the hold-time meter; bounded. */
     private final Map<String, Long> grantedHere = new ConcurrentHashMap<>();
 
@@ -95,7 +117,9 @@ final class LockHttpServer implements AutoCloseable {
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
-            config.concurrency.useVirtualThreads = true;
+            QueuedThreadPool jettyThreads = new QueuedThreadPool(HTTP_THREADS, 8, 60_000);
+            jettyThreads.setName("zkfence-http");
+            config.jetty.threadPool = jettyThreads;
             config.http.maxRequestSize = JsonBody.MAX_BYTES;
             config.jetty.host = settings.bind();
             config.jetty.port = settings.port();
@@ -114,15 +138,15 @@ final class LockHttpServer implements AutoCloseable {
                 });
             }
             for (Route r : ROUTES) {
+                Handler h = handlers.get(r);
                 config.routes.addHttpHandler(
-                        r.method().equals("GET") ? HandlerType.GET : HandlerType.POST, r.path(), handlers.get(r));
+                        r.method().equals("GET") ? HandlerType.GET : HandlerType.POST,
+                        r.path(),
+                        ZOOKEEPER_ROUTES.contains(r) ? offJettyWhileDisconnected(h) : h);
             }
-            config.routes.exception(LockServiceException.class, (e, ctx) -> problem(ctx, e));
-            config.routes.exception(HttpResponseException.class, (e, ctx) -> problem(ctx, fromJavalin(e)));
-            config.routes.exception(Exception.class, (e, ctx) -> {
-                log.error("{} {} failed", ctx.method(), ctx.path(), e);
-                problem(ctx, new LockServiceException(ErrorCode.INTERNAL, "the server failed: " + e));
-            });
+            config.routes.exception(LockServiceException.class, (e, ctx) -> failed(ctx, e));
+            config.routes.exception(HttpResponseException.class, (e, ctx) -> failed(ctx, e));
+            config.routes.exception(Exception.class, (e, ctx) -> failed(ctx, e));
             config.routes.error(404, "*", ctx -> {
                 // A route's own 404 (NOT_LOCKED) is already a problem body; only a missing route gets this one.
                 String type = ctx.res().getContentType();
@@ -141,6 +165,45 @@ final class LockHttpServer implements AutoCloseable {
                             new LockServiceException(
                                     ErrorCode.METHOD_NOT_ALLOWED, ctx.method() + " is not allowed on " + ctx.path())));
         });
+    }
+
+    /**
+     * Runs {@code h} here while ZooKeeper is connected; otherwise on a virtual thread, since each
+     * of its ZooKeeper calls may wait for a reconnection.
+     */
+    private Handler offJettyWhileDisconnected(Handler h) {
+        return ctx -> {
+            if (zooKeeperConnected.getAsBoolean() || Thread.currentThread().isVirtual()) {
+                h.handle(ctx);
+            } else {
+                onVirtualThread(ctx, () -> h.handle(ctx));
+            }
+        };
+    }
+
+    /** Answers the call asynchronously: {@code rest} runs on a virtual thread and writes the answer. */
+    private void onVirtualThread(Context ctx, ThrowingRunnable<Exception> rest) {
+        ctx.future(() -> CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        rest.run();
+                    } catch (Exception e) {
+                        failed(ctx, e);
+                    }
+                },
+                parked));
+    }
+
+    /** Every failure of a call, in the service's one error shape. */
+    private void failed(Context ctx, Exception e) {
+        switch (e) {
+            case LockServiceException lse -> problem(ctx, lse);
+            case HttpResponseException hre -> problem(ctx, fromJavalin(hre));
+            default -> {
+                log.error("{} {} failed", ctx.method(), ctx.path(), e);
+                problem(ctx, new LockServiceException(ErrorCode.INTERNAL, "the server failed: " + e));
+            }
+        }
     }
 
     private Map<Route, Handler> handlers() {
@@ -226,20 +289,47 @@ final class LockHttpServer implements AutoCloseable {
             LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
         }
         app.stop();
+        parked.shutdown();
     }
 
     // ---- the calls ----
 
     /**
      * An acquire, counted while in flight so that {@link #close()} stops the server only after
-     * each one has answered. The answer of a replica shutting down is written and flushed here,
-     * not after the handler, for the same reason.
+     * each one has answered. A waiting one goes on on a virtual thread.
      */
     private void acquireCall(Context ctx) throws IOException {
         long arrived = System.nanoTime();
         acquiresInFlight.incrementAndGet();
+        boolean handedOn = false;
         try {
-            ok(ctx, acquire(lockKey(ctx), ctx, arrived));
+            Acquirer.Request request = acquireRequest(lockKey(ctx), ctx);
+            if (request.waiting() && !Thread.currentThread().isVirtual()) {
+                onVirtualThread(ctx, () -> {
+                    try {
+                        answerAcquire(ctx, request, arrived);
+                    } finally {
+                        acquiresInFlight.decrementAndGet();
+                    }
+                });
+                handedOn = true;
+            } else {
+                answerAcquire(ctx, request, arrived);
+            }
+        } finally {
+            if (!handedOn) {
+                acquiresInFlight.decrementAndGet();
+            }
+        }
+    }
+
+    /**
+     * Acquires and answers. The answer of a replica shutting down is written and flushed here, not
+     * after the handler, so that it is out before {@link #close()} stops the server.
+     */
+    private void answerAcquire(Context ctx, Acquirer.Request request, long arrived) throws IOException {
+        try {
+            ok(ctx, acquire(request, ctx, arrived));
         } catch (LockServiceException e) {
             if (e.code() != ErrorCode.SHUTTING_DOWN) {
                 throw e;
@@ -251,8 +341,6 @@ final class LockHttpServer implements AutoCloseable {
             ctx.res().setContentLength(body.length);
             ctx.res().getOutputStream().write(body);
             ctx.res().flushBuffer();
-        } finally {
-            acquiresInFlight.decrementAndGet();
         }
     }
 
@@ -282,7 +370,7 @@ final class LockHttpServer implements AutoCloseable {
         return !key.namespace().equals(WarmUp.NAMESPACE);
     }
 
-    private Map<String, Object> acquire(LockKey key, Context ctx, long arrived) {
+    private Acquirer.Request acquireRequest(LockKey key, Context ctx) {
         JsonBody body = JsonBody.parse(ctx.bodyAsBytes(), "ownerId", "ttlMillis", "wait", "waitMillis", "requestId");
         String ownerId = body.text("ownerId", true);
         long ttl = body.number("ttlMillis", 1, settings.maxTtlMillis());
@@ -294,17 +382,21 @@ final class LockHttpServer implements AutoCloseable {
             throw LockServiceException.badRequest("wait is true: waitMillis (the bound on the wait) is required");
         }
         long waitMillis = wait ? body.number("waitMillis", 0, settings.maxWaitMillis()) : 0;
-        String requestId = body.text("requestId", false);
+        return new Acquirer.Request(key, ownerId, ttl, wait, waitMillis, body.text("requestId", false));
+    }
+
+    private Map<String, Object> acquire(Acquirer.Request request, Context ctx, long arrived) {
+        LockKey key = request.key();
+        boolean wait = request.waiting();
         LeaseGrant g;
         // Only now, with the body read to its end, may the connection be read for a disconnect:
         // watched through a wait, looked at once otherwise.
         ConnectionWatch caller = wait ? ConnectionWatch.start(ctx.req()) : ConnectionWatch.probe(ctx.req());
         if (wait) {
-            caller.keepOpenFor(waitMillis + settings.idleTimeoutMillis());
+            caller.keepOpenFor(request.waitMillis() + settings.idleTimeoutMillis());
         }
         try {
-            g = service.acquirer()
-                    .acquire(new Acquirer.Request(key, ownerId, ttl, wait, waitMillis, requestId), caller);
+            g = service.acquirer().acquire(request, caller);
         } catch (LockServiceException e) {
             if (counted(key)) {
                 service.metrics()
