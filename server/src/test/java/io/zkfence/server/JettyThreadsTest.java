@@ -15,6 +15,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
+import java.util.function.IntSupplier;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -30,7 +32,7 @@ class JettyThreadsTest {
     private static final int MORE_THAN_JETTY_HAS = LockHttpServer.HTTP_THREADS + 44;
 
     private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
     private EmbeddedEnsemble ensemble;
     private ReplicaFixture replica;
     private String key;
@@ -55,16 +57,12 @@ class JettyThreadsTest {
         assertThat(replica.post(key, "acquire", ServiceHttp.acquire("holder", 60_000, null))
                         .status())
                 .isEqualTo(200);
-        List<CompletableFuture<HttpResponse<String>>> waiting = new ArrayList<>();
-        for (int i = 0; i < MORE_THAN_JETTY_HAS; i++) {
-            waiting.add(send(
-                    "POST",
-                    "/v1/locks/" + key + "/acquire",
-                    ServiceHttp.acquireWaiting("w" + i, 60_000, 60_000, null)));
-        }
-        Awaitility.await()
-                .atMost(Duration.ofSeconds(60))
-                .until(() -> replica.get(key).body().get("waiters").size() == MORE_THAN_JETTY_HAS);
+        List<CompletableFuture<HttpResponse<String>>> waiting = inBatches(
+                i -> send(
+                        "POST",
+                        "/v1/locks/" + key + "/acquire",
+                        ServiceHttp.acquireWaiting("w" + i, 60_000, 60_000, null)),
+                () -> replica.get(key).body().get("waiters").size());
 
         Reply other = replica.post(
                 "inventory:other-" + UUID.randomUUID().toString().substring(0, 6),
@@ -91,22 +89,36 @@ class JettyThreadsTest {
                 .atMost(Duration.ofSeconds(30))
                 .until(() -> replica.path("/health/ready").status() == 503);
         callingThreads.clear();
-        List<CompletableFuture<HttpResponse<String>>> blocked = new ArrayList<>();
-        for (int i = 0; i < MORE_THAN_JETTY_HAS; i++) {
-            // Each reads ZooKeeper, which answers no one: it retries for ZkWire.OPERATION_TIMEOUT.
-            blocked.add(send("GET", "/v1/locks/" + key, null));
-        }
-
-        Awaitility.await()
-                .alias("more calls waiting for ZooKeeper at once than Jetty has threads")
-                .atMost(Duration.ofSeconds(60))
-                .until(() -> callingThreads.size() >= MORE_THAN_JETTY_HAS);
+        // Each reads ZooKeeper, which answers no one: it retries for ZkWire.OPERATION_TIMEOUT,
+        // longer than the batches take to arrive.
+        List<CompletableFuture<HttpResponse<String>>> blocked =
+                inBatches(i -> send("GET", "/v1/locks/" + key, null), callingThreads::size);
         assertThat(replica.path("/health/live").status()).isEqualTo(200);
         for (CompletableFuture<HttpResponse<String>> f : blocked) {
             HttpResponse<String> r = f.join();
             assertThat(r.statusCode()).isEqualTo(503);
             assertThat(r.body()).contains("\"error\":\"UNAVAILABLE\"");
         }
+    }
+
+    /**
+     * Sends {@link #MORE_THAN_JETTY_HAS} calls, a batch at a time (a burst of hundreds of connects
+     * at once overflows the listen backlog), each batch once {@code arrived} counts the ones before.
+     */
+    private static List<CompletableFuture<HttpResponse<String>>> inBatches(
+            IntFunction<CompletableFuture<HttpResponse<String>>> call, IntSupplier arrived) {
+        List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
+        while (sent.size() < MORE_THAN_JETTY_HAS) {
+            int upTo = Math.min(MORE_THAN_JETTY_HAS, sent.size() + 25);
+            for (int i = sent.size(); i < upTo; i++) {
+                sent.add(call.apply(i));
+            }
+            Awaitility.await()
+                    .alias(upTo + " calls at the replica at once")
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> arrived.getAsInt() >= upTo);
+        }
+        return sent;
     }
 
     private CompletableFuture<HttpResponse<String>> send(String method, String path, String body) {
