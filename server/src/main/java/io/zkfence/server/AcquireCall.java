@@ -48,6 +48,10 @@ final class AcquireCall implements AutoCloseable {
     private long readAt;
 
     private long waitingSince;
+    /** Where a run that could not wait stopped: the watch it set, until when, and on whose replica. */
+    private Parked parked;
+
+    private record Parked(CountDownLatch changed, long until, String tiedTo) {}
 
     AcquireCall(AcquireContext ctx, Acquirer.Request req, CallerPresence caller) {
         this.queue = ctx.queue();
@@ -71,7 +75,7 @@ final class AcquireCall implements AutoCloseable {
     }
 
     /** Queues this request's entry, or finds the entry another call of it queued. */
-    List<EntryName> enqueue() {
+    private List<EntryName> enqueue() {
         for (int attempt = 0; attempt < QUEUE_ATTEMPTS; attempt++) {
             if (caller.gone()) {
                 // Before anything is written: a request read from a buffer after its caller left.
@@ -153,8 +157,40 @@ final class AcquireCall implements AutoCloseable {
         return true;
     }
 
-    /** Waits until the entry is first (a grant) or the wait ends; null if the entry went without a record. */
-    LeaseGrant waitForTurn(List<EntryName> line) {
+    /**
+     * Runs the call on until it is answered: the grant, or an exception. With {@code mayWait}
+     * false (on a thread that must not park for long) it stops where it would start to wait, its
+     * watch set, and returns null: run it again with {@code mayWait} true to go on from there.
+     */
+    LeaseGrant run(boolean mayWait) {
+        List<EntryName> line = null;
+        if (parked != null) {
+            if (!mayWait) {
+                return null;
+            }
+            Parked p = parked;
+            parked = null;
+            await(p.changed(), Math.max(1, p.until() - clock.millis()), p.tiedTo());
+            line = relist();
+        }
+        while (true) {
+            if (line == null) {
+                line = enqueue();
+            }
+            LeaseGrant grant = waitForTurn(line, mayWait);
+            if (grant != null || parked != null) {
+                return grant;
+            }
+            // The entry went without a record (its earlier call gave it up): queue again.
+            line = null;
+        }
+    }
+
+    /**
+     * Waits until the entry is first (a grant) or the wait ends; null if the entry went without a
+     * record, or if it must wait and may not ({@link #parked} set).
+     */
+    private LeaseGrant waitForTurn(List<EntryName> line, boolean mayWait) {
         boolean justQueued = true;
         while (true) {
             long now = clock.millis();
@@ -211,7 +247,12 @@ final class AcquireCall implements AutoCloseable {
                     predecessor.tiedToReplica() && !predecessor.data().replica().equals(replicas.self())
                             ? predecessor.data().replica()
                             : null;
-            await(watch.latch(), Math.max(1, Math.min(deadline, predecessor.endsAt()) - now), tiedTo);
+            long until = Math.min(deadline, predecessor.endsAt());
+            if (!mayWait) {
+                parked = new Parked(watch.latch(), until, tiedTo);
+                return null;
+            }
+            await(watch.latch(), Math.max(1, until - now), tiedTo);
             line = relist();
         }
     }

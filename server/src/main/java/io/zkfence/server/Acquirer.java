@@ -1,7 +1,5 @@
 package io.zkfence.server;
 
-import java.util.List;
-
 /**
  * The acquire call and its wait: queues the request's entry, waits in FIFO order, and answers a
  * grant, a refusal, or a 409 {@code REQUEST_FINISHED} for a request that already ended.
@@ -42,7 +40,8 @@ final class Acquirer {
     }
 
     /**
-     * Acquires the lock: at once if free, else in FIFO order within the request's wait.
+     * Acquires the lock: at once if free, else in FIFO order within the request's wait. Blocks
+     * for the wait: {@link #begin} and {@link #proceed} split it for a thread that must not.
      *
      * @param caller whether the caller is still there: a wait whose caller left ends at once
      * @throws LockServiceException 409 {@code LOCK_ALREADY_HELD} if not granted in time, 409
@@ -50,19 +49,35 @@ final class Acquirer {
      *     499 {@code CALLER_GONE}, 503 {@code UNAVAILABLE} / {@code SHUTTING_DOWN}
      */
     LeaseGrant acquire(Request request, CallerPresence caller) {
+        return proceed(begin(request, caller), true);
+    }
+
+    /**
+     * An acquire, not started: nothing is sent before {@link #proceed}.
+     *
+     * @throws LockServiceException 503 {@code SHUTTING_DOWN}
+     */
+    AcquireCall begin(Request request, CallerPresence caller) {
         if (ctx.waits().stopping()) {
             throw AcquireRefusals.shuttingDown();
         }
-        AcquireCall call = new AcquireCall(ctx, request, caller);
+        return new AcquireCall(ctx, request, caller);
+    }
+
+    /**
+     * Runs {@code call} on until it is answered, or, unless {@code mayWait}, until it has to wait:
+     * then null, with its entry queued and its watch set, to be proceeded with again on a thread
+     * that may wait (for up to the request's {@code waitMillis}). An answer or an exception ends
+     * the call; an error removes its entry.
+     *
+     * @throws LockServiceException as {@link #acquire}
+     */
+    LeaseGrant proceed(AcquireCall call, boolean mayWait) {
+        boolean answered = true;
         try {
-            while (true) {
-                List<EntryName> line = call.enqueue();
-                LeaseGrant grant = call.waitForTurn(line);
-                if (grant != null) {
-                    return grant;
-                }
-                // The entry went without a record (its earlier call gave it up): queue again.
-            }
+            LeaseGrant grant = call.run(mayWait);
+            answered = grant != null;
+            return grant;
         } catch (LockServiceException e) {
             call.abandonOn(e);
             throw e;
@@ -70,7 +85,9 @@ final class Acquirer {
             call.abandonOn(new LockServiceException(ErrorCode.INTERNAL, bug.toString(), bug));
             throw bug;
         } finally {
-            call.close();
+            if (answered) {
+                call.close();
+            }
         }
     }
 

@@ -29,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
@@ -47,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>Threads.</b> A call runs on the Jetty thread that read it (a platform thread; Jetty hands
  * the connection's selecting to another one and runs the request where it was read, with no
  * hand-off), and blocks there only for ZooKeeper's answers, milliseconds. What may park longer
- * moves to a virtual thread and answers asynchronously: a waiting acquire (for up to its
- * {@code waitMillis}), and every call that reaches ZooKeeper while this replica is not connected
+ * moves to a virtual thread and answers asynchronously: an acquire that has to wait in the
+ * queue (for up to its {@code waitMillis}; {@link Acquirer#proceed} stops where the wait would
+ * start, with the watch set), and every call that reaches ZooKeeper while this replica is not connected
  * to it (each ZooKeeper call may then retry for {@link ZkWire#OPERATION_TIMEOUT}), so that Jetty's
  * threads stay free for the calls that can be answered.
  */
@@ -296,7 +298,8 @@ final class LockHttpServer implements AutoCloseable {
 
     /**
      * An acquire, counted while in flight so that {@link #close()} stops the server only after
-     * each one has answered. A waiting one goes on on a virtual thread.
+     * each one has answered. It runs here until it is answered or has to wait; a wait goes on on
+     * a virtual thread.
      */
     private void acquireCall(Context ctx) throws IOException {
         long arrived = System.nanoTime();
@@ -304,18 +307,37 @@ final class LockHttpServer implements AutoCloseable {
         boolean handedOn = false;
         try {
             Acquirer.Request request = acquireRequest(lockKey(ctx), ctx);
-            if (request.waiting() && !Thread.currentThread().isVirtual()) {
-                onVirtualThread(ctx, () -> {
-                    try {
-                        answerAcquire(ctx, request, arrived);
-                    } finally {
-                        acquiresInFlight.decrementAndGet();
-                    }
-                });
-                handedOn = true;
-            } else {
-                answerAcquire(ctx, request, arrived);
+            // Only now, with the body read to its end, may the connection be read for a disconnect:
+            // watched through a wait, looked at once otherwise.
+            ConnectionWatch caller =
+                    request.waiting() ? ConnectionWatch.start(ctx.req()) : ConnectionWatch.probe(ctx.req());
+            if (request.waiting()) {
+                caller.keepOpenFor(request.waitMillis() + settings.idleTimeoutMillis());
             }
+            Acquirer acquirer = service.acquirer();
+            AcquireCall call;
+            LeaseGrant now;
+            try {
+                call = acquirer.begin(request, caller);
+                now = acquirer.proceed(call, Thread.currentThread().isVirtual());
+            } catch (RuntimeException e) {
+                answerAcquire(ctx, request, caller, arrived, () -> {
+                    throw e;
+                });
+                return;
+            }
+            if (now != null) {
+                answerAcquire(ctx, request, caller, arrived, () -> now);
+                return;
+            }
+            handedOn = true;
+            onVirtualThread(ctx, () -> {
+                try {
+                    answerAcquire(ctx, request, caller, arrived, () -> acquirer.proceed(call, true));
+                } finally {
+                    acquiresInFlight.decrementAndGet();
+                }
+            });
         } finally {
             if (!handedOn) {
                 acquiresInFlight.decrementAndGet();
@@ -324,12 +346,15 @@ final class LockHttpServer implements AutoCloseable {
     }
 
     /**
-     * Acquires and answers. The answer of a replica shutting down is written and flushed here, not
-     * after the handler, so that it is out before {@link #close()} stops the server.
+     * Answers an acquire with what {@code grant} gives. The answer of a replica shutting down is
+     * written and flushed here, not after the handler, so that it is out before {@link #close()}
+     * stops the server.
      */
-    private void answerAcquire(Context ctx, Acquirer.Request request, long arrived) throws IOException {
+    private void answerAcquire(
+            Context ctx, Acquirer.Request request, ConnectionWatch caller, long arrived, Supplier<LeaseGrant> grant)
+            throws IOException {
         try {
-            ok(ctx, acquire(request, ctx, arrived));
+            ok(ctx, granted(request, ctx, caller, arrived, grant));
         } catch (LockServiceException e) {
             if (e.code() != ErrorCode.SHUTTING_DOWN) {
                 throw e;
@@ -385,18 +410,12 @@ final class LockHttpServer implements AutoCloseable {
         return new Acquirer.Request(key, ownerId, ttl, wait, waitMillis, body.text("requestId", false));
     }
 
-    private Map<String, Object> acquire(Acquirer.Request request, Context ctx, long arrived) {
+    private Map<String, Object> granted(
+            Acquirer.Request request, Context ctx, ConnectionWatch caller, long arrived, Supplier<LeaseGrant> grant) {
         LockKey key = request.key();
-        boolean wait = request.waiting();
         LeaseGrant g;
-        // Only now, with the body read to its end, may the connection be read for a disconnect:
-        // watched through a wait, looked at once otherwise.
-        ConnectionWatch caller = wait ? ConnectionWatch.start(ctx.req()) : ConnectionWatch.probe(ctx.req());
-        if (wait) {
-            caller.keepOpenFor(request.waitMillis() + settings.idleTimeoutMillis());
-        }
         try {
-            g = service.acquirer().acquire(request, caller);
+            g = grant.get();
         } catch (LockServiceException e) {
             if (counted(key)) {
                 service.metrics()
