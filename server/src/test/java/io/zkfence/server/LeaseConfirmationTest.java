@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -54,83 +51,67 @@ class LeaseConfirmationTest {
     }
 
     @Test
-    void aLeaseGrantedFromTheQueueIsValidForAtMostTwoThirdsOfTheSessionAndThenConfirmed() throws Exception {
-        LeaseGrant first = other.acquire(key, "first", 60_000);
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            Future<LeaseGrant> waiting =
-                    threads.submit(() -> granting.acquire(key, "next", 60_000, true, 60_000, null));
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(10))
-                    .until(() -> other.queue(key).size() == 2);
-            long released = System.currentTimeMillis();
-            other.release(key, first);
+    void aLeaseGrantedFromTheQueueIsValidForAtMostTwoThirdsOfTheSessionAndThenConfirmed() {
+        long released = System.currentTimeMillis();
+        LeaseGrant next = grantedFromTheQueue();
+        int session = granting.wire().sessionTimeoutMs();
+        assertThat(next.expiresAt() - released).isLessThanOrEqualTo(session * 2L / 3 + 1_000);
+        QueueEntry unconfirmed = other.queue(key).get(0);
+        assertThat(unconfirmed.tiedToReplica()).as("answered without a write").isTrue();
 
-            LeaseGrant next = waiting.get();
-            int session = granting.wire().sessionTimeoutMs();
-            assertThat(next.expiresAt() - released).isLessThanOrEqualTo(session * 2L / 3 + 1_000);
-            QueueEntry unconfirmed = other.queue(key).get(0);
-            assertThat(unconfirmed.tiedToReplica())
-                    .as("answered without a write")
-                    .isTrue();
-
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(session / 1000 + 10))
-                    .until(() -> !other.queue(key).get(0).tiedToReplica());
-            QueueEntry confirmed = other.queue(key).get(0);
-            assertThat(confirmed.data().expiresAt()).isGreaterThan(released + 50_000);
-            assertThat(confirmed.fencingToken()).isEqualTo(next.fencingToken());
-        }
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(session / 1000 + 10))
+                .until(() -> !other.queue(key).get(0).tiedToReplica());
+        QueueEntry confirmed = other.queue(key).get(0);
+        assertThat(confirmed.data().expiresAt()).isGreaterThan(released + 50_000);
+        assertThat(confirmed.fencingToken()).isEqualTo(next.fencingToken());
     }
 
     @Test
-    void aReplicaThatStopsGracefullyConfirmsItsLeasesBeforeItsSessionCloses() throws Exception {
-        LeaseGrant first = other.acquire(key, "first", 60_000);
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            Future<LeaseGrant> waiting =
-                    threads.submit(() -> granting.acquire(key, "next", 60_000, true, 60_000, null));
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(10))
-                    .until(() -> other.queue(key).size() == 2);
-            other.release(key, first);
-            LeaseGrant next = waiting.get();
+    void aReplicaThatStopsGracefullyConfirmsItsLeasesBeforeItsSessionCloses() {
+        LeaseGrant next = grantedFromTheQueue();
 
-            granting.close();
-            grantingZk.close();
+        granting.close();
+        grantingZk.close();
 
-            QueueEntry holder = other.queue(key).get(0);
-            assertThat(holder.fencingToken()).isEqualTo(next.fencingToken());
-            assertThat(holder.tiedToReplica()).isFalse();
-            assertThat(other.renew(key, next, 60_000)).isGreaterThan(System.currentTimeMillis());
-        }
+        QueueEntry holder = other.queue(key).get(0);
+        assertThat(holder.fencingToken()).isEqualTo(next.fencingToken());
+        assertThat(holder.tiedToReplica()).isFalse();
+        assertThat(other.renew(key, next, 60_000)).isGreaterThan(System.currentTimeMillis());
     }
 
     @Test
-    void aLeaseReleasedThroughAnotherReplicaIsOnlyReadWhenItsConfirmationIsDue() throws Exception {
-        LeaseGrant first = other.acquire(key, "first", 60_000);
+    void aLeaseReleasedThroughAnotherReplicaIsOnlyReadWhenItsConfirmationIsDue() {
+        LeaseGrant next = grantedFromTheQueue();
         RequestCounter requests = new RequestCounter();
-        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
-            Future<LeaseGrant> waiting =
-                    threads.submit(() -> granting.acquire(key, "next", 60_000, true, 60_000, null));
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(10))
-                    .until(() -> other.queue(key).size() == 2);
-            other.release(key, first);
-            LeaseGrant next = waiting.get();
-            assertThat(granting.service.unconfirmedLeases()).isEqualTo(1);
-            granting.wire().injectFaults(requests);
+        assertThat(granting.service.unconfirmedLeases()).isEqualTo(1);
+        granting.wire().injectFaults(requests);
 
-            // Nothing on the granting replica watches this entry: it learns of the release only
-            // when the confirmation is due.
-            assertThat(other.release(key, next)).isTrue();
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(SESSION_MS / 1000 + 10))
-                    .until(() -> granting.service.unconfirmedLeases() == 0);
+        // Nothing on the granting replica watches this entry: it learns of the release only
+        // when the confirmation is due.
+        assertThat(other.release(key, next)).isTrue();
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(SESSION_MS / 1000 + 10))
+                .until(() -> granting.service.unconfirmedLeases() == 0);
 
-            assertThat(requests.count("exists")).as(requests.toString()).isEqualTo(1);
-            assertThat(requests.total())
-                    .as("no write on the entry that went: " + requests)
-                    .isEqualTo(1);
-        }
+        assertThat(requests.count("exists")).as(requests.toString()).isEqualTo(1);
+        assertThat(requests.total())
+                .as("no write on the entry that went: " + requests)
+                .isEqualTo(1);
+    }
+
+    /**
+     * "first" holds through the other replica, "next" waits on the granting one, stopped where its
+     * wait starts; "first" is released, and "next" goes on to its grant from the queue.
+     */
+    private LeaseGrant grantedFromTheQueue() {
+        LeaseGrant first = other.acquire(key, "first", 60_000);
+        Acquirer acquirer = granting.service.acquirer();
+        AcquireCall call =
+                acquirer.begin(new Acquirer.Request(key, "next", 60_000, true, 60_000, null), CallerPresence.UNWATCHED);
+        assertThat(acquirer.proceed(call, false)).as("queued behind first").isNull();
+        other.release(key, first);
+        return acquirer.proceed(call, true);
     }
 
     private CuratorFramework client() {
