@@ -27,7 +27,8 @@ class LockAdminTest extends EnsembleTestBase {
         CompletableFuture<Lease> waiting =
                 CompletableFuture.supplyAsync(() -> b.lock("orders:2").acquire());
         eventually().until(() -> queueOf(a.lock("orders:2")).size() == 2);
-        a.lock("invoices:9").acquire().release();
+        // Held while listed: a free lock's container znode is ZooKeeper's to delete at any moment.
+        Lease invoice = a.lock("invoices:9").acquire();
 
         List<LockInfo> orders = a.admin().list("orders:").toList();
         assertThat(orders).extracting(LockInfo::name).containsExactly("orders:1", "orders:2");
@@ -42,6 +43,7 @@ class LockAdminTest extends EnsembleTestBase {
         assertThat(orders.get(1).waiters()).extracting(LockInfo.Entry::ownerId).containsExactly("b");
         assertThat(a.admin().list().map(LockInfo::name)).contains("invoices:9", "orders:1", "orders:2");
 
+        invoice.release();
         second.release();
         waiting.get(30, TimeUnit.SECONDS).release();
         first.release();
