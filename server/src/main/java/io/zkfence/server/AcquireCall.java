@@ -213,7 +213,7 @@ final class AcquireCall implements AutoCloseable {
             justQueued = false;
             EntryName ahead = line.get(place - 1);
             // If the entry ahead was granted here and goes (released through any replica), this
-            // replica need not confirm it any more: the confirmation's write would only fail.
+            // replica need not confirm it any more, nor read it when the confirmation is due.
             PredecessorWatch watch = new PredecessorWatch(() -> confirmer.cancel(lockPath, ahead));
             QueueEntry predecessor = queue.read(lockPath, ahead, watch).orElse(null);
             if (predecessor == null) {

@@ -1,13 +1,16 @@
 package io.zkfence.server;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import static io.zkfence.server.HttpAnswers.PROBLEM_JSON;
+import static io.zkfence.server.HttpAnswers.bytes;
+import static io.zkfence.server.HttpAnswers.failed;
+import static io.zkfence.server.HttpAnswers.ok;
+import static io.zkfence.server.HttpAnswers.problem;
+
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
-import io.javalin.util.function.ThrowingRunnable;
 import io.zkfence.lock.ForcedRelease;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,10 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -35,7 +35,6 @@ import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
-import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,14 +44,8 @@ import org.slf4j.LoggerFactory;
  * call to any replica. Errors are RFC 9457 problem details with a stable {@code error} code
  * ({@link LockServiceException}).
  *
- * <p><b>Threads.</b> A call runs on the Jetty thread that read it (a platform thread; Jetty hands
- * the connection's selecting to another one and runs the request where it was read, with no
- * hand-off), and blocks there only for ZooKeeper's answers, milliseconds. What may park longer
- * moves to a virtual thread and answers asynchronously: an acquire that has to wait in the
- * queue (for up to its {@code waitMillis}; {@link Acquirer#proceed} stops where the wait would
- * start, with the watch set), and every call that reaches ZooKeeper while this replica is not connected
- * to it (each ZooKeeper call may then retry for {@link ZkWire#OPERATION_TIMEOUT}), so that Jetty's
- * threads stay free for the calls that can be answered.
+ * <p>Each call runs where {@link CallThreads} says: on the Jetty thread that read it, or on a
+ * virtual thread when it may park for long.
  */
 final class LockHttpServer implements AutoCloseable {
 
@@ -76,23 +69,16 @@ final class LockHttpServer implements AutoCloseable {
     private static final Set<Route> ZOOKEEPER_ROUTES =
             Set.of(ACQUIRE, RENEW, RELEASE, FORCE_RELEASE, STATUS, LIST, AUDIT);
 
-    /** Jetty's threads: calls blocked on ZooKeeper's answers while connected, and the selectors. */
-    static final int HTTP_THREADS = 256;
-
     static final int MAX_LIST_LIMIT = 1_000;
     private static final Logger log = LoggerFactory.getLogger(LockHttpServer.class);
-    private static final String PROBLEM_JSON = "application/problem+json";
 
     private final LeaseService service;
     private final ServerSettings settings;
     private final BooleanSupplier zooKeeperConnected;
-    private final ObjectMapper json = new ObjectMapper();
     private final byte[] openApi;
     private final Javalin app;
     private final AtomicInteger acquiresInFlight = new AtomicInteger();
-    /** Where the calls that may park for long run (see the class comment). */
-    private final ExecutorService parked = Executors.newThreadPerTaskExecutor(
-            Thread.ofVirtual().name("zkfence-wait-", 0).factory());
+    private final CallThreads threads;
     /** When each lease granted here was answered (nanos), for the hold-time meter; bounded. */
     private final Map<String, Long> grantedHere = new ConcurrentHashMap<>();
 
@@ -109,6 +95,7 @@ final class LockHttpServer implements AutoCloseable {
         this.service = service;
         this.settings = settings;
         this.zooKeeperConnected = zooKeeperConnected;
+        this.threads = new CallThreads(zooKeeperConnected);
         this.openApi = openApiDocument();
         this.warmedUp = settings.warmUpCycles() == 0;
         Map<Route, Handler> handlers = handlers();
@@ -119,9 +106,7 @@ final class LockHttpServer implements AutoCloseable {
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
-            QueuedThreadPool jettyThreads = new QueuedThreadPool(HTTP_THREADS, 8, 60_000);
-            jettyThreads.setName("zkfence-http");
-            config.jetty.threadPool = jettyThreads;
+            config.jetty.threadPool = CallThreads.jettyPool();
             config.http.maxRequestSize = JsonBody.MAX_BYTES;
             config.jetty.host = settings.bind();
             config.jetty.port = settings.port();
@@ -144,7 +129,7 @@ final class LockHttpServer implements AutoCloseable {
                 config.routes.addHttpHandler(
                         r.method().equals("GET") ? HandlerType.GET : HandlerType.POST,
                         r.path(),
-                        ZOOKEEPER_ROUTES.contains(r) ? offJettyWhileDisconnected(h) : h);
+                        ZOOKEEPER_ROUTES.contains(r) ? threads.offJettyWhileDisconnected(h) : h);
             }
             config.routes.exception(LockServiceException.class, (e, ctx) -> failed(ctx, e));
             config.routes.exception(HttpResponseException.class, (e, ctx) -> failed(ctx, e));
@@ -167,45 +152,6 @@ final class LockHttpServer implements AutoCloseable {
                             new LockServiceException(
                                     ErrorCode.METHOD_NOT_ALLOWED, ctx.method() + " is not allowed on " + ctx.path())));
         });
-    }
-
-    /**
-     * Runs {@code h} here while ZooKeeper is connected; otherwise on a virtual thread, since each
-     * of its ZooKeeper calls may wait for a reconnection.
-     */
-    private Handler offJettyWhileDisconnected(Handler h) {
-        return ctx -> {
-            if (zooKeeperConnected.getAsBoolean() || Thread.currentThread().isVirtual()) {
-                h.handle(ctx);
-            } else {
-                onVirtualThread(ctx, () -> h.handle(ctx));
-            }
-        };
-    }
-
-    /** Answers the call asynchronously: {@code rest} runs on a virtual thread and writes the answer. */
-    private void onVirtualThread(Context ctx, ThrowingRunnable<Exception> rest) {
-        ctx.future(() -> CompletableFuture.runAsync(
-                () -> {
-                    try {
-                        rest.run();
-                    } catch (Exception e) {
-                        failed(ctx, e);
-                    }
-                },
-                parked));
-    }
-
-    /** Every failure of a call, in the service's one error shape. */
-    private void failed(Context ctx, Exception e) {
-        switch (e) {
-            case LockServiceException lse -> problem(ctx, lse);
-            case HttpResponseException hre -> problem(ctx, fromJavalin(hre));
-            default -> {
-                log.error("{} {} failed", ctx.method(), ctx.path(), e);
-                problem(ctx, new LockServiceException(ErrorCode.INTERNAL, "the server failed: " + e));
-            }
-        }
     }
 
     private Map<Route, Handler> handlers() {
@@ -291,7 +237,7 @@ final class LockHttpServer implements AutoCloseable {
             LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
         }
         app.stop();
-        parked.shutdown();
+        threads.close();
     }
 
     // ---- the calls ----
@@ -319,7 +265,7 @@ final class LockHttpServer implements AutoCloseable {
             LeaseGrant now;
             try {
                 call = acquirer.begin(request, caller);
-                now = acquirer.proceed(call, Thread.currentThread().isVirtual());
+                now = acquirer.proceed(call, CallThreads.mayWaitHere());
             } catch (RuntimeException e) {
                 answerAcquire(ctx, request, caller, arrived, () -> {
                     throw e;
@@ -331,7 +277,7 @@ final class LockHttpServer implements AutoCloseable {
                 return;
             }
             handedOn = true;
-            onVirtualThread(ctx, () -> {
+            threads.onVirtualThread(ctx, () -> {
                 try {
                     answerAcquire(ctx, request, caller, arrived, () -> acquirer.proceed(call, true));
                 } finally {
@@ -610,50 +556,6 @@ final class LockHttpServer implements AutoCloseable {
             out.add(Map.of("ownerId", e.data().ownerId()));
         }
         return out;
-    }
-
-    // ---- answers ----
-
-    private void ok(Context ctx, Object body) {
-        ok(ctx, body, 200);
-    }
-
-    private void ok(Context ctx, Object body, int status) {
-        ctx.status(status).contentType("application/json").result(bytes(body));
-    }
-
-    private void problem(Context ctx, LockServiceException e) {
-        if (e.code() == ErrorCode.UNAUTHORIZED) {
-            ctx.header("WWW-Authenticate", "Bearer");
-        }
-        if (e.extra("retryAfterMillis") instanceof Number ms) {
-            ctx.header("Retry-After", String.valueOf(Math.max(1, (ms.longValue() + 999) / 1000)));
-        } else if (e.code().status() == 503) {
-            ctx.header("Retry-After", "1");
-        }
-        ctx.status(e.status()).contentType(PROBLEM_JSON).result(bytes(e.body()));
-    }
-
-    /** Javalin's own refusals (a body over the limit, say) in the service's one error shape. */
-    private static LockServiceException fromJavalin(HttpResponseException e) {
-        ErrorCode code = switch (e.getStatus()) {
-            case 413 -> ErrorCode.PAYLOAD_TOO_LARGE;
-            case 404 -> ErrorCode.NOT_FOUND;
-            case 405 -> ErrorCode.METHOD_NOT_ALLOWED;
-            default -> e.getStatus() >= 500 ? ErrorCode.INTERNAL : ErrorCode.BAD_REQUEST;
-        };
-        String detail = code == ErrorCode.PAYLOAD_TOO_LARGE
-                ? "request body is larger than " + JsonBody.MAX_BYTES / 1024 + " KiB"
-                : e.getMessage();
-        return new LockServiceException(code, detail);
-    }
-
-    private byte[] bytes(Object body) {
-        try {
-            return json.writeValueAsBytes(body);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("answer cannot be written as JSON", e);
-        }
     }
 
     private static byte[] openApiDocument() {

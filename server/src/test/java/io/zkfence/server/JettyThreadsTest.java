@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class JettyThreadsTest {
 
-    private static final int MORE_THAN_JETTY_HAS = LockHttpServer.HTTP_THREADS + 44;
+    private static final int MORE_THAN_JETTY_HAS = CallThreads.JETTY_THREADS + 44;
 
     private final HttpClient http =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(30)).build();
