@@ -11,6 +11,7 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
+import io.micrometer.core.instrument.binder.jetty.JettyServerThreadPoolMetrics;
 import io.zkfence.lock.ForcedRelease;
 import java.io.IOException;
 import java.io.InputStream;
@@ -35,6 +36,7 @@ import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.ServerConnector;
 import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -103,10 +105,14 @@ final class LockHttpServer implements AutoCloseable {
             throw new IllegalStateException(
                     "every route needs one handler: routes " + ROUTES + ", handlers " + handlers.keySet());
         }
+        QueuedThreadPool jettyThreads = CallThreads.jettyPool();
+        // jetty_threads_busy, _jobs (calls queued for a thread), _config_max ...: whether the pool suffices.
+        new JettyServerThreadPoolMetrics(jettyThreads, List.of())
+                .bindTo(service.metrics().registry());
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.startup.showOldJavalinVersionWarning = false;
-            config.jetty.threadPool = CallThreads.jettyPool();
+            config.jetty.threadPool = jettyThreads;
             config.http.maxRequestSize = JsonBody.MAX_BYTES;
             config.jetty.host = settings.bind();
             config.jetty.port = settings.port();

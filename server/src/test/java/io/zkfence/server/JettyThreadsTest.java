@@ -71,6 +71,11 @@ class JettyThreadsTest {
 
         assertThat(other.status()).isEqualTo(200);
         assertThat(replica.path("/health/ready").status()).isEqualTo(200);
+        String metrics = replica.text("/metrics").body().asText();
+        assertThat(ReplicaFixture.meter(metrics, "jetty_threads_config_max")).isEqualTo(CallThreads.JETTY_THREADS);
+        assertThat(ReplicaFixture.meter(metrics, "jetty_threads_busy"))
+                .as("Jetty's selectors and this scrape; none of the waits")
+                .isLessThan(16);
         assertThat(waiting).noneMatch(CompletableFuture::isDone);
     }
 
