@@ -137,6 +137,8 @@ final class LockHttpServer implements AutoCloseable {
                         r.path(),
                         ZOOKEEPER_ROUTES.contains(r) ? threads.offJettyWhileDisconnected(h) : h);
             }
+            // Named one by one: Javalin answers its own HttpResponseException in its own shape
+            // unless a handler names that class.
             config.routes.exception(LockServiceException.class, (e, ctx) -> failed(ctx, e));
             config.routes.exception(HttpResponseException.class, (e, ctx) -> failed(ctx, e));
             config.routes.exception(Exception.class, (e, ctx) -> failed(ctx, e));
