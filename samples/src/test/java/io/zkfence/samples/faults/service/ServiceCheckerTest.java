@@ -168,6 +168,41 @@ class ServiceCheckerTest {
         assertThat(f.findings().get(0).evidence()).contains("a 409 naming the caller itself");
     }
 
+    /** A hedged no-wait acquire: r0 grants it at creation, r1 answers 409 REQUEST_FINISHED; the grant is released. */
+    private void grantedAndFinishedByTwoReplicas() {
+        call(1, "acquire", "r1", 1_000, 409, "REQUEST_FINISHED", 0, 0, null, true);
+        call(1, "acquire", "r0", 1_000, 200, null, 10, 6_000, null, true);
+        requests.add(new ServiceLog.RequestEnd(
+                "w0", INC, owner(1), "req-1", KEY, 5_000, false, 0, 1_000, 1_005, "finished", 0));
+    }
+
+    @Test
+    void aGrantAndARequestFinishedForOneRequestBreakTheSecondPromise() {
+        grantedAndFinishedByTwoReplicas();
+        ServiceChecker.Findings f = check();
+        assertThat(f.count(ServiceChecker.Promise.ONE_ANSWER)).isOne();
+        assertThat(f.findings().get(0).evidence()).contains("ended finished", "token 10");
+    }
+
+    @Test
+    void aRequestFinishedFromAReplicaWhoseClockWasPastTheLeasesEndIsALeaseEndedEarlyNotASecondAnswer() {
+        // r1's clock runs 6 s ahead, more than the 5 s TTL: by its clock r0's fresh lease had ended.
+        skews.add(new ServiceFaults.Skew("r1", 0, 10_000, 6_000));
+        grantedAndFinishedByTwoReplicas();
+        ServiceChecker.Findings f = check();
+        assertThat(f.findings()).isEmpty();
+        assertThat(f.clocks())
+                .anySatisfy(line -> assertThat(line)
+                        .contains("r1 (clock +6000 ms)", "token 10", "a lease ended early by a skewed clock"));
+    }
+
+    @Test
+    void aRequestFinishedFromAReplicaWhoseClockWasAheadByLessThanTheLeaseLeftIsStillASecondAnswer() {
+        skews.add(new ServiceFaults.Skew("r1", 0, 10_000, 2_000));
+        grantedAndFinishedByTwoReplicas();
+        assertThat(check().count(ServiceChecker.Promise.ONE_ANSWER)).isOne();
+    }
+
     @Test
     void aNewLeaseForARequestThatWasReleasedBreaksTheThirdPromiseAndIsAnOrphan() {
         granted(1, 1_000, 10, 5_000);
