@@ -3,6 +3,7 @@ package io.zkfence.server;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -274,7 +275,15 @@ final class AcquireCall implements AutoCloseable {
                 return true;
             }
         }
-        LockQueue.Removal removal = remove(own, recordIf(true, FinishedRequests.Outcome.GAVE_UP));
+        // Only while the entry ahead is still there: once it goes, this entry may be first and
+        // granted, without a write, by another call of this request (a hedge on another
+        // replica); the versioned delete alone would take that lease away.
+        String ahead = lockPath + "/" + predecessor.name().node();
+        LockQueue.Removal removal =
+                remove(own, recordIf(true, FinishedRequests.Outcome.GAVE_UP), List.of(wire.checkOp(ahead, -1)));
+        if (removal == null) {
+            return true; // the entry ahead went: read the queue again and decide again
+        }
         if (removal == LockQueue.Removal.CHANGED) {
             own = queue.read(lockPath, own.name(), null).orElse(own);
             return true;
@@ -415,12 +424,34 @@ final class AcquireCall implements AutoCloseable {
     }
 
     private LockQueue.Removal remove(QueueEntry e, List<Op> record) {
+        return remove(e, record, List.of());
+    }
+
+    /**
+     * Removes {@code e} with {@code record}, if every node {@code conditions} checks is there;
+     * null if one of them is not (nothing removed).
+     */
+    private LockQueue.Removal remove(QueueEntry e, List<Op> record, List<Op> conditions) {
+        List<Op> withRecord = new ArrayList<>(conditions);
+        withRecord.addAll(record);
         try {
-            return queue.remove(lockPath, e.name(), e.version(), record);
+            return queue.remove(lockPath, e.name(), e.version(), withRecord);
+        } catch (KeeperException.NoNodeException gone) {
+            if (checks(conditions, gone.getPath())) {
+                return null;
+            }
+            throw AcquireRefusals.unavailable(
+                    "removing an entry of lock '" + req.key().key() + "'", gone);
         } catch (KeeperException.NodeExistsException recorded) {
             // The request's record exists already (recorded by another replica): remove without it.
             try {
-                return queue.remove(lockPath, e.name(), e.version(), List.of());
+                return queue.remove(lockPath, e.name(), e.version(), conditions);
+            } catch (KeeperException.NoNodeException gone) {
+                if (checks(conditions, gone.getPath())) {
+                    return null;
+                }
+                throw AcquireRefusals.unavailable(
+                        "removing an entry of lock '" + req.key().key() + "'", gone);
             } catch (KeeperException again) {
                 throw AcquireRefusals.unavailable(
                         "removing an entry of lock '" + req.key().key() + "'", again);
@@ -488,6 +519,10 @@ final class AcquireCall implements AutoCloseable {
     static long unconfirmedValidity(ZkWire wire, long ttlMillis) {
         int session = wire.sessionTimeoutMs();
         return Math.min(ttlMillis, Math.max(1, session * 2L / 3));
+    }
+
+    private static boolean checks(List<Op> conditions, String path) {
+        return conditions.stream().anyMatch(c -> c.getPath().equals(path));
     }
 
     private static int indexOf(List<EntryName> line, EntryName name) {

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -87,6 +89,30 @@ class AcquireProceedTest {
                 .isInstanceOfSatisfying(
                         LockServiceException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.LOCK_ALREADY_HELD));
         assertThat(holderReplica.queue(key)).hasSize(1);
+    }
+
+    @Test
+    void aHedgedAcquireThatGivesUpAsTheHolderLeavesAnswersTheGrantOfItsTwin() {
+        LeaseGrant holder = holderReplica.acquire(key, "holder", 60_000);
+        AtomicReference<LeaseGrant> twin = new AtomicReference<>();
+        AtomicInteger multis = new AtomicInteger();
+        waiterReplica.wire().injectFaults((kind, path) -> {
+            if (kind.equals("multi") && multis.incrementAndGet() == 2) {
+                // This replica read the holder first and is about to give up. Meanwhile the holder
+                // leaves, and the same request, sent to the other replica too, finds its entry first.
+                holderReplica.release(key, holder);
+                twin.set(holderReplica.acquire(key, "next", 60_000, false, 0, "hedged"));
+            }
+            return null;
+        });
+
+        LeaseGrant grant = waiterReplica.acquire(key, "next", 60_000, false, 0, "hedged");
+
+        assertThat(twin.get()).as("the other replica's answer").isNotNull();
+        assertThat(grant.fencingToken()).isEqualTo(twin.get().fencingToken());
+        assertThat(holderReplica.queue(key))
+                .extracting(QueueEntry::fencingToken)
+                .containsExactly(grant.fencingToken());
     }
 
     private Acquirer.Request waiting(String owner, long waitMillis) {
