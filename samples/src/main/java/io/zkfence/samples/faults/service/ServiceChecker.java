@@ -18,7 +18,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
-import java.util.stream.Stream;
 
 /**
  * The lock service campaign's judge. PostgreSQL first, as in the library's campaign ({@link
@@ -36,7 +35,9 @@ import java.util.stream.Stream;
  *     lease released or ended, or its caller answered with a refusal);
  * <li>{@link Promise#DEAD_WAITER}: a waiting entry whose caller is gone (a caller planted on a
  *     replica that was then killed, or a worker's request that had ended) at the head of its queue,
- *     others waiting behind it, for longer than a replica's session timeout plus 5 s.
+ *     others waiting behind it, for longer than a replica's session timeout plus 5 s, counted from
+ *     the last ZooKeeper leader change in that stretch if there was one (a new leader starts every
+ *     session's timeout again: the blocks within that bound are listed as explained).
  * </ol>
  *
  * <p>And: every lease the service granted (seen in ZooKeeper, confirmed at the head of its queue, or in an answer) is one some
@@ -81,7 +82,8 @@ final class ServiceChecker {
         boolean counts() {
             return !KILLED_WORKER.equals(cause)
                     && !GRANTED_AS_REPLICA_DIED.equals(cause)
-                    && !ANSWER_LOST_LEASE_ENDED.equals(cause);
+                    && !ANSWER_LOST_LEASE_ENDED.equals(cause)
+                    && !ENDED_BEFORE_ANSWERED.equals(cause);
         }
     }
 
@@ -97,6 +99,14 @@ final class ServiceChecker {
      */
     static final String ANSWER_LOST_LEASE_ENDED = "answer lost, lease ended before the retry";
 
+    /**
+     * A lease granted at its creation whose replica stalled (paused, or ZooKeeper slow) until the
+     * lease had ended: the replica answered 503 instead of a dead grant and removed the entry, so
+     * the client's retry, as the 503 advises, was granted anew. The grant nobody heard of held its
+     * key until its expiry and was never answered.
+     */
+    static final String ENDED_BEFORE_ANSWERED = "lease ended before its replica could answer (503), the retry granted";
+
     /** Everything the campaign recorded. */
     record Input(
             ServiceLog.Logs logs,
@@ -109,7 +119,11 @@ final class ServiceChecker {
             int locks,
             long lastFaultEnd) {}
 
-    /** What the checks found. */
+    /**
+     * What the checks found. {@code explained} lists what looked like a broken promise and is the
+     * documented cost of a fault instead (a lease ended early by a skewed clock; a dead waiter kept
+     * by ZooKeeper's leader changes), each line saying which.
+     */
     record Findings(
             Checker.Result pg,
             List<Finding> findings,
@@ -120,7 +134,8 @@ final class ServiceChecker {
             List<QueueObserver.Entry> leftover,
             int grantsSeen,
             int grantsHeard,
-            List<String> clocks) {
+            List<String> clocks,
+            List<String> explained) {
 
         long count(Promise p) {
             return findings.stream().filter(f -> f.promise() == p).count();
@@ -180,8 +195,14 @@ final class ServiceChecker {
                         (a, b) -> a.firstSeen() <= b.firstSeen() ? a : b);
             }
         }
+        Map<Long, Long> expiresAtOf = new HashMap<>();
+        for (QueueObserver.Seen s : in.entries()) {
+            if (s.expiresAt > 0) {
+                expiresAtOf.put(s.fencingToken, s.expiresAt);
+            }
+        }
         List<Orphan> orphans = new ArrayList<>();
-        List<String> skewed = new ArrayList<>();
+        List<String> explained = new ArrayList<>();
         for (QueueObserver.Listed g : granted.values()) {
             ServiceLog.RequestEnd end = ends.get(g.owner());
             long finishedAt = finishedAt(end, holds.get(g.owner()));
@@ -195,14 +216,16 @@ final class ServiceChecker {
                     // Heard of, but not as the request's answer, and not already one of two answers above.
                     String early = endedEarlyBySkew(g, logs.calls(), in.skews());
                     if (early != null) {
-                        skewed.add(early);
+                        explained.add(early);
                     } else {
                         findings.add(secondGrant(g, end, finishedAt));
                     }
                 }
                 continue;
             }
-            String cause = orphanCause(g, end, finishedAt, logs.exited(), second || afterRefusal);
+            String cause = endedBeforeAnswered(g, logs.calls(), expiresAtOf.getOrDefault(g.fencingToken(), 0L))
+                    ? ENDED_BEFORE_ANSWERED
+                    : orphanCause(g, end, finishedAt, logs.exited(), second || afterRefusal);
             orphans.add(new Orphan(g.fencingToken(), g.key(), g.owner(), g.firstSeen(), cause));
             switch (cause) {
                 case "finished request granted again" ->
@@ -239,7 +262,7 @@ final class ServiceChecker {
                 }
             }
         }
-        findings.addAll(deadWaiters(in.entries(), ends, holds));
+        findings.addAll(deadWaiters(in.entries(), ends, holds, leaderChanges(in.events()), explained));
         findings.sort(Comparator.comparingLong(Finding::at));
         List<Overlaps.Overlap> overlaps = Overlaps.of(logs.holds(), logs.writes(), deadGrants, in.skews());
         Set<String> resources =
@@ -254,8 +277,33 @@ final class ServiceChecker {
                 in.leftover(),
                 granted.size(),
                 heard.size(),
-                Stream.concat(Clocks.measured(logs, in.skews()).stream(), skewed.stream())
-                        .toList());
+                Clocks.measured(logs, in.skews()),
+                explained);
+    }
+
+    /**
+     * Whether {@code g}, a grant nobody heard of, is the lease of an acquire that its replica
+     * answered 503 after the lease had ended: granted at creation while the call was out, ended
+     * (its {@code expiresAt}, 0 if unknown) before the 503.
+     */
+    private static boolean endedBeforeAnswered(QueueObserver.Listed g, List<ServiceLog.Call> calls, long expiresAt) {
+        return expiresAt > 0
+                && calls.stream()
+                        .anyMatch(c -> c.owner().equals(g.owner())
+                                && "acquire".equals(c.op())
+                                && c.status() == 503
+                                && c.sentAt() <= g.firstSeen()
+                                && g.firstSeen() <= c.doneAt()
+                                && expiresAt <= c.doneAt());
+    }
+
+    /** When each ZooKeeper leader was killed, in order. */
+    private static List<Long> leaderChanges(List<FaultEvent> events) {
+        return events.stream()
+                .filter(e -> "zk-leader-kill".equals(e.kind()))
+                .map(FaultEvent::startMillis)
+                .sorted()
+                .toList();
     }
 
     /**
@@ -433,7 +481,9 @@ final class ServiceChecker {
     private static List<Finding> deadWaiters(
             Collection<QueueObserver.Seen> entries,
             Map<String, ServiceLog.RequestEnd> ends,
-            Map<String, List<ServiceLog.Hold>> holds) {
+            Map<String, List<ServiceLog.Hold>> holds,
+            List<Long> leaderChanges,
+            List<String> explained) {
         List<Finding> out = new ArrayList<>();
         for (QueueObserver.Seen s : entries) {
             if (s.longestBlockedMillis() <= DEAD_WAITER_LIMIT_MILLIS) {
@@ -455,6 +505,20 @@ final class ServiceChecker {
                                         + ")"
                                 : "the waiting entry of " + s.owner + " (" + end.result() + " at "
                                         + Instant.ofEpochMilli(end.endAt()) + ")";
+                // A new ZooKeeper leader starts every session's timeout again (a crashed replica's
+                // session, and with it its waiters, lives on), and the replicas that would remove the
+                // entry wait for it: the limit counts from the last leader change in the stretch.
+                long leaderChange = leaderChanges.stream()
+                        .filter(t -> t > s.longestBlockedFrom && t <= s.longestBlockedTo)
+                        .reduce((a, b) -> b)
+                        .orElse(0L);
+                if (leaderChange > 0 && s.longestBlockedTo - leaderChange <= DEAD_WAITER_LIMIT_MILLIS) {
+                    explained.add(ServiceCampaign.keyOfLock(s.lock) + ": " + whose + " blocked its key for "
+                            + s.longestBlockedMillis() + " ms, within the limit of " + DEAD_WAITER_LIMIT_MILLIS
+                            + " ms counted from ZooKeeper's last leader change in that stretch ("
+                            + Instant.ofEpochMilli(leaderChange) + "), which starts every session's timeout again");
+                    continue;
+                }
                 out.add(new Finding(
                         Promise.DEAD_WAITER,
                         s.longestBlockedFrom,

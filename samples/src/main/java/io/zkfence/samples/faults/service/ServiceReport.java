@@ -156,6 +156,12 @@ final class ServiceReport {
             md.append("| (none) | 0 |\n");
         }
 
+        if (!f.explained().isEmpty()) {
+            md.append("\n## Explained, not broken\n\nWhat looked like a broken promise and is the documented cost of a"
+                    + " fault (docs/server.md, \"What breaks what\"):\n\n");
+            f.explained().forEach(x -> md.append("- ").append(x).append('\n'));
+        }
+
         md.append("\n## Overlaps: two workers believing they held one key\n\n")
                 .append(f.overlaps().size())
                 .append(
@@ -386,6 +392,7 @@ final class ServiceReport {
         json.put("grantsSeen", f.grantsSeen());
         json.put("grantsHeard", f.grantsHeard());
         json.put("clocks", f.clocks());
+        json.put("explained", f.explained());
         json.put("calls", calls);
         json.put("serviceCounters", meters);
         json.put("faultEvents", events);

@@ -30,6 +30,8 @@ class ServiceCheckerTest {
     private final List<HistoryRow> history = new ArrayList<>();
     private final List<QueueObserver.Seen> seen = new ArrayList<>();
     private final List<ServiceFaults.Skew> skews = new ArrayList<>();
+    private final List<FaultEvent> events =
+            new ArrayList<>(List.of(new FaultEvent("replica-kill", "r1", 0, 10, "r1 killed")));
 
     private static String owner(int n) {
         return "w0." + INC + "." + n;
@@ -110,7 +112,7 @@ class ServiceCheckerTest {
                 new ResourceTables.Contents(history, Map.of("res-0", (long) history.size())),
                 seen,
                 List.of(),
-                List.of(new FaultEvent("replica-kill", "r1", 0, 10, "r1 killed")),
+                events,
                 skews,
                 List.of("w0"),
                 1,
@@ -191,7 +193,7 @@ class ServiceCheckerTest {
         grantedAndFinishedByTwoReplicas();
         ServiceChecker.Findings f = check();
         assertThat(f.findings()).isEmpty();
-        assertThat(f.clocks())
+        assertThat(f.explained())
                 .anySatisfy(line -> assertThat(line)
                         .contains("r1 (clock +6000 ms)", "token 10", "a lease ended early by a skewed clock"));
     }
@@ -233,6 +235,62 @@ class ServiceCheckerTest {
     }
 
     @Test
+    void aLeaseThatEndedBeforeItsStalledReplicaAnswered503AndWhoseRetryWasGrantedIsCountedApart() {
+        // Granted at creation at 1 000 for 1 s while its replica stalled; the 503 came at 9 000, the retry got token
+        // 15.
+        stalledThen503ThenGrantedOnRetry();
+        entry(owner(1), 12, 1_000, 1_500, 1_000).expiresAt = 2_000;
+        ServiceChecker.Findings f = check();
+        assertThat(f.orphans())
+                .singleElement()
+                .satisfies(o -> assertThat(o.cause()).isEqualTo(ServiceChecker.ENDED_BEFORE_ANSWERED));
+        assertThat(f.countedOrphans()).isEmpty();
+        assertThat(f.findings()).isEmpty();
+    }
+
+    @Test
+    void aLeaseStillLiveWhenItsReplicaAnswered503IsASecondAnswer() {
+        stalledThen503ThenGrantedOnRetry();
+        entry(owner(1), 12, 1_000, 9_500, 1_000).expiresAt = 9_800;
+        ServiceChecker.Findings f = check();
+        assertThat(f.count(ServiceChecker.Promise.ONE_ANSWER)).isOne();
+        assertThat(f.countedOrphans())
+                .singleElement()
+                .satisfies(o -> assertThat(o.cause()).isEqualTo("second answer"));
+    }
+
+    /** An acquire out from 900 to 9 000 on r1, answered 503; its retry on r2 granted token 15 and released. */
+    private void stalledThen503ThenGrantedOnRetry() {
+        call(1, "acquire", "r1", 900, 503, "UNAVAILABLE", 0, 0, null, false);
+        ServiceLog.Call c = calls.removeLast();
+        calls.add(new ServiceLog.Call(
+                c.worker(),
+                c.inc(),
+                c.thread(),
+                c.owner(),
+                c.request(),
+                c.key(),
+                c.op(),
+                c.replica(),
+                c.hedge(),
+                c.sentAt(),
+                9_000,
+                c.status(),
+                c.code(),
+                c.fencingToken(),
+                c.expiresAt(),
+                c.validFor(),
+                c.currentOwner(),
+                c.wasHeld(),
+                c.outcome(),
+                c.detail()));
+        call(1, "acquire", "r2", 9_002, 200, null, 15, 10_002, null, false);
+        requests.add(new ServiceLog.RequestEnd(
+                "w0", INC, owner(1), "req-1", KEY, 1_000, false, 0, 900, 9_010, "granted", 15));
+        held(1, 15, 9_010, 9_020, 1);
+    }
+
+    @Test
     void aGrantNoWorkerHeardOfBesideA409HeldForTheSameRequestBreaksTheSecondPromise() {
         requests.add(new ServiceLog.RequestEnd(
                 "w0", INC, owner(1), "req-1", KEY, 2_000, true, 5_000, 1_000, 9_000, "held", 0));
@@ -257,6 +315,30 @@ class ServiceCheckerTest {
             assertThat(x.promise()).isEqualTo(ServiceChecker.Promise.DEAD_WAITER);
             assertThat(x.owner()).isEqualTo("doomed-1");
         });
+    }
+
+    @Test
+    void aDeadWaiterBlockingPastTheLimitButWithinItOfAZooKeeperLeaderChangeIsExplained() {
+        // The crashed replica's session lives on while leaders change: each new leader starts its timeout again.
+        QueueObserver.Seen doomed = entry("doomed-1", 20, 1_000, 60_000, 0);
+        doomed.longestBlockedFrom = 5_000;
+        doomed.longestBlockedTo = 5_000 + ServiceChecker.DEAD_WAITER_LIMIT_MILLIS + 10_000;
+        events.add(new FaultEvent("zk-leader-kill", FaultEvent.ENSEMBLE, 15_000, 18_000, "leader killed"));
+        ServiceChecker.Findings f = check();
+        assertThat(f.findings()).isEmpty();
+        assertThat(f.explained())
+                .singleElement()
+                .satisfies(line -> assertThat(line).contains("doomed-1", "ZooKeeper's last leader change"));
+    }
+
+    @Test
+    void aDeadWaiterBlockingPastTheLimitCountedFromTheLastLeaderChangeBreaksTheFourthPromise() {
+        QueueObserver.Seen doomed = entry("doomed-1", 20, 1_000, 60_000, 0);
+        doomed.longestBlockedFrom = 5_000;
+        doomed.longestBlockedTo = 15_000 + ServiceChecker.DEAD_WAITER_LIMIT_MILLIS + 1;
+        events.add(new FaultEvent("zk-leader-kill", FaultEvent.ENSEMBLE, 15_000, 18_000, "leader killed"));
+        events.add(new FaultEvent("zk-follower-kill", FaultEvent.ENSEMBLE, 20_000, 23_000, "follower killed"));
+        assertThat(check().count(ServiceChecker.Promise.DEAD_WAITER)).isOne();
     }
 
     @Test
