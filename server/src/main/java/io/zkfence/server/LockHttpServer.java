@@ -20,7 +20,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,7 +70,6 @@ final class LockHttpServer implements AutoCloseable {
     private static final Set<Route> ZOOKEEPER_ROUTES =
             Set.of(ACQUIRE, RENEW, RELEASE, FORCE_RELEASE, STATUS, LIST, AUDIT);
 
-    static final int MAX_LIST_LIMIT = 1_000;
     private static final Logger log = LoggerFactory.getLogger(LockHttpServer.class);
 
     private final LeaseService service;
@@ -81,6 +79,7 @@ final class LockHttpServer implements AutoCloseable {
     private final Javalin app;
     private final AtomicInteger acquiresInFlight = new AtomicInteger();
     private final CallThreads threads;
+    private final ReadRoutes reads;
     /** When each lease granted here was answered (nanos), for the hold-time meter; bounded. */
     private final Map<String, Long> grantedHere = new ConcurrentHashMap<>();
 
@@ -98,6 +97,7 @@ final class LockHttpServer implements AutoCloseable {
         this.settings = settings;
         this.zooKeeperConnected = zooKeeperConnected;
         this.threads = new CallThreads(zooKeeperConnected);
+        this.reads = new ReadRoutes(service, this::caller);
         this.openApi = openApiDocument();
         this.warmedUp = settings.warmUpCycles() == 0;
         Map<Route, Handler> handlers = handlers();
@@ -168,9 +168,9 @@ final class LockHttpServer implements AutoCloseable {
         h.put(RENEW, ctx -> ok(ctx, renew(lockKey(ctx), ctx, System.nanoTime())));
         h.put(RELEASE, ctx -> ok(ctx, release(lockKey(ctx), ctx)));
         h.put(FORCE_RELEASE, ctx -> ok(ctx, forceRelease(ctx)));
-        h.put(STATUS, ctx -> ok(ctx, status(lockKey(ctx))));
-        h.put(LIST, ctx -> ok(ctx, list(ctx)));
-        h.put(AUDIT, ctx -> ok(ctx, audit(ctx)));
+        h.put(STATUS, ctx -> ok(ctx, reads.status(lockKey(ctx))));
+        h.put(LIST, ctx -> ok(ctx, reads.list(ctx)));
+        h.put(AUDIT, ctx -> ok(ctx, reads.audit(ctx)));
         h.put(OPENAPI, ctx -> ctx.contentType("application/json").result(openApi));
         h.put(LIVE, ctx -> ok(ctx, Map.of("status", "UP")));
         h.put(READY, this::ready);
@@ -468,64 +468,6 @@ final class LockHttpServer implements AutoCloseable {
         return out;
     }
 
-    private Map<String, Object> status(LockKey key) {
-        LockReads.Status queue = service.reads().status(key);
-        if (queue.holder() == null) {
-            throw new LockServiceException(
-                    ErrorCode.NOT_LOCKED,
-                    "lock '" + key.key() + "' is not held",
-                    Map.of("locked", false, "waiters", waiters(queue.waiters())));
-        }
-        QueueEntry holder = queue.holder();
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("lockKey", key.key());
-        out.put("locked", true);
-        out.put("ownerId", holder.data().ownerId());
-        out.put("fencingToken", holder.fencingToken());
-        out.put("expiresAt", holder.endsAt());
-        out.put("waiters", waiters(queue.waiters()));
-        return out;
-    }
-
-    private Map<String, Object> list(Context ctx) {
-        String namespace = LockKey.checkNamespace(ctx.queryParam("namespace"), "query parameter namespace");
-        ApiKeys.requireNamespace(caller(ctx), namespace);
-        int limit = limit(ctx, 100);
-        String after = ctx.queryParam("after");
-        LockReads.Page page = service.reads()
-                .list(
-                        namespace,
-                        after == null
-                                ? null
-                                : LockKey.parse(namespace + ":" + after).znode(),
-                        limit);
-        List<Map<String, Object>> locks = new ArrayList<>();
-        for (LockReads.Held h : page.locks()) {
-            Map<String, Object> m = new LinkedHashMap<>();
-            m.put("lockKey", h.key().key());
-            m.put("ownerId", h.holder().data().ownerId());
-            m.put("fencingToken", h.holder().fencingToken());
-            m.put("expiresAt", h.holder().endsAt());
-            m.put("waiters", h.waiters());
-            locks.add(m);
-        }
-        Map<String, Object> out = new LinkedHashMap<>();
-        out.put("namespace", namespace);
-        out.put("locks", locks);
-        // The cursor is the last lock examined, by its name in the namespace: pass it back as ?after=.
-        out.put("next", page.next());
-        return out;
-    }
-
-    private Map<String, Object> audit(Context ctx) {
-        ApiKeys.requireAdmin(caller(ctx), "reading the audit trail");
-        List<Object> entries = new ArrayList<>();
-        for (ForcedRelease r : service.auditTrail(limit(ctx, 100))) {
-            entries.add(AuditTrail.toJson(r));
-        }
-        return Map.of("entries", entries);
-    }
-
     private void ready(Context ctx) {
         boolean connected = zooKeeperConnected.getAsBoolean();
         boolean up = connected && warmedUp;
@@ -539,31 +481,6 @@ final class LockHttpServer implements AutoCloseable {
                         "warmUp",
                         warmedUp ? "done" : "running"),
                 up ? 200 : 503);
-    }
-
-    private static int limit(Context ctx, int byDefault) {
-        String raw = ctx.queryParam("limit");
-        if (raw == null) {
-            return byDefault;
-        }
-        try {
-            int n = Integer.parseInt(raw);
-            if (n >= 1 && n <= MAX_LIST_LIMIT) {
-                return n;
-            }
-        } catch (NumberFormatException notANumber) {
-            // answered below, with the rule
-        }
-        throw LockServiceException.badRequest(
-                "query parameter limit must be a whole number from 1 to " + MAX_LIST_LIMIT + ", was '" + raw + "'");
-    }
-
-    private static List<Map<String, Object>> waiters(List<QueueEntry> waiters) {
-        List<Map<String, Object>> out = new ArrayList<>();
-        for (QueueEntry e : waiters) {
-            out.add(Map.of("ownerId", e.data().ownerId()));
-        }
-        return out;
     }
 
     private static byte[] openApiDocument() {
