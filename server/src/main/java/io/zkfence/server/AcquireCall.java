@@ -435,27 +435,18 @@ final class AcquireCall implements AutoCloseable {
         List<Op> withRecord = new ArrayList<>(conditions);
         withRecord.addAll(record);
         try {
-            return queue.remove(lockPath, e.name(), e.version(), withRecord);
+            try {
+                return queue.remove(lockPath, e.name(), e.version(), withRecord);
+            } catch (KeeperException.NodeExistsException recorded) {
+                // The request's record exists already (recorded by another replica): remove without it.
+                return queue.remove(lockPath, e.name(), e.version(), conditions);
+            }
         } catch (KeeperException.NoNodeException gone) {
             if (checks(conditions, gone.getPath())) {
                 return null;
             }
             throw AcquireRefusals.unavailable(
                     "removing an entry of lock '" + req.key().key() + "'", gone);
-        } catch (KeeperException.NodeExistsException recorded) {
-            // The request's record exists already (recorded by another replica): remove without it.
-            try {
-                return queue.remove(lockPath, e.name(), e.version(), conditions);
-            } catch (KeeperException.NoNodeException gone) {
-                if (checks(conditions, gone.getPath())) {
-                    return null;
-                }
-                throw AcquireRefusals.unavailable(
-                        "removing an entry of lock '" + req.key().key() + "'", gone);
-            } catch (KeeperException again) {
-                throw AcquireRefusals.unavailable(
-                        "removing an entry of lock '" + req.key().key() + "'", again);
-            }
         } catch (KeeperException other) {
             throw AcquireRefusals.unavailable(
                     "removing an entry of lock '" + req.key().key() + "'", other);
