@@ -48,6 +48,21 @@ class ServiceCheckerTest {
             long expiresAt,
             String currentOwner,
             boolean hedge) {
+        call(n, op, replica, sent, sent + 5, status, code, token, expiresAt, currentOwner, hedge);
+    }
+
+    private void call(
+            int n,
+            String op,
+            String replica,
+            long sent,
+            long done,
+            int status,
+            String code,
+            long token,
+            long expiresAt,
+            String currentOwner,
+            boolean hedge) {
         calls.add(new ServiceLog.Call(
                 "w0",
                 INC,
@@ -59,7 +74,7 @@ class ServiceCheckerTest {
                 replica,
                 hedge,
                 sent,
-                sent + 5,
+                done,
                 status,
                 code,
                 token,
@@ -236,8 +251,7 @@ class ServiceCheckerTest {
 
     @Test
     void aLeaseThatEndedBeforeItsStalledReplicaAnswered503AndWhoseRetryWasGrantedIsCountedApart() {
-        // Granted at creation at 1 000 for 1 s while its replica stalled; the 503 came at 9 000, the retry got token
-        // 15.
+        // Granted at creation at 1 000 for 1 s while its replica stalled; the 503 came at 9 000.
         stalledThen503ThenGrantedOnRetry();
         entry(owner(1), 12, 1_000, 1_500, 1_000).expiresAt = 2_000;
         ServiceChecker.Findings f = check();
@@ -261,29 +275,7 @@ class ServiceCheckerTest {
 
     /** An acquire out from 900 to 9 000 on r1, answered 503; its retry on r2 granted token 15 and released. */
     private void stalledThen503ThenGrantedOnRetry() {
-        call(1, "acquire", "r1", 900, 503, "UNAVAILABLE", 0, 0, null, false);
-        ServiceLog.Call c = calls.removeLast();
-        calls.add(new ServiceLog.Call(
-                c.worker(),
-                c.inc(),
-                c.thread(),
-                c.owner(),
-                c.request(),
-                c.key(),
-                c.op(),
-                c.replica(),
-                c.hedge(),
-                c.sentAt(),
-                9_000,
-                c.status(),
-                c.code(),
-                c.fencingToken(),
-                c.expiresAt(),
-                c.validFor(),
-                c.currentOwner(),
-                c.wasHeld(),
-                c.outcome(),
-                c.detail()));
+        call(1, "acquire", "r1", 900, 9_000, 503, "UNAVAILABLE", 0, 0, null, false);
         call(1, "acquire", "r2", 9_002, 200, null, 15, 10_002, null, false);
         requests.add(new ServiceLog.RequestEnd(
                 "w0", INC, owner(1), "req-1", KEY, 1_000, false, 0, 900, 9_010, "granted", 15));
