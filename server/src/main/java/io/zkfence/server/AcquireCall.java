@@ -1,6 +1,5 @@
 package io.zkfence.server;
 
-import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -8,7 +7,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
+import java.util.random.RandomGenerator;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 
@@ -23,7 +22,6 @@ final class AcquireCall implements AutoCloseable {
     static final Duration STALE_DECISION = Duration.ofSeconds(1);
 
     private static final int QUEUE_ATTEMPTS = 8;
-    private static final SecureRandom RANDOM = new SecureRandom();
 
     private final LockQueue queue;
     private final ZkWire wire;
@@ -36,6 +34,8 @@ final class AcquireCall implements AutoCloseable {
     private final Clock clock;
     private final int maxWaiters;
     private final OpenWaits waits;
+    private final Scheduler scheduler;
+    private final RandomGenerator random;
 
     private final Acquirer.Request req;
     private final CallerPresence caller;
@@ -66,11 +66,13 @@ final class AcquireCall implements AutoCloseable {
         this.clock = ctx.clock();
         this.maxWaiters = ctx.maxWaiters();
         this.waits = ctx.waits();
+        this.scheduler = ctx.scheduler();
+        this.random = ctx.random();
         this.req = req;
         this.caller = caller;
         this.lockPath = ctx.paths().lock(req.key());
         this.request = req.requestId() == null
-                ? "n" + HexFormat.of().formatHex(randomBytes(8))
+                ? "n" + HexFormat.of().formatHex(randomBytes(random, 8))
                 : "q" + ServicePaths.digest(req.ownerId() + "\u0000" + req.requestId());
         this.deadline = clock.millis() + (req.waiting() ? req.waitMillis() : 0);
     }
@@ -92,7 +94,7 @@ final class AcquireCall implements AutoCloseable {
             try {
                 queued = queue.enqueue(
                         lockPath,
-                        HexFormat.of().formatHex(randomBytes(6)),
+                        HexFormat.of().formatHex(randomBytes(random, 6)),
                         request,
                         data,
                         req.waiting() ? replicas.markerPath(self) : null,
@@ -484,7 +486,7 @@ final class AcquireCall implements AutoCloseable {
         Runnable stopWatchingCaller = caller.onGone(changed::countDown);
         Runnable stopWatchingReplica = tiedTo == null ? () -> {} : replicas.onGone(tiedTo, changed::countDown);
         try {
-            changed.await(millis, TimeUnit.MILLISECONDS);
+            scheduler.await(changed, millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockServiceException(ErrorCode.UNAVAILABLE, "interrupted while waiting in the queue");
@@ -525,9 +527,9 @@ final class AcquireCall implements AutoCloseable {
         return -1;
     }
 
-    private static byte[] randomBytes(int n) {
+    private static byte[] randomBytes(RandomGenerator random, int n) {
         byte[] b = new byte[n];
-        RANDOM.nextBytes(b);
+        random.nextBytes(b);
         return b;
     }
 }

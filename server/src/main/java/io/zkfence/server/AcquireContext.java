@@ -1,13 +1,17 @@
 package io.zkfence.server;
 
 import java.time.Clock;
+import java.util.random.RandomGenerator;
 
 /**
  * What every acquire call on a replica works with: the queue and the ZooKeeper wire, the
  * replicas' liveness, finished requests, tokens, the pending confirmations and leftovers, the
- * meters, and the replica's open waits.
+ * meters, the replica's open waits, where its calls wait, and where entry names get their
+ * randomness.
  *
  * @param maxWaiters the most waiters a key's queue takes before an acquire is refused
+ * @param random     the random part of entry names and of requests without a requestId (a
+ *                   {@link java.security.SecureRandom} in a replica; seeded in the simulation)
  */
 record AcquireContext(
         LockQueue queue,
@@ -21,4 +25,6 @@ record AcquireContext(
         ServicePaths paths,
         Clock clock,
         int maxWaiters,
-        OpenWaits waits) {}
+        OpenWaits waits,
+        Scheduler scheduler,
+        RandomGenerator random) {}

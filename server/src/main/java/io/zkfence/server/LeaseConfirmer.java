@@ -5,10 +5,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,14 +26,14 @@ final class LeaseConfirmer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LeaseConfirmer.class);
 
     private final LockQueue queue;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().name("zkfence-lease-confirmer").daemon().factory());
+    private final Scheduler scheduler;
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
 
-    private record Pending(ScheduledFuture<?> timer, Runnable confirm) {}
+    private record Pending(Runnable cancelTimer, Runnable confirm) {}
 
-    LeaseConfirmer(LockQueue queue) {
+    LeaseConfirmer(LockQueue queue, Scheduler scheduler) {
         this.queue = queue;
+        this.scheduler = scheduler;
     }
 
     /** Confirms {@code entry} as {@code confirmed} after {@code delay}, unless cancelled first. */
@@ -58,16 +54,15 @@ final class LeaseConfirmer implements AutoCloseable {
                 }
             }
         };
-        ScheduledFuture<?> f =
-                timer.schedule(() -> Thread.ofVirtual().start(confirm), delay.toMillis(), TimeUnit.MILLISECONDS);
-        pending.put(key, new Pending(f, confirm));
+        Runnable cancel = scheduler.schedule("zkfence-lease-confirmer", confirm, delay.toMillis());
+        pending.put(key, new Pending(cancel, confirm));
     }
 
     /** The lease was renewed or released through this replica: no confirmation needed. */
     void cancel(String lockPath, EntryName name) {
         Pending p = pending.remove(lockPath + "/" + name.node());
         if (p != null) {
-            p.timer().cancel(false);
+            p.cancelTimer().run();
         }
     }
 
@@ -81,9 +76,8 @@ final class LeaseConfirmer implements AutoCloseable {
     public void close() {
         List<Pending> now = new ArrayList<>(pending.values());
         for (Pending p : now) {
-            p.timer().cancel(false);
+            p.cancelTimer().run();
             p.confirm().run();
         }
-        timer.shutdownNow();
     }
 }

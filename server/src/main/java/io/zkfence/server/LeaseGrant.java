@@ -11,6 +11,19 @@ package io.zkfence.server;
  */
 record LeaseGrant(String lockKey, String lockToken, long fencingToken, String ownerId, long expiresAt) {
 
+    /**
+     * How long a lease ending at {@code expiresAt} lasts counted from when its request arrived,
+     * as the answer's {@code validForMillis} says it: the client adds it to the moment it sent the
+     * request, a deadline that errs early (never late) whatever the request waited in the queue or
+     * on the way.
+     *
+     * @param nowMillis          this replica's clock now (the clock {@code expiresAt} is on)
+     * @param sinceArrivalMillis how long ago the request arrived, on a monotonic clock
+     */
+    static long validForMillis(long expiresAt, long nowMillis, long sinceArrivalMillis) {
+        return Math.max(0, expiresAt - nowMillis) + sinceArrivalMillis;
+    }
+
     @Override
     public String toString() {
         return "LeaseGrant[" + lockKey + ", owner " + ownerId + ", fencing token " + fencingToken + ", expiresAt "

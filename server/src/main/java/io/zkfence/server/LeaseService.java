@@ -3,11 +3,10 @@ package io.zkfence.server;
 import io.zkfence.lock.ForcedRelease;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.util.HashMap;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
+import java.util.random.RandomGenerator;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -38,7 +37,11 @@ final class LeaseService implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LeaseService.class);
 
     private final ZkWire wire;
-    private final CuratorFramework curator;
+    private final Scheduler scheduler;
+    /** True if this service made its scheduler (and so closes it). */
+    private final boolean ownsScheduler;
+
+    private final RandomGenerator random;
     private final ServicePaths paths;
     private final ReplicaRegistry replicas;
     private final FinishedRequests finished;
@@ -49,27 +52,57 @@ final class LeaseService implements AutoCloseable {
     private final ServiceMetrics metrics = new ServiceMetrics();
     private final Clock clock;
     private final Settings settings;
-    private final ScheduledExecutorService housekeeping = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().name("zkfence-housekeeping").daemon().factory());
+    /** What cancels the next run of each housekeeping task, by task. */
+    private final Map<String, Runnable> housekeeping = new HashMap<>();
+
+    private volatile boolean closed;
     private Acquirer acquirer;
     private LeaseOps ops;
     private LockReads reads;
 
+    /** A replica on a Curator client: real threads and time, entry names from a {@link SecureRandom}. */
     LeaseService(CuratorFramework curator, List<ACL> acl, Clock clock, Settings settings) {
+        this(new CuratorZkConnection(curator), acl, clock, settings, Scheduler.real(), true, new SecureRandom());
+    }
+
+    /**
+     * A replica on any {@link ZkConnection}, waiting and running its background work on
+     * {@code scheduler} (which the caller closes): how the service simulation runs it.
+     */
+    LeaseService(
+            ZkConnection link,
+            List<ACL> acl,
+            Clock clock,
+            Settings settings,
+            Scheduler scheduler,
+            RandomGenerator random) {
+        this(link, acl, clock, settings, scheduler, false, random);
+    }
+
+    private LeaseService(
+            ZkConnection link,
+            List<ACL> acl,
+            Clock clock,
+            Settings settings,
+            Scheduler scheduler,
+            boolean ownsScheduler,
+            RandomGenerator random) {
         if (settings.maxWaiters() < 1) {
             throw new IllegalArgumentException("--max-waiters must be at least 1, was " + settings.maxWaiters());
         }
-        this.curator = curator;
-        this.wire = new ZkWire(curator, acl);
+        this.wire = new ZkWire(link, scheduler, acl);
+        this.scheduler = scheduler;
+        this.ownsScheduler = ownsScheduler;
+        this.random = random;
         this.paths = new ServicePaths(settings.root());
         this.clock = clock;
         this.settings = settings;
-        this.replicas = new ReplicaRegistry(wire, curator, paths.base());
+        this.replicas = new ReplicaRegistry(wire, paths.base());
         this.finished = new FinishedRequests(wire, paths, settings.requestRetentionMillis(), clock);
         this.audit = new AuditTrail(wire, paths, settings.auditRetention());
-        this.queue = new LockQueue(wire, curator, paths);
-        this.confirmer = new LeaseConfirmer(queue);
-        this.leftovers = new Leftovers(queue);
+        this.queue = new LockQueue(wire, paths);
+        this.confirmer = new LeaseConfirmer(queue, scheduler);
+        this.leftovers = new Leftovers(queue, scheduler);
     }
 
     /**
@@ -96,21 +129,19 @@ final class LeaseService implements AutoCloseable {
                 paths,
                 clock,
                 settings.maxWaiters(),
-                new OpenWaits()));
+                new OpenWaits(),
+                scheduler,
+                random));
         ops = new LeaseOps(queue, replicas, finished, tokens, confirmer, audit, metrics, paths, clock);
         reads = new LockReads(queue, wire, replicas, ops, audit, paths, clock);
         long retention = settings.requestRetentionMillis();
-        housekeeping.scheduleWithFixedDelay(
-                () -> background("preparing finished-request buckets", finished::prepare),
-                retention / 4,
-                retention / 4,
-                TimeUnit.MILLISECONDS);
+        every("preparing finished-request buckets", finished::prepare, retention / 4, retention / 4);
         // Jittered, so that replicas started together do not all sweep at once.
-        housekeeping.scheduleWithFixedDelay(
-                () -> background("sweeping finished requests", finished::sweep),
-                retention / 2 + ThreadLocalRandom.current().nextLong(Math.max(1, retention / 2)),
-                retention / 2,
-                TimeUnit.MILLISECONDS);
+        every(
+                "sweeping finished requests",
+                finished::sweep,
+                retention / 2 + random.nextLong(Math.max(1, retention / 2)),
+                retention / 2);
         return this;
     }
 
@@ -159,33 +190,46 @@ final class LeaseService implements AutoCloseable {
     @Override
     public void close() {
         shutdown();
-        housekeeping.shutdownNow();
+        closed = true;
+        synchronized (housekeeping) {
+            housekeeping.values().forEach(Runnable::run);
+            housekeeping.clear();
+        }
         confirmer.close();
         leftovers.close();
         replicas.close();
+        if (ownsScheduler) {
+            scheduler.close();
+        }
     }
 
-    private void background(String what, Runnable work) {
-        Thread.ofVirtual().name("zkfence-housekeeping-run").start(() -> {
-            try {
-                work.run();
-            } catch (RuntimeException e) {
-                log.warn("{} failed: {}", what, e.toString());
+    /** Runs {@code work} after {@code firstDelay} and then {@code delay} after each run ends, until closed. */
+    private void every(String what, Runnable work, long firstDelay, long delay) {
+        Runnable run = new Runnable() {
+            @Override
+            public void run() {
+                try {
+                    work.run();
+                } catch (RuntimeException e) {
+                    log.warn("{} failed: {}", what, e.toString());
+                }
+                synchronized (housekeeping) {
+                    if (!closed) {
+                        housekeeping.put(what, scheduler.schedule("zkfence-housekeeping", this, delay));
+                    }
+                }
             }
-        });
+        };
+        synchronized (housekeeping) {
+            housekeeping.put(what, scheduler.schedule("zkfence-housekeeping", run, firstDelay));
+        }
     }
 
     private void ensureRoot() {
         if (paths.base().isEmpty()) {
             return; // the root of the ensemble itself
         }
-        try {
-            curator.create().creatingParentsIfNeeded().withACL(wire.acl()).forPath(paths.root());
-        } catch (KeeperException.NodeExistsException exists) {
-            // made before
-        } catch (Exception e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating " + paths.root() + " failed: " + e, e);
-        }
+        wire.createPath(paths.root(), CreateMode.PERSISTENT);
     }
 
     /** The key lockTokens are signed with: read, or made by the first replica. */
@@ -197,7 +241,7 @@ final class LeaseService implements AutoCloseable {
                         .data();
             } catch (KeeperException.NoNodeException none) {
                 byte[] key = new byte[32];
-                new SecureRandom().nextBytes(key);
+                random.nextBytes(key);
                 try {
                     wire.call("creating the service key", () -> wire.create(path, key, CreateMode.PERSISTENT));
                     return key;

@@ -2,9 +2,6 @@ package io.zkfence.server;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.apache.zookeeper.KeeperException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,31 +18,33 @@ final class Leftovers implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Leftovers.class);
 
     private final LockQueue queue;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(
-            Thread.ofPlatform().name("zkfence-leftovers").daemon().factory());
+    private final Scheduler scheduler;
+    private volatile boolean closed;
 
-    Leftovers(LockQueue queue) {
+    Leftovers(LockQueue queue, Scheduler scheduler) {
         this.queue = queue;
+        this.scheduler = scheduler;
     }
 
     /** Removes {@code name} (at {@code version}) from {@code lockPath} in the background. */
     void remove(String lockPath, EntryName name, int version) {
-        long until = System.nanoTime() + GIVE_UP_AFTER.toNanos();
+        long until = scheduler.nanoTime() + GIVE_UP_AFTER.toNanos();
         schedule(lockPath, name, version, until, 500);
     }
 
     private void schedule(String lockPath, EntryName name, int version, long until, long delayMillis) {
-        timer.schedule(
-                () -> Thread.ofVirtual().start(() -> attempt(lockPath, name, version, until, delayMillis)),
-                delayMillis,
-                TimeUnit.MILLISECONDS);
+        scheduler.schedule(
+                "zkfence-leftovers", () -> attempt(lockPath, name, version, until, delayMillis), delayMillis);
     }
 
     private void attempt(String lockPath, EntryName name, int version, long until, long delayMillis) {
+        if (closed) {
+            return;
+        }
         try {
             queue.remove(lockPath, name, version, List.of());
         } catch (KeeperException | LockServiceException e) {
-            if (System.nanoTime() < until && !timer.isShutdown()) {
+            if (scheduler.nanoTime() < until && !closed) {
                 schedule(lockPath, name, version, until, Math.min(10_000, delayMillis * 2));
             } else {
                 log.warn("gave up removing an abandoned entry of {}: {}", lockPath, e.toString());
@@ -55,6 +54,6 @@ final class Leftovers implements AutoCloseable {
 
     @Override
     public void close() {
-        timer.shutdownNow();
+        closed = true;
     }
 }

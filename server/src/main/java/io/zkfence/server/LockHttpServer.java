@@ -406,14 +406,10 @@ final class LockHttpServer implements AutoCloseable {
         return out;
     }
 
-    /**
-     * How long the lease lasts counted from when this request arrived: the client adds it to the
-     * moment it sent the request, a deadline that errs early (never late) whatever the request
-     * waited in the queue or on the way.
-     */
+    /** {@link LeaseGrant#validForMillis} now, for a request that arrived at {@code arrivedNanos}. */
     private static long validFor(long expiresAt, long arrivedNanos) {
-        long sinceArrival = (System.nanoTime() - arrivedNanos) / 1_000_000;
-        return Math.max(0, expiresAt - System.currentTimeMillis()) + sinceArrival;
+        return LeaseGrant.validForMillis(
+                expiresAt, System.currentTimeMillis(), (System.nanoTime() - arrivedNanos) / 1_000_000);
     }
 
     private Map<String, Object> renew(LockKey key, Context ctx, long arrived) {

@@ -9,7 +9,6 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
-import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -34,15 +33,13 @@ import org.apache.zookeeper.data.Stat;
 final class LockQueue {
 
     private final ZkWire wire;
-    private final CuratorFramework curator;
     private final ObjectMapper json =
             new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
 
     private final String finishedRoot;
 
-    LockQueue(ZkWire wire, CuratorFramework curator, ServicePaths paths) {
+    LockQueue(ZkWire wire, ServicePaths paths) {
         this.wire = wire;
-        this.curator = curator;
         this.finishedRoot = paths.done();
     }
 
@@ -127,17 +124,7 @@ final class LockQueue {
 
     /** Creates a lock's znode (and its namespace's) as containers: ZooKeeper removes them once empty. */
     void createLock(String lockPath) {
-        try {
-            curator.create()
-                    .creatingParentContainersIfNeeded()
-                    .withMode(CreateMode.CONTAINER)
-                    .withACL(wire.acl(), true)
-                    .forPath(lockPath);
-        } catch (KeeperException.NodeExistsException exists) {
-            // another call made it first
-        } catch (Exception e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating the lock's znode failed: " + e, e);
-        }
+        wire.createPath(lockPath, CreateMode.CONTAINER);
     }
 
     /** The lock's entries in queue order (empty if the lock's znode does not exist). */

@@ -5,9 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.state.ConnectionState;
-import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
@@ -35,7 +32,6 @@ final class ReplicaRegistry implements AutoCloseable {
     private static final int GONE_REMEMBERED = 10_000;
 
     private final ZkWire wire;
-    private final CuratorFramework curator;
     private final String path;
     private final Set<String> live = ConcurrentHashMap.newKeySet();
     private final Map<String, Boolean> gone = new LinkedHashMap<>(16, 0.75f, true) {
@@ -45,13 +41,12 @@ final class ReplicaRegistry implements AutoCloseable {
         }
     };
     private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
-    private final ConnectionStateListener onConnection = this::connectionChanged;
     private final Watcher onChange = this::childrenChanged;
+    private volatile Runnable stopListening = () -> {};
     private volatile boolean closed;
 
-    ReplicaRegistry(ZkWire wire, CuratorFramework curator, String root) {
+    ReplicaRegistry(ZkWire wire, String root) {
         this.wire = wire;
-        this.curator = curator;
         this.path = root + "/_replicas";
     }
 
@@ -65,7 +60,7 @@ final class ReplicaRegistry implements AutoCloseable {
             throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating " + path + " failed: " + e.code(), e);
         }
         ensureOwnMarker();
-        curator.getConnectionStateListenable().addListener(onConnection);
+        stopListening = wire.onConnected(this::connected);
         refresh();
     }
 
@@ -186,12 +181,12 @@ final class ReplicaRegistry implements AutoCloseable {
         }
     }
 
-    private void connectionChanged(CuratorFramework client, ConnectionState state) {
-        if (closed || !state.isConnected()) {
+    private void connected() {
+        if (closed) {
             return;
         }
         // After a session expiry the new session has no marker and the old watch is gone.
-        Thread.ofVirtual().name("zkfence-replica-marker").start(() -> {
+        wire.scheduler().start("zkfence-replica-marker", () -> {
             try {
                 ensureOwnMarker();
             } catch (LockServiceException e) {
@@ -204,6 +199,6 @@ final class ReplicaRegistry implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
-        curator.getConnectionStateListenable().removeListener(onConnection);
+        stopListening.run();
     }
 }

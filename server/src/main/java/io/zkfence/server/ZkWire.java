@@ -3,34 +3,29 @@ package io.zkfence.server;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.imps.CuratorFrameworkState;
-import org.apache.curator.utils.ZKPaths;
-import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The replica's ZooKeeper requests, on the raw asynchronous API of Curator's current handle.
+ * The replica's ZooKeeper requests, on its {@link ZkConnection}: the service's paths, its ACL,
+ * a {@code multi}'s refusal as the exception of the op refused, and waiting for an answer.
  *
- * <p>Curator keeps the connection, the session and the credentials; the service sends its own
- * requests because it needs what Curator's builders do not give together: a {@code multi} and a
- * read pipelined behind it (ZooKeeper answers one session's requests in order, so the read sees
- * the multi's effect), the {@code multi}'s per-operation results, and its own recovery of a
- * write whose answer was lost (every write of the service is built so that sending it again is
- * safe or detectably refused).
+ * <p>The service sends its own requests because it needs what Curator's builders do not give
+ * together: a {@code multi} and a read pipelined behind it (ZooKeeper answers one session's
+ * requests in order, so the read sees the multi's effect), the {@code multi}'s per-operation
+ * results, and its own recovery of a write whose answer was lost (every write of the service is
+ * built so that sending it again is safe or detectably refused).
  *
  * <p>{@link #call} waits for one request, sending it again after a connection loss until
  * {@link #OPERATION_TIMEOUT} has passed; then, or on any other failure of the connection, it
@@ -42,7 +37,8 @@ final class ZkWire {
     /** How long one request may take, connection losses and retries included, before a 503. */
     static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(10);
 
-    private final CuratorFramework curator;
+    private final ZkConnection link;
+    private final Scheduler scheduler;
     private final List<ACL> acl;
     private final String namespace;
     /** Test hook: answers a request with an error code instead of sending it (null: send everything). */
@@ -54,10 +50,16 @@ final class ZkWire {
         KeeperException.Code inject(String kind, String path);
     }
 
-    ZkWire(CuratorFramework curator, List<ACL> acl) {
-        this.curator = curator;
+    ZkWire(ZkConnection link, Scheduler scheduler, List<ACL> acl) {
+        this.link = link;
+        this.scheduler = scheduler;
         this.acl = List.copyOf(acl);
-        this.namespace = curator.getNamespace();
+        this.namespace = link.namespace();
+    }
+
+    /** Where this wire's calls wait (and the replica's background work runs). */
+    Scheduler scheduler() {
+        return scheduler;
     }
 
     /** The ACL every znode of the service is created with. */
@@ -95,21 +97,17 @@ final class ZkWire {
      * operation that was refused, whose {@link KeeperException#getPath() path} is that op's.
      */
     CompletableFuture<List<OpResult>> multi(List<Op> ops) {
-        CompletableFuture<List<OpResult>> f = new CompletableFuture<>();
-        ZooKeeper zk = handle(f, "multi", ops.isEmpty() ? "" : ops.get(0).getPath());
-        if (zk != null) {
-            zk.multi(
-                    ops,
-                    (rc, p, ctx, results) -> {
-                        if (rc == 0) {
-                            f.complete(results);
-                        } else {
-                            f.completeExceptionally(refusal(rc, ops, results));
-                        }
-                    },
-                    null);
+        CompletableFuture<List<OpResult>> f =
+                injected("multi", ops.isEmpty() ? "" : ops.get(0).getPath());
+        if (f != null) {
+            return f;
         }
-        return f;
+        return link.multi(ops).thenApply(answer -> {
+            if (answer.rc() != 0) {
+                throw new CompletionException(refusal(answer.rc(), ops, answer.results()));
+            }
+            return answer.results();
+        });
     }
 
     /**
@@ -130,15 +128,6 @@ final class ZkWire {
         return KeeperException.create(KeeperException.Code.get(rc));
     }
 
-    /** Completes {@code f} with {@code value} if ZooKeeper answered OK, else with its error for {@code path}. */
-    private static <T> void answer(CompletableFuture<T> f, int rc, String path, T value) {
-        if (rc == 0) {
-            f.complete(value);
-        } else {
-            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-        }
-    }
-
     /** A node's children and the node's own stat. */
     record Children(List<String> names, Stat stat) {}
 
@@ -148,17 +137,8 @@ final class ZkWire {
 
     /** The children of {@code path}; with {@code watcher} (may be null), a watch that fires once when they change. */
     CompletableFuture<Children> watchChildren(String path, Watcher watcher) {
-        CompletableFuture<Children> f = new CompletableFuture<>();
-        ZooKeeper zk = handle(f, "children", path);
-        if (zk != null) {
-            zk.getChildren(
-                    abs(path),
-                    watcher,
-                    (AsyncCallback.Children2Callback)
-                            (rc, p, ctx, kids, stat) -> answer(f, rc, path, new Children(kids, stat)),
-                    null);
-        }
-        return f;
+        CompletableFuture<Children> f = injected("children", path);
+        return f != null ? f : link.children(abs(path), watcher);
     }
 
     /** A node's data and stat. */
@@ -166,70 +146,52 @@ final class ZkWire {
 
     /** A node's data; with {@code watcher} (may be null), a watch that fires when it changes or goes. */
     CompletableFuture<Node> data(String path, Watcher watcher) {
-        CompletableFuture<Node> f = new CompletableFuture<>();
-        ZooKeeper zk = handle(f, "data", path);
-        if (zk != null) {
-            zk.getData(abs(path), watcher, (rc, p, ctx, data, stat) -> answer(f, rc, path, new Node(data, stat)), null);
-        }
-        return f;
+        CompletableFuture<Node> f = injected("data", path);
+        return f != null ? f : link.data(abs(path), watcher);
     }
 
     /** The node's stat, or null if it does not exist; with {@code watcher}, a watch on its creation or deletion. */
     CompletableFuture<Stat> exists(String path, Watcher watcher) {
-        CompletableFuture<Stat> f = new CompletableFuture<>();
-        ZooKeeper zk = handle(f, "exists", path);
-        if (zk != null) {
-            zk.exists(
-                    abs(path),
-                    watcher,
-                    (rc, p, ctx, stat) -> {
-                        if (rc == 0) {
-                            f.complete(stat);
-                        } else if (rc == KeeperException.Code.NONODE.intValue()) {
-                            f.complete(null);
-                        } else {
-                            f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
-                        }
-                    },
-                    null);
-        }
-        return f;
+        CompletableFuture<Stat> f = injected("exists", path);
+        return f != null ? f : link.exists(abs(path), watcher);
     }
 
     /** A versioned write; fails with {@code BADVERSION} or {@code NONODE} if the node changed or went. */
     CompletableFuture<Stat> setData(String path, byte[] data, int version) {
-        CompletableFuture<Stat> f = new CompletableFuture<>();
-        ZooKeeper zk = handle(f, "setData", path);
-        if (zk != null) {
-            zk.setData(abs(path), data, version, (rc, p, ctx, stat) -> answer(f, rc, path, stat), null);
-        }
-        return f;
+        CompletableFuture<Stat> f = injected("setData", path);
+        return f != null ? f : link.setData(abs(path), data, version);
     }
 
     /** A versioned delete ({@code version} -1: any version). */
     CompletableFuture<Void> delete(String path, int version) {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        ZooKeeper zk = handle(f, "delete", path);
-        if (zk != null) {
-            zk.delete(abs(path), version, (rc, p, ctx) -> answer(f, rc, path, null), null);
-        }
-        return f;
+        CompletableFuture<Void> f = injected("delete", path);
+        return f != null ? f : link.delete(abs(path), version);
     }
 
     /** A plain create (parents must exist); fails with {@code NODEEXISTS} or {@code NONODE}. */
     CompletableFuture<String> create(String path, byte[] data, CreateMode mode) {
-        CompletableFuture<String> f = new CompletableFuture<>();
-        ZooKeeper zk = handle(f, "create", path);
-        if (zk != null) {
-            zk.create(
-                    abs(path),
-                    data,
-                    acl,
-                    mode,
-                    (AsyncCallback.StringCallback) (rc, p, ctx, name) -> answer(f, rc, path, name),
-                    null);
+        CompletableFuture<String> f = injected("create", path);
+        return f != null ? f : link.create(abs(path), data, acl, mode);
+    }
+
+    /**
+     * Creates {@code path}, and its missing ancestors first if it has any, with {@code mode}; a
+     * node that exists is left as it is. Waits for each create.
+     *
+     * @throws LockServiceException 503 if ZooKeeper cannot be reached in time
+     */
+    void createPath(String path, CreateMode mode) {
+        try {
+            call("creating " + path, () -> create(path, new byte[0], mode));
+        } catch (KeeperException.NodeExistsException exists) {
+            // made before, by this replica or another
+        } catch (KeeperException.NoNodeException noParent) {
+            createPath(path.substring(0, path.lastIndexOf('/')), mode);
+            createPath(path, mode);
+        } catch (KeeperException e) {
+            throw new LockServiceException(
+                    ErrorCode.UNAVAILABLE, "creating " + path + " failed: ZooKeeper answered " + e.code(), e);
         }
-        return f;
     }
 
     /**
@@ -238,12 +200,8 @@ final class ZkWire {
      * that fails is a failure, never a read.
      */
     CompletableFuture<Void> sync(String path) {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        ZooKeeper zk = handle(f, "sync", path);
-        if (zk != null) {
-            zk.sync(abs(path), (rc, p, ctx) -> answer(f, rc, path, null), null);
-        }
-        return f;
+        CompletableFuture<Void> f = injected("sync", path);
+        return f != null ? f : link.sync(abs(path));
     }
 
     /**
@@ -255,11 +213,11 @@ final class ZkWire {
      * @throws LockServiceException 503 {@code UNAVAILABLE} if ZooKeeper cannot be reached in time
      */
     <T> T call(String what, Supplier<CompletableFuture<T>> send) throws KeeperException {
-        long deadline = System.nanoTime() + OPERATION_TIMEOUT.toNanos();
+        long deadline = scheduler.nanoTime() + OPERATION_TIMEOUT.toNanos();
         long pause = 20;
         while (true) {
             try {
-                return send.get().get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                return scheduler.await(send.get(), Math.max(1, deadline - scheduler.nanoTime()));
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof LockServiceException answered) {
                     throw answered;
@@ -274,7 +232,7 @@ final class ZkWire {
                     }
                     throw ke;
                 }
-                if (System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) >= deadline) {
+                if (scheduler.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) >= deadline) {
                     throw new LockServiceException(
                             ErrorCode.UNAVAILABLE,
                             what + " failed: no answer from ZooKeeper within " + OPERATION_TIMEOUT.toSeconds() + " s ("
@@ -282,7 +240,7 @@ final class ZkWire {
                             ke);
                 }
                 // The connection is being re-established: Curator reconnects on its own.
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(pause));
+                scheduler.sleep(TimeUnit.MILLISECONDS.toNanos(pause));
                 pause = Math.min(500, pause * 2);
             } catch (TimeoutException e) {
                 throw new LockServiceException(
@@ -318,50 +276,36 @@ final class ZkWire {
 
     /** The current session's id, 0 while there is none. */
     long sessionId() {
-        try {
-            return curator.getZookeeperClient().getZooKeeper().getSessionId();
-        } catch (Exception noHandle) {
-            return 0;
-        }
+        return link.sessionId();
     }
 
     /** The session timeout the ensemble granted (ms), 0 while there is no session. */
     int sessionTimeoutMs() {
-        try {
-            return curator.getZookeeperClient().getZooKeeper().getSessionTimeout();
-        } catch (Exception noHandle) {
-            return 0;
-        }
+        return link.sessionTimeoutMs();
     }
 
     boolean connected() {
-        return curator.getZookeeperClient().isConnected();
+        return link.connected();
+    }
+
+    /** Runs {@code listener} each time the link (re)connects; returns what stops that. */
+    Runnable onConnected(Runnable listener) {
+        return link.onConnected(listener);
     }
 
     String abs(String path) {
-        return ZKPaths.fixForNamespace(namespace, path);
+        return namespace + path;
     }
 
-    private ZooKeeper handle(CompletableFuture<?> f, String kind, String path) {
+    /** A failed future if a test's injector answers this request, else null (send it). */
+    private <T> CompletableFuture<T> injected(String kind, String path) {
         FaultInjector injector = faults.get();
         if (injector != null) {
             KeeperException.Code code = injector.inject(kind, path);
             if (code != null) {
-                f.completeExceptionally(KeeperException.create(code, path));
-                return null;
+                return CompletableFuture.failedFuture(KeeperException.create(code, path));
             }
         }
-        if (curator.getState() == CuratorFrameworkState.STOPPED) {
-            f.completeExceptionally(new LockServiceException(ErrorCode.SHUTTING_DOWN, "this replica is stopping"));
-            return null;
-        }
-        try {
-            return curator.getZookeeperClient().getZooKeeper();
-        } catch (Exception e) {
-            // Curator throws while it has no usable handle (replacing an expired one, connecting):
-            // nothing was sent, so "connection loss" is the truth and the request is sent again.
-            f.completeExceptionally(new KeeperException.ConnectionLossException());
-            return null;
-        }
+        return null;
     }
 }

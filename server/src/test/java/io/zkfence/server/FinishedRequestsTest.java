@@ -39,7 +39,7 @@ class FinishedRequestsTest {
         zk = CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3));
         zk.start();
         zk.create().forPath("/finished");
-        wire = new ZkWire(zk, ZooDefs.Ids.OPEN_ACL_UNSAFE);
+        wire = new ZkWire(new CuratorZkConnection(zk), Scheduler.real(), ZooDefs.Ids.OPEN_ACL_UNSAFE);
         Clock clock = new Clock() {
             @Override
             public ZoneOffset getZone() {
