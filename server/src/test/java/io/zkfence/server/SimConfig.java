@@ -1,0 +1,89 @@
+package io.zkfence.server;
+
+import java.util.SplittableRandom;
+
+/**
+ * The shape of one simulated run, chosen from its seed: how many replicas, clients and keys, the
+ * sessions' timeout, the clients' TTLs and waits, the replicas' clock skew, the network's and
+ * ZooKeeper's latency, and how often faults strike. Some seeds are calm, some stormy.
+ *
+ * @param maxSkewMillis    each replica's clock is off by at most this, either way; the invariants
+ *                         allow twice it (two replicas' difference) where a clock decides
+ * @param faultsPerMinute  mean rate of injected faults (replicas, ZooKeeper, clients)
+ * @param answerLoss       the chance that an HTTP answer is lost on its way back
+ * @param hedging          the chance that an acquire with a requestId is also sent to a second replica
+ */
+record SimConfig(
+        int replicas,
+        int clients,
+        int keys,
+        int sessionTimeoutMs,
+        long ttlMinMillis,
+        long ttlMaxMillis,
+        long waitMaxMillis,
+        long maxSkewMillis,
+        double faultsPerMinute,
+        double answerLoss,
+        double hedging,
+        long requestRetentionMillis) {
+
+    static SimConfig forSeed(long seed) {
+        SplittableRandom r = new SplittableRandom(seed ^ 0x5DEECE66DL);
+        int[] timeouts = {3000, 4000, 6000};
+        return new SimConfig(
+                2 + r.nextInt(2),
+                3 + r.nextInt(4),
+                1 + r.nextInt(3),
+                timeouts[r.nextInt(timeouts.length)],
+                200 + r.nextInt(400),
+                1500 + r.nextInt(3500),
+                1000 + r.nextInt(4000),
+                r.nextInt(61),
+                r.nextInt(4) == 0 ? 2 : 10 + r.nextInt(50),
+                r.nextInt(3) == 0 ? 0 : r.nextDouble() * 0.03,
+                0.2 + r.nextDouble() * 0.4,
+                30_000);
+    }
+
+    /** ZooKeeper's tick: sessions are checked for expiry once per tick. */
+    long tickMicros() {
+        return 200_000;
+    }
+
+    /** How long a follower cut off from its leader goes on serving before it drops its clients (syncLimit × tick). */
+    long syncLimitMicros() {
+        return 5 * tickMicros();
+    }
+
+    long electionMicros(SimWorld w) {
+        return w.between(200_000, 1_500_000);
+    }
+
+    long reconnectMicros(SimWorld w) {
+        return w.between(30_000, 400_000);
+    }
+
+    /** One message's latency between a replica and ZooKeeper, or between ZooKeeper servers. */
+    long latency(SimWorld w) {
+        return w.chance(0.01) ? w.between(2_000, 40_000) : w.between(80, 900);
+    }
+
+    /** One HTTP message's latency between a client and a replica. */
+    long httpLatency(SimWorld w) {
+        return w.chance(0.01) ? w.between(2_000, 60_000) : w.between(100, 1500);
+    }
+
+    long normalLagMicros() {
+        return 500;
+    }
+
+    /** The most a follower may lag under a fault. */
+    long maxLagMicros() {
+        return 1_500_000;
+    }
+
+    /** What two replicas' clocks may differ by: the allowance of every check a clock decides. */
+    long skewAllowanceMillis() {
+        return 2 * maxSkewMillis + 1;
+    }
+}
