@@ -2,7 +2,6 @@ package io.zkfence.server;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
@@ -12,9 +11,14 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 
 /**
- * One acquire call: its request, its entry as last known, and what it wrote. It queues the entry
+ * One acquire call: its request, its entry as last read, and what it wrote. It queues the entry
  * (or joins the one another call of the same request queued), waits in FIFO order and answers the
  * grant; {@link Acquirer} says which promise each step keeps.
+ *
+ * <p>Every decision rests on a fresh, consistent read: the queue and the call's own entry read
+ * together ({@link LockQueue#list}), never on a copy kept from before, because another call of the
+ * same request, on another replica, may have written the entry since. Every removal goes through
+ * {@link EntryRemovals}, which never removes an entry that may have been granted.
  */
 final class AcquireCall implements AutoCloseable {
 
@@ -30,9 +34,11 @@ final class AcquireCall implements AutoCloseable {
     private final LockTokens tokens;
     private final LeaseConfirmer confirmer;
     private final Leftovers leftovers;
+    private final EntryRemovals removals;
     private final ServiceMetrics metrics;
     private final Clock clock;
     private final int maxWaiters;
+    private final long lagBoundMillis;
     private final OpenWaits waits;
     private final Scheduler scheduler;
     private final RandomGenerator random;
@@ -42,11 +48,19 @@ final class AcquireCall implements AutoCloseable {
     private final String lockPath;
     private final String request;
     private long deadline;
+    /** The call's entry as last read or written, with the queue it was read with. */
     private QueueEntry own;
+
+    private List<EntryName> line;
     /** The entry's version as this call last wrote it; -1 if it never wrote (it joined another call's entry). */
     private int written = -1;
     /** Time (this replica's clock) taken before the ZooKeeper read the current decision rests on. */
     private long readAt;
+    /**
+     * True while the current decision rests on the queueing multi and the read pipelined behind it:
+     * the multi went through the leader, so the server that answered was in touch with it then.
+     */
+    private boolean fromLeader;
 
     private long waitingSince;
     /** Where a run that could not wait stopped: the watch it set, until when, and on whose replica. */
@@ -62,9 +76,11 @@ final class AcquireCall implements AutoCloseable {
         this.tokens = ctx.tokens();
         this.confirmer = ctx.confirmer();
         this.leftovers = ctx.leftovers();
+        this.removals = ctx.removals();
         this.metrics = ctx.metrics();
         this.clock = ctx.clock();
         this.maxWaiters = ctx.maxWaiters();
+        this.lagBoundMillis = ctx.lagBoundMillis();
         this.waits = ctx.waits();
         this.scheduler = ctx.scheduler();
         this.random = ctx.random();
@@ -78,7 +94,7 @@ final class AcquireCall implements AutoCloseable {
     }
 
     /** Queues this request's entry, or finds the entry another call of it queued. */
-    private List<EntryName> enqueue() {
+    private void enqueue() {
         for (int attempt = 0; attempt < QUEUE_ATTEMPTS; attempt++) {
             if (caller.gone()) {
                 // Before anything is written: a request read from a buffer after its caller left.
@@ -108,11 +124,13 @@ final class AcquireCall implements AutoCloseable {
                 case LockQueue.Created created -> {
                     own = created.entry();
                     written = own.version();
-                    return created.queue();
+                    line = created.queue();
+                    fromLeader = true;
+                    return;
                 }
                 case LockQueue.AlreadyQueued again -> {
                     if (join(again.queue())) {
-                        return again.queue();
+                        return;
                     }
                 }
                 case LockQueue.Finished done ->
@@ -129,34 +147,46 @@ final class AcquireCall implements AutoCloseable {
     }
 
     /**
-     * Takes over the entry another call of this request queued: this call's replica now keeps
-     * it alive, and its wait lasts at least as long as this call's. False if it ended meanwhile.
+     * Joins the entry another call of this request queued. A waiting call takes an unconfirmed
+     * entry over (ties it to this replica's session and extends its wait), so that the entry
+     * outlives the other call's replica; but only while another entry is ahead of it (a check in
+     * the same multi): an entry at the head may have been granted without a write by the call it
+     * is tied to, whose answer rests on that tie. At the head this call answers the grant through a
+     * confirmation instead. False if the entry ended meanwhile.
      */
-    private boolean join(List<EntryName> line) {
-        EntryName name = line.stream()
+    private boolean join(List<EntryName> queued) {
+        EntryName name = queued.stream()
                 .filter(n -> n.request().equals(request))
                 .findFirst()
                 .orElse(null);
         if (name == null) {
             return false;
         }
-        Optional<QueueEntry> found = queue.read(lockPath, name, null);
-        if (found.isEmpty()) {
-            return false;
+        for (int attempt = 0; attempt < QUEUE_ATTEMPTS; attempt++) {
+            readAt = clock.millis();
+            fromLeader = false;
+            LockQueue.Listing listing = queue.list(lockPath, name);
+            if (listing.entry() == null) {
+                return false;
+            }
+            own = listing.entry();
+            line = listing.line();
+            int place = indexOf(line, name);
+            if (!req.waiting() || own.data().standsAlone() || place <= 0) {
+                return place >= 0;
+            }
+            String self = replicas.self();
+            EntryData taken =
+                    own.data().onReplica(self).waitingUntil(Math.max(own.data().waitUntil(), deadline));
+            Optional<QueueEntry> mine =
+                    queue.writeIfMarkerAndAhead(lockPath, own, taken, replicas.markerPath(self), line.get(place - 1));
+            if (mine.isPresent()) {
+                own = mine.get();
+                written = own.version();
+                return true;
+            }
+            // Written, gone, or now first since the read: read again and decide again.
         }
-        own = found.get();
-        if (!req.waiting() || own.data().standsAlone()) {
-            return true;
-        }
-        String self = replicas.self();
-        EntryData taken =
-                own.data().onReplica(self).waitingUntil(Math.max(own.data().waitUntil(), deadline));
-        Optional<QueueEntry> mine = queue.writeIfMarker(lockPath, own, taken, replicas.markerPath(self));
-        if (mine.isPresent()) {
-            own = mine.get();
-            written = own.version();
-        }
-        // Written or not (another call wrote it first), this call waits on the entry.
         return true;
     }
 
@@ -166,7 +196,7 @@ final class AcquireCall implements AutoCloseable {
      * watch set, and returns null: run it again with {@code mayWait} true to go on from there.
      */
     LeaseGrant run(boolean mayWait) {
-        List<EntryName> line = null;
+        boolean relist = false;
         if (parked != null) {
             if (!mayWait) {
                 return null;
@@ -174,18 +204,22 @@ final class AcquireCall implements AutoCloseable {
             Parked p = parked;
             parked = null;
             await(p.changed(), Math.max(1, p.until() - clock.millis()), p.tiedTo());
-            line = relist();
+            relist = true;
         }
         while (true) {
-            if (line == null) {
-                line = enqueue();
+            if (own == null) {
+                enqueue();
+            } else if (relist) {
+                relist();
             }
-            LeaseGrant grant = waitForTurn(line, mayWait);
+            LeaseGrant grant = waitForTurn(mayWait);
             if (grant != null || parked != null) {
                 return grant;
             }
             // The entry went without a record (its earlier call gave it up): queue again.
-            line = null;
+            own = null;
+            written = -1;
+            relist = false;
         }
     }
 
@@ -193,20 +227,23 @@ final class AcquireCall implements AutoCloseable {
      * Waits until the entry is first (a grant) or the wait ends; null if the entry went without a
      * record, or if it must wait and may not ({@link #parked} set).
      */
-    private LeaseGrant waitForTurn(List<EntryName> line, boolean mayWait) {
+    private LeaseGrant waitForTurn(boolean mayWait) {
         boolean justQueued = true;
         while (true) {
             long now = clock.millis();
-            int place = indexOf(line, own.name());
+            int place = own == null ? -1 : indexOf(line, own.name());
             if (place < 0) {
                 return ended();
+            }
+            if (place > 0 && retake(place)) {
+                continue;
             }
             if (place == 0) {
                 LeaseGrant grant = grant();
                 if (grant != null) {
                     return grant;
                 }
-                line = relist();
+                relist();
                 continue;
             }
             if (justQueued && written >= 0 && place > maxWaiters) {
@@ -220,18 +257,16 @@ final class AcquireCall implements AutoCloseable {
             PredecessorWatch watch = new PredecessorWatch(() -> confirmer.cancel(lockPath, ahead));
             QueueEntry predecessor = queue.read(lockPath, ahead, watch).orElse(null);
             if (predecessor == null) {
-                line = relist();
+                relist();
                 continue;
             }
             if (predecessor.dead(now, replicas)) {
-                // Nobody else deletes an entry whose lease ran out or whose replica died: the
-                // waiter behind it does. At the head it may have been granted: its request ends.
-                reap(predecessor, place - 1 == 0);
-                line = relist();
+                reapAhead(place);
+                relist();
                 continue;
             }
-            if ((!req.waiting() || now >= deadline) && giveUpOrWaitLonger(line, place, predecessor)) {
-                line = relist();
+            if ((!req.waiting() || now >= deadline) && giveUpOrWaitLonger(ahead, place)) {
+                relist();
                 continue;
             }
             if (caller.gone()) {
@@ -256,94 +291,119 @@ final class AcquireCall implements AutoCloseable {
                 return null;
             }
             await(watch.latch(), Math.max(1, until - now), tiedTo);
-            line = relist();
+            relist();
         }
+    }
+
+    /**
+     * The entry is tied to another call's replica (a copy of this request there took it over) and
+     * that replica's session has ended: the entry is dead, and the waiter behind it would remove
+     * it. While another entry is ahead of it (it was never granted), this call takes it back, so
+     * the request keeps its place. True if it tried (read the queue again).
+     */
+    private boolean retake(int place) {
+        EntryData d = own.data();
+        if (!req.waiting()
+                || d.standsAlone()
+                || d.replica() == null
+                || d.replica().equals(replicas.self())
+                || replicas.alive(d.replica())) {
+            return false;
+        }
+        String self = replicas.self();
+        queue.writeIfMarkerAndAhead(
+                        lockPath,
+                        own,
+                        d.onReplica(self).waitingUntil(Math.max(d.waitUntil(), deadline)),
+                        replicas.markerPath(self),
+                        line.get(place - 1))
+                .ifPresent(mine -> {
+                    own = mine;
+                    written = mine.version();
+                });
+        relist();
+        return true;
+    }
+
+    /**
+     * Any waiter reaps every dead entry ahead of it (the predecessor it found dead, and any other),
+     * by the one rule of {@link EntryRemovals#reap}: the head with its request's record, the rest
+     * without one.
+     */
+    private void reapAhead(int place) {
+        // Entries only leave, so the first of these still there is the head now.
+        List<QueueEntry> ahead = queue.readAll(lockPath, line.subList(0, place));
+        long now = clock.millis();
+        removals.reap(lockPath, ahead, e -> e.dead(now, replicas));
     }
 
     /**
      * The wait ran out (or there is none). Another call of this request may have extended the
-     * entry's wait: then this call waits as long (true). Else the entry goes, with the record
-     * that the request gave up, and this call answers 409.
+     * entry's wait: then this call waits as long (true). Else the entry goes, with the record that
+     * the request gave up, and this call answers 409; but never once it is first (then it is
+     * granted: true, read the queue again and answer it).
      */
-    private boolean giveUpOrWaitLonger(List<EntryName> line, int place, QueueEntry predecessor) {
-        if (req.waiting()) {
-            Optional<QueueEntry> now = queue.read(lockPath, own.name(), null);
-            if (now.isEmpty()) {
-                return true; // ended meanwhile: the loop reads the queue and answers
-            }
-            own = now.get();
-            if (!own.data().standsAlone() && own.data().waitUntil() > deadline) {
-                deadline = own.data().waitUntil();
-                return true;
-            }
-        }
-        // Only while the entry ahead is still there: once it goes, this entry may be first and
-        // granted, without a write, by another call of this request (a hedge on another
-        // replica); the versioned delete alone would take that lease away.
-        String ahead = lockPath + "/" + predecessor.name().node();
-        LockQueue.Removal removal =
-                remove(own, recordIf(true, FinishedRequests.Outcome.GAVE_UP), List.of(wire.checkOp(ahead, -1)));
-        if (removal == null) {
-            return true; // the entry ahead went: read the queue again and decide again
-        }
-        if (removal == LockQueue.Removal.CHANGED) {
-            own = queue.read(lockPath, own.name(), null).orElse(own);
+    private boolean giveUpOrWaitLonger(EntryName ahead, int place) {
+        if (req.waiting() && !own.data().standsAlone() && own.data().waitUntil() > deadline) {
+            deadline = own.data().waitUntil();
             return true;
         }
-        QueueEntry head = place == 1
-                ? predecessor
-                : queue.read(lockPath, line.get(0), null).orElse(null);
-        throw AcquireRefusals.alreadyHeld(req.key(), head, clock.millis());
+        switch (removals.giveUp(lockPath, own, ahead)) {
+            case REMOVED, GONE -> {
+                QueueEntry head = place == 1
+                        ? queue.read(lockPath, ahead, null).orElse(null)
+                        : queue.read(lockPath, line.get(0), null).orElse(null);
+                throw AcquireRefusals.alreadyHeld(req.key(), head, clock.millis());
+            }
+            default -> {
+                return true; // changed or first since the read: read again and decide again
+            }
+        }
     }
 
     /**
-     * The entry is first. Answers its grant: at once for a lease that stands alone or for this
-     * replica's own unconfirmed entry (valid for {@link #unconfirmedValidity}); after a write for
-     * an entry another replica's call keeps alive. Null if the entry changed under this call
-     * (read the queue again).
+     * The entry is first (in the read {@link #own} was read with). Answers its grant:
+     * <ul>
+     *   <li>a lease that stands alone: its own expiry, no write;
+     *   <li>an unconfirmed entry tied to this replica that this call wrote last, with a TTL at most
+     *       twice what an unconfirmed grant may be answered valid for ({@link #unconfirmedValidity}):
+     *       the TTL or that validity, whichever is shorter, no write; it is confirmed off the
+     *       answer's path ({@link LeaseConfirmer});
+     *   <li>any other unconfirmed entry (another call's, another replica's, or a TTL longer than
+     *       that): confirmed first, with a write, then answered for its TTL.
+     * </ul>
+     * Null if the entry changed under this call (read the queue again).
      */
     private LeaseGrant grant() {
         long expiresAt;
-        String self = replicas.self();
-        if (own.data().standsAlone() && written != own.version() && own.dead(clock.millis(), replicas)) {
-            // Another call's lease (a retry, a copy through another replica) that has expired:
-            // its request has ended. Never answer that lease again.
-            reap(own, true);
+        long now = clock.millis();
+        if (own.dead(now, replicas)) {
+            // Dead at the head: it may have been granted, so its request has ended. Never answer it.
+            removals.reap(lockPath, List.of(own), e -> true);
             return ended();
         }
+        String self = replicas.self();
         if (own.data().standsAlone()) {
             expiresAt = own.data().expiresAt();
-        } else if (written == own.version() && self.equals(own.data().replica())) {
-            long validity = unconfirmedValidity(wire, req.ttlMillis());
-            // No later than the entry's own backstop, which every replica honours.
-            expiresAt = Math.min(readAt + validity, own.data().expiresAt());
-            confirmer.schedule(
-                    lockPath,
-                    own,
-                    own.data().confirmedUntil(readAt, readAt + req.ttlMillis()),
-                    Duration.ofMillis(validity / 2));
+        } else if (written == own.version()
+                && self.equals(own.data().replica())
+                && own.data().ttlMillis() <= 2 * validity()) {
+            // Tied to this replica's session, which lives at least that long after the read that
+            // showed it first; and nobody else could have answered it (a grant by another call writes).
+            // Answered for the TTL, or for less but more than half the TTL: a caller that renews at a
+            // third of the TTL it asked for, as lock clients do, renews in time.
+            long valid = Math.min(own.data().ttlMillis(), validity());
+            expiresAt = Math.min(readAt + valid, own.data().expiresAt());
+            confirmer.schedule(lockPath, own.name(), Duration.ofMillis(Math.max(1, valid / 2)));
         } else {
-            // Kept alive by another replica's session (a call of this request there), or by an
-            // earlier session of this replica: confirm it before answering.
-            Optional<QueueEntry> now = queue.read(lockPath, own.name(), null);
-            if (now.isEmpty()) {
-                return ended();
+            Optional<LeaseConfirmer.Confirmed> confirmed = confirmer.confirmNow(lockPath, own);
+            if (confirmed.isEmpty()) {
+                return null;
             }
-            own = now.get();
-            if (own.data().standsAlone()) {
-                expiresAt = own.data().expiresAt();
-            } else {
-                long t = clock.millis();
-                Optional<QueueEntry> confirmed =
-                        queue.write(lockPath, own, own.data().confirmedUntil(t, t + req.ttlMillis()));
-                if (confirmed.isEmpty()) {
-                    return null;
-                }
-                own = confirmed.get();
-                written = own.version();
-                readAt = t;
-                expiresAt = t + req.ttlMillis();
-            }
+            own = confirmed.get().entry();
+            written = own.version();
+            readAt = confirmed.get().from();
+            expiresAt = confirmed.get().until();
         }
         if (clock.millis() - readAt > STALE_DECISION.toMillis()
                 && queue.read(lockPath, own.name(), null).isEmpty()) {
@@ -351,9 +411,8 @@ final class AcquireCall implements AutoCloseable {
             confirmer.cancel(lockPath, own.name());
             return ended();
         }
-        long now = clock.millis();
+        now = clock.millis();
         if (now >= expiresAt) {
-            confirmer.cancel(lockPath, own.name());
             throw new LockServiceException(
                     ErrorCode.UNAVAILABLE,
                     "the lease on lock '" + req.key().key() + "' ended " + (now - expiresAt)
@@ -368,6 +427,11 @@ final class AcquireCall implements AutoCloseable {
                 own.fencingToken(),
                 req.ownerId(),
                 expiresAt);
+    }
+
+    /** What an unconfirmed grant may be answered valid for on the read the current decision rests on. */
+    private long validity() {
+        return unconfirmedValidity(wire.sessionTimeoutMs(), fromLeader ? 0 : lagBoundMillis);
     }
 
     /**
@@ -394,83 +458,52 @@ final class AcquireCall implements AutoCloseable {
      */
     private LockServiceException finishedAnswer(FinishedRequests.Finished record) {
         if (record != null && record.outcome() == FinishedRequests.Outcome.GAVE_UP) {
-            List<EntryName> line = queue.queue(lockPath);
-            QueueEntry head = line.isEmpty()
+            List<EntryName> now = queue.queue(lockPath);
+            QueueEntry head = now.isEmpty()
                     ? null
-                    : queue.read(lockPath, line.get(0), null).orElse(null);
+                    : queue.read(lockPath, now.get(0), null).orElse(null);
             return AcquireRefusals.alreadyHeld(req.key(), head, clock.millis());
         }
         return AcquireRefusals.requestFinished(req, record);
     }
 
-    private List<EntryName> relist() {
+    /** Reads the queue and this call's entry with it (one consistent view). */
+    private void relist() {
         readAt = clock.millis();
-        return queue.queue(lockPath);
-    }
-
-    private void reap(QueueEntry dead, boolean atHead) {
-        LockQueue.Removal removal = remove(dead, recordIfFor(dead, atHead, FinishedRequests.Outcome.EXPIRED));
-        if (removal == LockQueue.Removal.DELETED && atHead) {
-            metrics.expired();
+        fromLeader = false;
+        if (own == null) {
+            line = queue.queue(lockPath);
+            return;
         }
-    }
-
-    private List<Op> recordIf(boolean condition, FinishedRequests.Outcome outcome) {
-        return condition && req.requestId() != null ? List.of(finished.record(lockPath, request, outcome)) : List.of();
-    }
-
-    private List<Op> recordIfFor(QueueEntry e, boolean condition, FinishedRequests.Outcome outcome) {
-        return condition && e.name().hasRequestId()
-                ? List.of(finished.record(lockPath, e.name().request(), outcome))
-                : List.of();
-    }
-
-    private LockQueue.Removal remove(QueueEntry e, List<Op> record) {
-        return remove(e, record, List.of());
-    }
-
-    /**
-     * Removes {@code e} with {@code record}, if every node {@code conditions} checks is there;
-     * null if one of them is not (nothing removed).
-     */
-    private LockQueue.Removal remove(QueueEntry e, List<Op> record, List<Op> conditions) {
-        List<Op> withRecord = new ArrayList<>(conditions);
-        withRecord.addAll(record);
-        try {
-            try {
-                return queue.remove(lockPath, e.name(), e.version(), withRecord);
-            } catch (KeeperException.NodeExistsException recorded) {
-                // The request's record exists already (recorded by another replica): remove without it.
-                return queue.remove(lockPath, e.name(), e.version(), conditions);
-            }
-        } catch (KeeperException.NoNodeException gone) {
-            if (checks(conditions, gone.getPath())) {
-                return null;
-            }
-            throw AcquireRefusals.unavailable(
-                    "removing an entry of lock '" + req.key().key() + "'", gone);
-        } catch (KeeperException other) {
-            throw AcquireRefusals.unavailable(
-                    "removing an entry of lock '" + req.key().key() + "'", other);
+        LockQueue.Listing listing = queue.list(lockPath, own.name());
+        line = listing.line();
+        if (listing.entry() == null) {
+            line = line.stream().filter(n -> !n.equals(own.name())).toList();
+        } else {
+            own = listing.entry();
         }
     }
 
     /**
      * This call gives up its entry without a record (its caller left, the replica stops, an
-     * error): a retry of the request may queue again. Only if this call wrote the entry last: a
-     * later call of the same request that took it over waits on it.
+     * error): a retry of the request may queue again. Only what this call wrote last, and only by
+     * the rule of {@link EntryRemovals#leave}; if ZooKeeper does not answer, {@link Leftovers}
+     * tries again by the same rule.
      */
     private void abandon() {
-        if (own == null || written < 0 || own.version() != written) {
+        if (own == null || written < 0) {
             return;
         }
-        confirmer.cancel(lockPath, own.name());
         QueueEntry mine = own;
+        int place = line == null ? -1 : indexOf(line, mine.name());
+        EntryName ahead = place > 0 ? line.get(place - 1) : null;
         own = null;
         try {
-            queue.remove(lockPath, mine.name(), written, List.of());
-        } catch (KeeperException | LockServiceException e) {
-            leftovers.remove(lockPath, mine.name(), written);
+            if (removals.leave(lockPath, mine, written, ahead) == EntryRemovals.Outcome.REMOVED) {
+                confirmer.cancel(lockPath, mine.name());
+            }
+        } catch (LockServiceException e) {
+            leftovers.leave(lockPath, mine, written, ahead);
         }
     }
 
@@ -505,17 +538,19 @@ final class AcquireCall implements AutoCloseable {
     }
 
     /**
-     * How long a lease granted from the queue is answered valid before it is confirmed: two thirds
-     * of the session timeout ZooKeeper granted this replica, or the TTL if that is shorter. The
-     * session cannot expire sooner than a full timeout after the read that proved it alive.
+     * How long a lease granted from the queue may be answered valid without a write, counted from
+     * the read that showed it first: the entry lives while this replica's ZooKeeper session does,
+     * and that session cannot expire sooner than a session timeout after the leader last heard of
+     * it. The read proves the session alive at the server that answered it; the leader heard of
+     * the session at most a third of the timeout before that (an idle client pings every third),
+     * or, when that server was cut off from its leader (it goes on answering reads for up to its
+     * sync limit, and touches nothing at the leader meanwhile), a third of the timeout before it
+     * was cut off: so two thirds of the timeout less {@code lagBoundMillis}, which is 0 for a read
+     * pipelined behind a write that went through the leader (the queueing multi). 0 (confirm every
+     * grant first) when the session is too short for that, or there is none.
      */
-    static long unconfirmedValidity(ZkWire wire, long ttlMillis) {
-        int session = wire.sessionTimeoutMs();
-        return Math.min(ttlMillis, Math.max(1, session * 2L / 3));
-    }
-
-    private static boolean checks(List<Op> conditions, String path) {
-        return conditions.stream().anyMatch(c -> c.getPath().equals(path));
+    static long unconfirmedValidity(int sessionTimeoutMs, long lagBoundMillis) {
+        return Math.max(0, sessionTimeoutMs * 2L / 3 - lagBoundMillis);
     }
 
     private static int indexOf(List<EntryName> line, EntryName name) {

@@ -9,7 +9,9 @@ import java.util.random.RandomGenerator;
  * meters, the replica's open waits, where its calls wait, and where entry names get their
  * randomness.
  *
- * @param maxWaiters the most waiters a key's queue takes before an acquire is refused
+ * @param maxWaiters     the most waiters a key's queue takes before an acquire is refused
+ * @param lagBoundMillis how long a ZooKeeper follower cut off from its leader may go on answering
+ *                       reads ({@link AcquireCall#unconfirmedValidity})
  * @param random     the random part of entry names and of requests without a requestId (a
  *                   {@link java.security.SecureRandom} in a replica; seeded in the simulation)
  */
@@ -21,10 +23,12 @@ record AcquireContext(
         LockTokens tokens,
         LeaseConfirmer confirmer,
         Leftovers leftovers,
+        EntryRemovals removals,
         ServiceMetrics metrics,
         ServicePaths paths,
         Clock clock,
         int maxWaiters,
+        long lagBoundMillis,
         OpenWaits waits,
         Scheduler scheduler,
         RandomGenerator random) {}

@@ -27,6 +27,9 @@ final class AuditTrail {
     private static final Logger log = LoggerFactory.getLogger(AuditTrail.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
+    /** How far back {@link #recorded} looks: forced releases are rare; this covers a burst of them. */
+    private static final int RECENT = 200;
+
     private final ZkWire wire;
     private final String path;
     private final int retention;
@@ -79,6 +82,21 @@ final class AuditTrail {
         } catch (KeeperException | LockServiceException e) {
             log.warn("trimming the audit trail failed (its oldest entries stay until the next trim): {}", e.toString());
         }
+    }
+
+    /**
+     * Whether {@code entry} is in the trail (read after a {@code sync}): how a forced release whose
+     * answer was lost learns whether it was applied, since its audit entry is written in the same
+     * multi as the eviction. Entries are told apart by all their fields, the time to the millisecond
+     * included.
+     */
+    boolean recorded(ForcedRelease entry) {
+        try {
+            wire.call("syncing the audit trail", () -> wire.sync(path));
+        } catch (KeeperException e) {
+            throw new LockServiceException(ErrorCode.UNAVAILABLE, "syncing the audit trail failed: " + e.code(), e);
+        }
+        return newest(RECENT).contains(entry);
     }
 
     /** The newest {@code limit} entries, newest first. */

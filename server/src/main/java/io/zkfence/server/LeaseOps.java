@@ -17,14 +17,22 @@ import org.apache.zookeeper.Op;
  * versioned write; a release is one multi that deletes the caller's own entry (a token names
  * exactly one) with its request's finished record. A forced release deletes exactly the holder
  * entry it read, with the audit entry and the finished record, in one multi: both or neither.
+ *
+ * <p>Neither is sent again blindly when its answer is lost: a release that succeeded would find
+ * its entry gone and answer that nothing was held, a forced release would find the next holder
+ * and answer {@code HOLDER_CHANGED}. Each reads back what happened first ({@link ZkWire#callOnce}).
  */
 final class LeaseOps {
+
+    /** How often a write whose answer was lost, and that read back as not applied, is sent again. */
+    private static final int SEND_ATTEMPTS = 3;
 
     private final LockQueue queue;
     private final ReplicaRegistry replicas;
     private final FinishedRequests finished;
     private final LockTokens tokens;
     private final LeaseConfirmer confirmer;
+    private final EntryRemovals removals;
     private final AuditTrail audit;
     private final ServiceMetrics metrics;
     private final ServicePaths paths;
@@ -36,6 +44,7 @@ final class LeaseOps {
             FinishedRequests finished,
             LockTokens tokens,
             LeaseConfirmer confirmer,
+            EntryRemovals removals,
             AuditTrail audit,
             ServiceMetrics metrics,
             ServicePaths paths,
@@ -45,6 +54,7 @@ final class LeaseOps {
         this.finished = finished;
         this.tokens = tokens;
         this.confirmer = confirmer;
+        this.removals = removals;
         this.audit = audit;
         this.metrics = metrics;
         this.paths = paths;
@@ -65,7 +75,7 @@ final class LeaseOps {
         boolean synced = false;
         while (true) {
             long now = clock.millis();
-            Optional<QueueEntry> read = name == null ? Optional.empty() : queue.read(lockPath, name, null);
+            Optional<QueueEntry> read = queue.read(lockPath, name, null);
             if (read.isEmpty() && !synced) {
                 // The entry may be newer than what this replica's server has seen: sync and read again.
                 queue.sync(lockPath);
@@ -104,9 +114,6 @@ final class LeaseOps {
     boolean release(LockKey key, String lockToken, String ownerId) {
         String lockPath = paths.lock(key);
         EntryName name = entryOf(key, lockPath, lockToken, ownerId);
-        if (name == null) {
-            return false; // a previous-protocol token whose entry has gone
-        }
         if (name.legacy()) {
             return releaseLegacy(key, lockPath, name, ownerId);
         }
@@ -114,16 +121,43 @@ final class LeaseOps {
         List<Op> record = name.hasRequestId()
                 ? List.of(finished.record(lockPath, name.request(), FinishedRequests.Outcome.RELEASED))
                 : List.of();
-        LockQueue.Removal removal;
-        try {
-            removal = queue.remove(lockPath, name, -1, record);
-        } catch (KeeperException.NodeExistsException recordedAlready) {
-            removal = removeQuietly(lockPath, name, -1);
-        } catch (KeeperException e) {
-            throw unavailable(key, "releasing", e);
+        for (int attempt = 0; attempt < SEND_ATTEMPTS; attempt++) {
+            LockQueue.Removal removal;
+            try {
+                try {
+                    removal = queue.removeOnce(lockPath, name, -1, record);
+                } catch (KeeperException.NodeExistsException recordedAlready) {
+                    removal = queue.removeOnce(lockPath, name, -1, List.of());
+                }
+            } catch (ZkWire.AnswerLost lost) {
+                // Read back: still there, it was not applied (send it again); gone, its record says how.
+                queue.sync(lockPath);
+                if (queue.read(lockPath, name, null).isPresent()) {
+                    continue;
+                }
+                return releasedHere(lockPath, name);
+            } catch (KeeperException e) {
+                throw unavailable(key, "releasing", e);
+            }
+            // The multi's answer comes from the leader: GONE is not a lagging read.
+            return removal == LockQueue.Removal.DELETED;
         }
-        // The multi's answer comes from the leader: GONE is not a lagging read.
-        return removal == LockQueue.Removal.DELETED;
+        throw new LockServiceException(
+                ErrorCode.UNAVAILABLE,
+                "releasing lock '" + key.key() + "' failed: ZooKeeper's answer was lost " + SEND_ATTEMPTS + " times");
+    }
+
+    /**
+     * After a release whose answer was lost found its entry gone: whether a release took it (its
+     * request's record says {@code RELEASED}) or it had ended before. A lease without a requestId
+     * has no record: false, the answer that errs on the safe side (the caller then does not assume
+     * that nobody else held the lock).
+     */
+    private boolean releasedHere(String lockPath, EntryName name) {
+        return name.hasRequestId()
+                && finished.lookUp(lockPath, name.request())
+                        .map(r -> r.outcome() == FinishedRequests.Outcome.RELEASED)
+                        .orElse(false);
     }
 
     /** A previous-protocol entry found by its token: the owner is checked from its data. */
@@ -180,13 +214,17 @@ final class LeaseOps {
             }
             LockQueue.Removal removal;
             try {
-                removal = queue.remove(lockPath, head.name(), head.version(), extra);
-            } catch (KeeperException.NodeExistsException recordedAlready) {
                 try {
-                    removal = queue.remove(lockPath, head.name(), head.version(), List.of(extra.get(0)));
-                } catch (KeeperException e) {
-                    throw unavailable(key, "force-releasing", e);
+                    removal = queue.removeOnce(lockPath, head.name(), head.version(), extra);
+                } catch (KeeperException.NodeExistsException recordedAlready) {
+                    removal = queue.removeOnce(lockPath, head.name(), head.version(), List.of(extra.get(0)));
                 }
+            } catch (ZkWire.AnswerLost lost) {
+                // Read back: its audit entry is there only if the eviction was applied (one multi).
+                if (!audit.recorded(result)) {
+                    continue;
+                }
+                removal = LockQueue.Removal.DELETED;
             } catch (KeeperException e) {
                 throw unavailable(key, "force-releasing", e);
             }
@@ -205,33 +243,39 @@ final class LeaseOps {
 
     /** A forced release that deleted nothing: only its audit entry is written. */
     private ForcedRelease recordOnly(ForcedRelease result) {
-        try {
-            queue.multiOf(List.of(audit.appendOp(result)));
-        } catch (KeeperException e) {
-            throw new LockServiceException(
-                    ErrorCode.UNAVAILABLE,
-                    "recording the forced release of '" + result.lockName() + "' failed: " + e.code(),
-                    e);
+        for (int attempt = 0; ; attempt++) {
+            try {
+                queue.multiOnce(List.of(audit.appendOp(result)));
+                break;
+            } catch (ZkWire.AnswerLost lost) {
+                if (audit.recorded(result)) {
+                    break;
+                }
+                if (attempt + 1 >= SEND_ATTEMPTS) {
+                    throw new LockServiceException(
+                            ErrorCode.UNAVAILABLE,
+                            "recording the forced release of '" + result.lockName()
+                                    + "' failed: ZooKeeper's answer was lost " + SEND_ATTEMPTS + " times",
+                            lost);
+                }
+            } catch (KeeperException e) {
+                throw new LockServiceException(
+                        ErrorCode.UNAVAILABLE,
+                        "recording the forced release of '" + result.lockName() + "' failed: " + e.code(),
+                        e);
+            }
         }
         audit.trim();
         metrics.forceReleased(result.outcome().name().toLowerCase(Locale.ROOT));
         return result;
     }
 
-    /** Deletes a dead lease (versioned) with its request's record: it was granted, so its request ended. */
-    void reap(String lockPath, QueueEntry dead) {
-        List<Op> record = dead.name().hasRequestId()
-                ? List.of(finished.record(lockPath, dead.name().request(), FinishedRequests.Outcome.EXPIRED))
-                : List.of();
-        try {
-            if (queue.remove(lockPath, dead.name(), dead.version(), record) == LockQueue.Removal.DELETED) {
-                metrics.expired();
-            }
-        } catch (KeeperException.NodeExistsException recordedAlready) {
-            removeQuietly(lockPath, dead.name(), dead.version());
-        } catch (KeeperException e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "removing an expired lease failed: " + e.code(), e);
-        }
+    /**
+     * Removes a dead lease at the head of its queue (versioned) with its request's record, by the
+     * one reaping rule ({@link EntryRemovals#reap}): it was granted, so its request ended.
+     */
+    private void reap(String lockPath, QueueEntry dead) {
+        removals.reap(lockPath, List.of(dead), e -> true);
     }
 
     private LockQueue.Removal removeQuietly(String lockPath, EntryName name, int version) {
@@ -245,9 +289,11 @@ final class LeaseOps {
     /**
      * The entry a lockToken names. A token of this protocol is checked by its MAC (no read); a
      * previous-protocol token (the secret in the entry's name) is looked for in the queue, for
-     * leases granted before a rolling upgrade.
+     * leases granted before a rolling upgrade. A token of that shape found in no entry proves
+     * nothing (anyone can write 32 hex digits): it is refused as not the owner's, whether it was
+     * forged or named a previous-protocol lease that has ended.
      *
-     * @return the entry's name, or null for a previous-protocol token whose entry is gone
+     * @throws LockServiceException 403 {@code NOT_LOCK_OWNER}
      */
     private EntryName entryOf(LockKey key, String lockPath, String lockToken, String ownerId) {
         if (!LockTokens.legacy(lockToken)) {
@@ -264,7 +310,10 @@ final class LeaseOps {
                 return n;
             }
         }
-        return null;
+        throw new LockServiceException(
+                ErrorCode.NOT_LOCK_OWNER,
+                "this lockToken names no lease of lock '" + key.key()
+                        + "' (it has the shape of a previous protocol's, whose leases it names only while they last)");
     }
 
     private static void checkOwner(LockKey key, QueueEntry e, String ownerId) {

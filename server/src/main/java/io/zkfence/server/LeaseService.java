@@ -23,10 +23,16 @@ import org.slf4j.LoggerFactory;
 final class LeaseService implements AutoCloseable {
 
     /** The settings of the protocol. */
-    record Settings(String root, int auditRetention, long requestRetentionMillis, int maxWaiters) {
+    record Settings(String root, int auditRetention, long requestRetentionMillis, int maxWaiters, long lagBoundMillis) {
 
         static final long DEFAULT_REQUEST_RETENTION_MILLIS = 600_000;
         static final int DEFAULT_MAX_WAITERS = 1_000;
+        /** ZooKeeper's sample configuration: {@code syncLimit} 5 × {@code tickTime} 2000 ms. */
+        static final long DEFAULT_LAG_BOUND_MILLIS = 10_000;
+
+        Settings(String root, int auditRetention, long requestRetentionMillis, int maxWaiters) {
+            this(root, auditRetention, requestRetentionMillis, maxWaiters, DEFAULT_LAG_BOUND_MILLIS);
+        }
 
         static Settings defaults(String root) {
             return new Settings(
@@ -48,6 +54,7 @@ final class LeaseService implements AutoCloseable {
     private final AuditTrail audit;
     private final LockQueue queue;
     private final LeaseConfirmer confirmer;
+    private final EntryRemovals removals;
     private final Leftovers leftovers;
     private final ServiceMetrics metrics = new ServiceMetrics();
     private final Clock clock;
@@ -101,8 +108,9 @@ final class LeaseService implements AutoCloseable {
         this.finished = new FinishedRequests(wire, paths, settings.requestRetentionMillis(), clock);
         this.audit = new AuditTrail(wire, paths, settings.auditRetention());
         this.queue = new LockQueue(wire, paths);
-        this.confirmer = new LeaseConfirmer(queue, scheduler);
-        this.leftovers = new Leftovers(queue, scheduler);
+        this.confirmer = new LeaseConfirmer(queue, clock, scheduler);
+        this.removals = new EntryRemovals(queue, wire, finished, metrics);
+        this.leftovers = new Leftovers(removals, scheduler);
     }
 
     /**
@@ -125,15 +133,17 @@ final class LeaseService implements AutoCloseable {
                 tokens,
                 confirmer,
                 leftovers,
+                removals,
                 metrics,
                 paths,
                 clock,
                 settings.maxWaiters(),
+                settings.lagBoundMillis(),
                 new OpenWaits(),
                 scheduler,
                 random));
-        ops = new LeaseOps(queue, replicas, finished, tokens, confirmer, audit, metrics, paths, clock);
-        reads = new LockReads(queue, wire, replicas, ops, audit, paths, clock);
+        ops = new LeaseOps(queue, replicas, finished, tokens, confirmer, removals, audit, metrics, paths, clock);
+        reads = new LockReads(queue, wire, replicas, removals, audit, paths, clock);
         long retention = settings.requestRetentionMillis();
         every("preparing finished-request buckets", finished::prepare, retention / 4, retention / 4);
         // Jittered, so that replicas started together do not all sweep at once.

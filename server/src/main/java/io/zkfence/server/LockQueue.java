@@ -139,6 +139,52 @@ final class LockQueue {
         }
     }
 
+    /** A queue as read: its entries in order, and one entry's data read right after (null: it is gone). */
+    record Listing(List<EntryName> line, QueueEntry entry) {}
+
+    /**
+     * The lock's entries in queue order and, pipelined behind that read on the same session,
+     * {@code name}'s data: the entry as it was when the list was read, or later (ZooKeeper answers
+     * one session's reads in order), never earlier. A decision about the entry's place and its
+     * data rests on one consistent view, not on a copy kept from before.
+     */
+    Listing list(String lockPath, EntryName name) {
+        record Answer(List<String> children, KeeperException childrenFailed, ZkWire.Node node, boolean gone) {}
+        Answer a;
+        try {
+            a = wire.call("reading a lock's queue", () -> {
+                CompletableFuture<ZkWire.Children> kids = wire.children(lockPath);
+                CompletableFuture<ZkWire.Node> data = wire.data(lockPath + "/" + name.node(), null);
+                return kids.handle((k, kf) -> k)
+                        .thenCombine(
+                                data.handle((d, df) -> {
+                                    if (df != null) {
+                                        KeeperException ke = refusal(df);
+                                        if (ke.code() != KeeperException.Code.NONODE) {
+                                            throw new CompletionException(ke);
+                                        }
+                                    }
+                                    return d;
+                                }),
+                                (k, d) -> new Answer(k == null ? null : k.names(), null, d, d == null));
+            });
+        } catch (KeeperException e) {
+            throw unavailable("reading a lock's queue", e);
+        }
+        List<EntryName> line = a.children() == null ? queue(lockPath) : EntryName.inQueueOrder(a.children());
+        return new Listing(line, a.gone() ? null : entry(name, a.node()));
+    }
+
+    /** The ops that remove an entry at {@code version} and its request's companion (for a multi). */
+    List<Op> removalOps(String lockPath, EntryName name, int version) {
+        List<Op> ops = new ArrayList<>(2);
+        ops.add(wire.deleteOp(lockPath + "/" + name.node(), version));
+        if (name.requestNode() != null) {
+            ops.add(wire.deleteOp(lockPath + "/" + name.requestNode(), -1));
+        }
+        return ops;
+    }
+
     /** Brings this replica's server up to date with the leader on {@code path} first (a failed sync is a 503). */
     void sync(String path) {
         try {
@@ -234,16 +280,25 @@ final class LockQueue {
         }
     }
 
-    /** A conditional write that also requires {@code marker} to exist (moving an entry to a new replica session). */
-    Optional<QueueEntry> writeIfMarker(String lockPath, QueueEntry e, EntryData data, String marker) {
+    /**
+     * Takes an entry over for another replica session: a conditional write that also requires
+     * {@code marker} (the new session's) to exist and {@code ahead} (the entry ahead of it) to
+     * exist, so that an entry that is first, and so may have been granted on its tie, is never
+     * tied elsewhere.
+     *
+     * @return the entry as written, or empty if it changed or went, or the entry ahead went, meanwhile
+     */
+    Optional<QueueEntry> writeIfMarkerAndAhead(
+            String lockPath, QueueEntry e, EntryData data, String marker, EntryName ahead) {
         try {
             List<OpResult> results = wire.call(
                     "writing an entry",
                     () -> wire.multi(List.of(
                             wire.checkOp(marker, -1),
+                            wire.checkOp(lockPath + "/" + ahead.node(), -1),
                             wire.setDataOp(lockPath + "/" + e.name().node(), bytes(data), e.version()))));
             return Optional.of(e.with(
-                    data, ((OpResult.SetDataResult) results.get(1)).getStat().getVersion()));
+                    data, ((OpResult.SetDataResult) results.get(2)).getStat().getVersion()));
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
             return Optional.empty();
         } catch (KeeperException ex) {
@@ -268,11 +323,7 @@ final class LockQueue {
      * @param version the version read, or -1 for any
      */
     Removal remove(String lockPath, EntryName name, int version, List<Op> extra) throws KeeperException {
-        List<Op> ops = new ArrayList<>();
-        ops.add(wire.deleteOp(lockPath + "/" + name.node(), version));
-        if (name.requestNode() != null) {
-            ops.add(wire.deleteOp(lockPath + "/" + name.requestNode(), -1));
-        }
+        List<Op> ops = new ArrayList<>(removalOps(lockPath, name, version));
         ops.addAll(extra);
         String entryPath = wire.abs(lockPath + "/" + name.node());
         try {
@@ -287,6 +338,34 @@ final class LockQueue {
             }
             throw e;
         }
+    }
+
+    /**
+     * {@link #remove}, sent once: a lost answer is {@link ZkWire.AnswerLost}, for the caller to read
+     * back whether it was applied.
+     */
+    Removal removeOnce(String lockPath, EntryName name, int version, List<Op> extra)
+            throws KeeperException, ZkWire.AnswerLost {
+        List<Op> ops = new ArrayList<>(removalOps(lockPath, name, version));
+        ops.addAll(extra);
+        String entryPath = wire.abs(lockPath + "/" + name.node());
+        try {
+            wire.callOnce("removing an entry", () -> wire.multi(ops));
+            return Removal.DELETED;
+        } catch (KeeperException e) {
+            if (entryPath.equals(e.getPath()) && e.code() == KeeperException.Code.NONODE) {
+                return Removal.GONE;
+            }
+            if (entryPath.equals(e.getPath()) && e.code() == KeeperException.Code.BADVERSION) {
+                return Removal.CHANGED;
+            }
+            throw e;
+        }
+    }
+
+    /** One multi of {@code ops}, sent once ({@link ZkWire#callOnce}). */
+    List<OpResult> multiOnce(List<Op> ops) throws KeeperException, ZkWire.AnswerLost {
+        return wire.callOnce("writing", () -> wire.multi(ops));
     }
 
     /** One multi of {@code ops}, waited for. */

@@ -9,7 +9,7 @@ import org.apache.zookeeper.KeeperException;
 /**
  * Status, list and audit reads. Each starts with a {@code sync} (a failed sync is a 503, never a
  * read), so a server that lags behind the leader never answers. Status removes the dead entries
- * it meets (versioned deletes); list writes nothing and skips them.
+ * it meets, by the one reaping rule ({@link EntryRemovals#reap}); list writes nothing and skips them.
  */
 final class LockReads {
 
@@ -19,7 +19,7 @@ final class LockReads {
     private final LockQueue queue;
     private final ZkWire wire;
     private final ReplicaRegistry replicas;
-    private final LeaseOps ops;
+    private final EntryRemovals removals;
     private final AuditTrail audit;
     private final ServicePaths paths;
     private final Clock clock;
@@ -28,14 +28,14 @@ final class LockReads {
             LockQueue queue,
             ZkWire wire,
             ReplicaRegistry replicas,
-            LeaseOps ops,
+            EntryRemovals removals,
             AuditTrail audit,
             ServicePaths paths,
             Clock clock) {
         this.queue = queue;
         this.wire = wire;
         this.replicas = replicas;
-        this.ops = ops;
+        this.removals = removals;
         this.audit = audit;
         this.paths = paths;
         this.clock = clock;
@@ -51,25 +51,10 @@ final class LockReads {
         while (true) {
             List<QueueEntry> entries = queue.readAll(lockPath, queue.queue(lockPath));
             long now = clock.millis();
-            List<QueueEntry> live = new ArrayList<>();
-            boolean reaped = false;
-            for (QueueEntry e : entries) {
-                if (!e.dead(now, replicas)) {
-                    live.add(e);
-                } else {
-                    // A dead entry at the head may have been a granted lease: its request ends with
-                    // a record. Further back it never was; without a record its request may queue again.
-                    if (live.isEmpty()) {
-                        ops.reap(lockPath, e);
-                    } else {
-                        removeWaiter(lockPath, e);
-                    }
-                    reaped = true;
-                }
+            if (removals.reap(lockPath, entries, e -> e.dead(now, replicas)) != EntryRemovals.Outcome.KEPT) {
+                continue; // some went (or the queue moved): read it again
             }
-            if (reaped) {
-                continue; // read again: a removal refused (the entry changed) means this read is stale
-            }
+            List<QueueEntry> live = entries;
             if (live.isEmpty() || !held(live.get(0))) {
                 return new Status(null, live);
             }
@@ -136,13 +121,5 @@ final class LockReads {
     /** The first live entry holds the lock, except a previous-protocol entry not yet granted by its replica. */
     private static boolean held(QueueEntry first) {
         return !first.name().legacy() || first.data().standsAlone();
-    }
-
-    private void removeWaiter(String lockPath, QueueEntry e) {
-        try {
-            queue.remove(lockPath, e.name(), e.version(), List.of());
-        } catch (KeeperException ex) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "removing a dead waiter failed: " + ex.code(), ex);
-        }
     }
 }

@@ -254,6 +254,54 @@ final class ZkWire {
         }
     }
 
+    /**
+     * A write's answer was lost with the connection or the session: the write may have been
+     * applied or not. Its caller reads back what happened instead of sending it again blindly.
+     */
+    static final class AnswerLost extends Exception {
+        AnswerLost(String what, KeeperException cause) {
+            super(what + ": ZooKeeper's answer was lost (" + cause.code() + ")", cause);
+        }
+    }
+
+    /**
+     * Sends a write once and waits for its answer as {@link #call} does, but never sends it again:
+     * a lost answer is {@link AnswerLost}, for the caller to read back what happened (a release
+     * that succeeded and was sent again would find its entry gone and answer that nothing was held).
+     *
+     * @throws KeeperException ZooKeeper's answer about the data
+     * @throws AnswerLost the answer was lost: the write may have been applied
+     * @throws LockServiceException 503 {@code UNAVAILABLE} if ZooKeeper cannot be reached in time
+     */
+    <T> T callOnce(String what, Supplier<CompletableFuture<T>> send) throws KeeperException, AnswerLost {
+        try {
+            return scheduler.await(send.get(), OPERATION_TIMEOUT.toNanos());
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof LockServiceException answered) {
+                throw answered;
+            }
+            if (!(e.getCause() instanceof KeeperException ke)) {
+                throw new LockServiceException(ErrorCode.UNAVAILABLE, what + " failed: " + e.getCause(), e);
+            }
+            if (retryable(ke.code())) {
+                throw new AnswerLost(what, ke);
+            }
+            if (connectionTrouble(ke.code())) {
+                throw new LockServiceException(
+                        ErrorCode.UNAVAILABLE, what + " failed: ZooKeeper answered " + ke.code(), ke);
+            }
+            throw ke;
+        } catch (TimeoutException e) {
+            throw new LockServiceException(
+                    ErrorCode.UNAVAILABLE,
+                    what + " failed: no answer from ZooKeeper within " + OPERATION_TIMEOUT.toSeconds() + " s",
+                    e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockServiceException(ErrorCode.UNAVAILABLE, what + " was interrupted", e);
+        }
+    }
+
     /** A request whose answer was lost with the connection: sending it again is how to go on. */
     private static boolean retryable(KeeperException.Code code) {
         return code == KeeperException.Code.CONNECTIONLOSS

@@ -20,7 +20,10 @@ import org.junit.jupiter.api.Test;
  */
 class LeaseConfirmationTest {
 
-    private static final int SESSION_MS = 6_000;
+    /** Long enough that an unconfirmed grant may last {@link #SHORT_TTL_MS}: 2/3 of it less the lag bound (5 s). */
+    private static final int SESSION_MS = 15_000;
+
+    private static final long SHORT_TTL_MS = 3_000;
 
     private EmbeddedEnsemble ensemble;
     private CuratorFramework grantingZk;
@@ -51,25 +54,43 @@ class LeaseConfirmationTest {
     }
 
     @Test
-    void aLeaseGrantedFromTheQueueIsValidForAtMostTwoThirdsOfTheSessionAndThenConfirmed() {
+    void aLeaseFromTheQueueWithAShortTtlIsAnsweredItsTtlWithoutAWriteAndConfirmedHalfwayThrough() {
         long released = System.currentTimeMillis();
-        LeaseGrant next = grantedFromTheQueue();
-        int session = granting.wire().sessionTimeoutMs();
-        assertThat(next.expiresAt() - released).isLessThanOrEqualTo(session * 2L / 3 + 1_000);
+        LeaseGrant next = grantedFromTheQueue(SHORT_TTL_MS);
+        assertThat(next.expiresAt() - released)
+                .as("the TTL asked for, counted from the read that showed it first")
+                .isBetween(SHORT_TTL_MS - 1_000, SHORT_TTL_MS + 1_000);
         QueueEntry unconfirmed = other.queue(key).get(0);
         assertThat(unconfirmed.tiedToReplica()).as("answered without a write").isTrue();
 
         Awaitility.await()
-                .atMost(Duration.ofSeconds(session / 1000 + 10))
+                .atMost(Duration.ofSeconds(SHORT_TTL_MS / 1000 + 10))
                 .until(() -> !other.queue(key).get(0).tiedToReplica());
         QueueEntry confirmed = other.queue(key).get(0);
-        assertThat(confirmed.data().expiresAt()).isGreaterThan(released + 50_000);
+        assertThat(confirmed.data().expiresAt())
+                .as("never shorter than the answer")
+                .isGreaterThanOrEqualTo(next.expiresAt());
         assertThat(confirmed.fencingToken()).isEqualTo(next.fencingToken());
     }
 
     @Test
+    void aLeaseFromTheQueueWithATtlLongerThanAnUnconfirmedGrantMayLastIsConfirmedBeforeItIsAnswered() {
+        long released = System.currentTimeMillis();
+        LeaseGrant next = grantedFromTheQueue(60_000);
+
+        assertThat(next.expiresAt() - released).isGreaterThan(55_000);
+        QueueEntry holder = other.queue(key).get(0);
+        assertThat(holder.tiedToReplica())
+                .as("it stands alone: confirmed before the answer")
+                .isFalse();
+        assertThat(holder.data().expiresAt()).isGreaterThanOrEqualTo(next.expiresAt());
+        assertThat(granting.service.unconfirmedLeases()).isZero();
+    }
+
+    @Test
     void aReplicaThatStopsGracefullyConfirmsItsLeasesBeforeItsSessionCloses() {
-        LeaseGrant next = grantedFromTheQueue();
+        LeaseGrant next = grantedFromTheQueue(SHORT_TTL_MS);
+        assertThat(granting.service.unconfirmedLeases()).isEqualTo(1);
 
         granting.close();
         grantingZk.close();
@@ -82,7 +103,7 @@ class LeaseConfirmationTest {
 
     @Test
     void aLeaseReleasedThroughAnotherReplicaIsOnlyReadWhenItsConfirmationIsDue() {
-        LeaseGrant next = grantedFromTheQueue();
+        LeaseGrant next = grantedFromTheQueue(SHORT_TTL_MS);
         RequestCounter requests = new RequestCounter();
         assertThat(granting.service.unconfirmedLeases()).isEqualTo(1);
         granting.wire().injectFaults(requests);
@@ -91,10 +112,10 @@ class LeaseConfirmationTest {
         // when the confirmation is due.
         assertThat(other.release(key, next)).isTrue();
         Awaitility.await()
-                .atMost(Duration.ofSeconds(SESSION_MS / 1000 + 10))
+                .atMost(Duration.ofSeconds(SHORT_TTL_MS / 1000 + 10))
                 .until(() -> granting.service.unconfirmedLeases() == 0);
 
-        assertThat(requests.count("exists")).as(requests.toString()).isEqualTo(1);
+        assertThat(requests.count("data")).as(requests.toString()).isEqualTo(1);
         assertThat(requests.total())
                 .as("no write on the entry that went: " + requests)
                 .isEqualTo(1);
@@ -104,11 +125,11 @@ class LeaseConfirmationTest {
      * "first" holds through the other replica, "next" waits on the granting one, stopped where its
      * wait starts; "first" is released, and "next" goes on to its grant from the queue.
      */
-    private LeaseGrant grantedFromTheQueue() {
+    private LeaseGrant grantedFromTheQueue(long ttlMillis) {
         LeaseGrant first = other.acquire(key, "first", 60_000);
         Acquirer acquirer = granting.service.acquirer();
-        AcquireCall call =
-                acquirer.begin(new Acquirer.Request(key, "next", 60_000, true, 60_000, null), CallerPresence.UNWATCHED);
+        AcquireCall call = acquirer.begin(
+                new Acquirer.Request(key, "next", ttlMillis, true, 60_000, null), CallerPresence.UNWATCHED);
         assertThat(acquirer.proceed(call, false)).as("queued behind first").isNull();
         other.release(key, first);
         return acquirer.proceed(call, true);

@@ -32,7 +32,11 @@ class LimitsTest {
         replica = new ReplicaFixture(
                 ensemble.connectString(),
                 new LeaseService.Settings(
-                        "/limits", 3, LeaseService.Settings.DEFAULT_REQUEST_RETENTION_MILLIS, MAX_WAITERS),
+                        "/limits",
+                        3,
+                        LeaseService.Settings.DEFAULT_REQUEST_RETENTION_MILLIS,
+                        MAX_WAITERS,
+                        StoreUnderTest.TEST_ENSEMBLE_LAG_BOUND_MS),
                 ApiKeys.open(),
                 null);
         key = "inventory:sku-" + UUID.randomUUID().toString().substring(0, 6);

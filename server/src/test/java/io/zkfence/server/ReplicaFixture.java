@@ -44,7 +44,8 @@ final class ReplicaFixture implements AutoCloseable {
                         root,
                         3,
                         LeaseService.Settings.DEFAULT_REQUEST_RETENTION_MILLIS,
-                        LeaseService.Settings.DEFAULT_MAX_WAITERS),
+                        LeaseService.Settings.DEFAULT_MAX_WAITERS,
+                        StoreUnderTest.TEST_ENSEMBLE_LAG_BOUND_MS),
                 keys,
                 apiKey);
     }

@@ -12,10 +12,23 @@ import org.apache.zookeeper.ZooDefs;
  */
 final class StoreUnderTest implements AutoCloseable {
 
+    /**
+     * How long a follower of the tests' ensembles may serve cut off from its leader: curator-test
+     * configures {@code syncLimit} 5, and {@link io.zkfence.testkit.EmbeddedEnsemble}'s tick is 1 s.
+     */
+    static final long TEST_ENSEMBLE_LAG_BOUND_MS = 5_000;
+
     final LeaseService service;
 
     StoreUnderTest(CuratorFramework zk, String root) {
-        this(zk, root, Clock.systemUTC(), LeaseService.Settings.defaults(root));
+        this(zk, root, Clock.systemUTC(), settings(root));
+    }
+
+    /** The defaults, with the tests' ensembles' lag bound. */
+    static LeaseService.Settings settings(String root) {
+        LeaseService.Settings d = LeaseService.Settings.defaults(root);
+        return new LeaseService.Settings(
+                root, d.auditRetention(), d.requestRetentionMillis(), d.maxWaiters(), TEST_ENSEMBLE_LAG_BOUND_MS);
     }
 
     StoreUnderTest(CuratorFramework zk, String root, Clock clock, LeaseService.Settings settings) {
