@@ -116,6 +116,16 @@ public final class ServerCommand implements Callable<Integer> {
     int sessionTimeoutMillis;
 
     @Option(
+            names = "--zookeeper-lag-bound-ms",
+            defaultValue = "${env:ZKFENCE_ZOOKEEPER_LAG_BOUND_MS:-10000}",
+            description = "How long a ZooKeeper server cut off from its leader may go on answering reads: the"
+                    + " ensemble's syncLimit x tickTime (10000 for ZooKeeper's sample configuration, syncLimit 5,"
+                    + " tickTime 2000). A lease granted from the queue is answered without a write only while"
+                    + " 2/3 of the session timeout less this bound covers it; otherwise it is confirmed first"
+                    + " (env ZKFENCE_ZOOKEEPER_LAG_BOUND_MS). Default: ${DEFAULT-VALUE}")
+    long lagBoundMillis;
+
+    @Option(
             names = "--idle-timeout-ms",
             defaultValue = "${env:ZKFENCE_IDLE_TIMEOUT_MS:-30000}",
             description = "How long an HTTP connection may sit idle between requests (env ZKFENCE_IDLE_TIMEOUT_MS);"
@@ -254,6 +264,10 @@ public final class ServerCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--session-timeout-ms (ZKFENCE_SESSION_TIMEOUT_MS) must be from"
                         + " 2000 to 120000, was " + sessionTimeoutMillis);
             }
+            if (lagBoundMillis < 0 || lagBoundMillis > 600_000) {
+                throw new IllegalArgumentException("--zookeeper-lag-bound-ms (ZKFENCE_ZOOKEEPER_LAG_BOUND_MS) must be"
+                        + " from 0 to 600000, was " + lagBoundMillis);
+            }
             settings = new ServerSettings(
                     bind,
                     port,
@@ -288,7 +302,8 @@ public final class ServerCommand implements Callable<Integer> {
                             zk,
                             acl(digest),
                             Clock.systemUTC(),
-                            new LeaseService.Settings(root, auditRetention, requestRetentionMillis, maxWaiters))
+                            new LeaseService.Settings(
+                                    root, auditRetention, requestRetentionMillis, maxWaiters, lagBoundMillis))
                     .start();
         } catch (LockServiceException e) {
             zk.close();

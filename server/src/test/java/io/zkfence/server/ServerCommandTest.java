@@ -73,6 +73,7 @@ class ServerCommandTest {
                 "--no-auth --max-waiters 0                | --max-waiters (ZKFENCE_MAX_WAITERS) must be at least 1, was 0",
                 "--no-auth --request-retention-ms 10      | --request-retention-ms (ZKFENCE_REQUEST_RETENTION_MS) must be at least 1000",
                 "--no-auth --session-timeout-ms 500       | --session-timeout-ms (ZKFENCE_SESSION_TIMEOUT_MS) must be from 2000 to 120000",
+                "--no-auth --zookeeper-lag-bound-ms -1    | --zookeeper-lag-bound-ms (ZKFENCE_ZOOKEEPER_LAG_BOUND_MS) must be from 0 to 600000",
                 "--no-auth --idle-timeout-ms 10           | --idle-timeout-ms (ZKFENCE_IDLE_TIMEOUT_MS) must be at least 1000",
                 "--no-auth --tls-cert server.crt          | --tls-cert and --tls-key go together",
                 "--no-auth --api-keys keys.json           | give exactly one of --api-keys FILE or --no-auth",
