@@ -25,7 +25,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
@@ -80,10 +79,8 @@ final class LockHttpServer implements AutoCloseable {
     private final AtomicInteger acquiresInFlight = new AtomicInteger();
     private final CallThreads threads;
     private final ReadRoutes reads;
-    /** When each lease granted here was answered (nanos), for the hold-time meter; bounded. */
-    private final Map<String, Long> grantedHere = new ConcurrentHashMap<>();
-
-    private static final int GRANTS_REMEMBERED = 100_000;
+    /** When each lease granted here was answered, for the hold-time meter, while it lasts. */
+    private final HoldTimes holds = new HoldTimes();
     /** The longest a warm-up may delay readiness. */
     static final Duration WARM_UP_BUDGET = Duration.ofSeconds(30);
 
@@ -393,8 +390,8 @@ final class LockHttpServer implements AutoCloseable {
         if (counted(key)) {
             service.metrics().acquired(Duration.ofNanos(System.nanoTime() - arrived), "granted");
         }
-        if (counted(key) && grantedHere.size() < GRANTS_REMEMBERED) {
-            grantedHere.put(g.lockToken(), System.nanoTime());
+        if (counted(key)) {
+            holds.granted(g.lockToken(), System.nanoTime(), g.expiresAt(), System.currentTimeMillis());
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("lockKey", g.lockKey());
@@ -420,6 +417,7 @@ final class LockHttpServer implements AutoCloseable {
         long expiresAt;
         try {
             expiresAt = service.ops().renew(key, lockToken, ownerId, ttl);
+            holds.renewed(lockToken, expiresAt);
         } catch (LockServiceException e) {
             if (counted(key)) {
                 service.metrics().renewFailed(e.code().name());
@@ -437,9 +435,9 @@ final class LockHttpServer implements AutoCloseable {
         JsonBody body = JsonBody.parse(ctx.bodyAsBytes(), "lockToken", "ownerId");
         String lockToken = body.text("lockToken", true);
         boolean removed = service.ops().release(key, lockToken, body.text("ownerId", true));
-        Long granted = grantedHere.remove(lockToken);
-        if (removed && granted != null) {
-            service.metrics().held(Duration.ofNanos(System.nanoTime() - granted));
+        long heldNanos = holds.released(lockToken, System.nanoTime(), System.currentTimeMillis());
+        if (removed && heldNanos >= 0) {
+            service.metrics().held(Duration.ofNanos(heldNanos));
         }
         return Map.of("lockKey", key.key(), "status", "RELEASED", "wasHeld", removed);
     }

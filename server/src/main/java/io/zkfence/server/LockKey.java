@@ -51,6 +51,9 @@ record LockKey(String namespace, String name) {
                     "lockKey must be at most " + MAX_BYTES + " bytes in UTF-8, was " + utf8);
         }
         int colon = key.indexOf(':');
+        if (key.substring(colon + 1).isBlank()) {
+            throw LockServiceException.badRequest("lockKey '" + key + "' has a name of white space only");
+        }
         if (colon < 0) {
             return new LockKey(DEFAULT_NAMESPACE, key);
         }

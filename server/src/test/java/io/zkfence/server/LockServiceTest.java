@@ -181,6 +181,8 @@ class LockServiceTest extends TwoReplicasTestBase {
         assertBad(a.post(key, "acquire", "{not json"), "JSON");
         assertBad(a.post("%01bad", "acquire", acquireBody("p", 1000, "r")), "control");
         assertBad(a.post("bad%20ns%3Aname", "acquire", acquireBody("p", 1000, "r")), "namespace");
+        assertBad(a.post("%20%20%20", "acquire", acquireBody("p", 1000, "r")), "white space");
+        assertBad(a.post("inventory%3A%20%20", "acquire", acquireBody("p", 1000, "r")), "white space");
         assertThat(a.get(key).status()).isEqualTo(404);
         assertThat(a.get(key).body().get("waiters")).isEmpty();
     }
