@@ -67,21 +67,16 @@ final class ServiceSimulation {
     }
 
     static Result run(long seed, SimConfig config, long maxSteps, int traceLines) {
-        SimTrace trace = new SimTrace(traceLines);
-        SimWorld world = new SimWorld(seed, trace);
-        SimEnsemble ensemble = new SimEnsemble(world, config);
-        List<SimReplica> replicas = new ArrayList<>();
-        for (int i = 0; i < config.replicas(); i++) {
-            replicas.add(new SimReplica(
-                    i, world, ensemble, config, world.between(-config.maxSkewMillis(), config.maxSkewMillis())));
-        }
+        SimCluster cluster = new SimCluster(seed, config, traceLines);
+        SimWorld world = cluster.world;
+        SimTrace trace = cluster.trace;
+        SimEnsemble ensemble = cluster.ensemble;
+        List<SimReplica> replicas = cluster.replicas;
+        SimChecker checker = cluster.checker;
         List<LockKey> keys = new ArrayList<>();
         for (int i = 0; i < config.keys(); i++) {
             keys.add(LockKey.parse("sim:key-" + i));
         }
-        SimChecker checker = new SimChecker(world, ensemble, config, replicas, ROOT);
-        ensemble.observe(checker);
-        world.afterEveryStep(checker::afterStep);
         List<SimClient> clients = new ArrayList<>();
         for (int i = 0; i < config.clients(); i++) {
             clients.add(new SimClient("c" + i, world, config, replicas, keys, checker, false));
@@ -89,7 +84,6 @@ final class ServiceSimulation {
         SimClient admin = new SimClient("admin", world, config, replicas, keys, checker, true);
         SimFaults faults = new SimFaults(world, config, ensemble, replicas, clients);
         clients.forEach(c -> c.faults(faults));
-        replicas.forEach(SimReplica::start);
         clients.forEach(SimClient::start);
         admin.start();
         faults.start();

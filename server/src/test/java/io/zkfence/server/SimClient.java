@@ -304,6 +304,53 @@ final class SimClient {
      * was lost or {@code timeoutMicros} passed first (the connection is then closed).
      */
     private void transmit(SimCall call, long timeoutMicros, java.util.function.Consumer<SimCall.Answer> then) {
+        transmit(call, timeoutMicros, false, then);
+    }
+
+    /**
+     * A scripted call (for the simulation's scenarios): sent now to {@code replica}; its answer is
+     * lost on the way back if {@code loseAnswer}.
+     */
+    SimCall send(
+            SimCall.Kind kind,
+            int replica,
+            LockKey key,
+            long ttl,
+            boolean waiting,
+            long waitMillis,
+            String requestId,
+            LeaseGrant held,
+            boolean loseAnswer,
+            java.util.function.Consumer<SimCall.Answer> then) {
+        SimCall call = call(
+                kind,
+                key,
+                ttl,
+                waiting,
+                waitMillis,
+                requestId,
+                held == null ? null : held.lockToken(),
+                kind == SimCall.Kind.FORCE_RELEASE && held != null ? held.fencingToken() : null,
+                replica);
+        if (kind == SimCall.Kind.RELEASE) {
+            checker.releaseSent(name, held.fencingToken());
+        }
+        transmit(call, waitMillis * 1000 + 20_000_000, loseAnswer, answer -> {
+            if (answer.ok() && answer.grant() != null && answer.grant().lockToken() != null) {
+                tokens.put(answer.grant().lockToken(), answer.grant().fencingToken());
+            }
+            then.accept(answer);
+        });
+        return call;
+    }
+
+    /** Closes a scripted call's connection (a hedging client cancels the losing copy). */
+    void close(SimCall call) {
+        cancel(call);
+    }
+
+    private void transmit(
+            SimCall call, long timeoutMicros, boolean loseAnswer, java.util.function.Consumer<SimCall.Answer> then) {
         SimReplica r = replicas.get(call.replica);
         world.trace().add(world.now(), name, "sends " + call);
         String toReplica = name + ">" + r.name;
@@ -313,7 +360,7 @@ final class SimClient {
                 config.httpLatency(world),
                 null,
                 () -> r.receive(call, answer -> {
-                    boolean lost = answer.status() != 0 && world.chance(config.answerLoss());
+                    boolean lost = answer.status() != 0 && (loseAnswer || world.chance(config.answerLoss()));
                     world.message(back, config.httpLatency(world), process, () -> {
                         if (call.answered) {
                             return;

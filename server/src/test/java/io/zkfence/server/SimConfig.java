@@ -12,6 +12,8 @@ import java.util.SplittableRandom;
  * @param faultsPerMinute  mean rate of injected faults (replicas, ZooKeeper, clients)
  * @param answerLoss       the chance that an HTTP answer is lost on its way back
  * @param hedging          the chance that an acquire with a requestId is also sent to a second replica
+ * @param syncLimitMillis  how long a follower cut off from its leader goes on serving (ZooKeeper's
+ *                         {@code syncLimit × tickTime})
  */
 record SimConfig(
         int replicas,
@@ -25,7 +27,8 @@ record SimConfig(
         double faultsPerMinute,
         double answerLoss,
         double hedging,
-        long requestRetentionMillis) {
+        long requestRetentionMillis,
+        long syncLimitMillis) {
 
     static SimConfig forSeed(long seed) {
         SplittableRandom r = new SplittableRandom(seed ^ 0x5DEECE66DL);
@@ -42,7 +45,13 @@ record SimConfig(
                 r.nextInt(4) == 0 ? 2 : 10 + r.nextInt(50),
                 r.nextInt(3) == 0 ? 0 : r.nextDouble() * 0.03,
                 0.2 + r.nextDouble() * 0.4,
-                30_000);
+                30_000,
+                600 + 200 * r.nextInt(13));
+    }
+
+    /** A calm run for a scripted scenario: no random faults, no lost answers, no hedges, no skew. */
+    static SimConfig scripted(int replicas, int sessionTimeoutMs, long syncLimitMillis) {
+        return new SimConfig(replicas, 0, 1, sessionTimeoutMs, 1000, 1000, 1000, 0, 0, 0, 0, 30_000, syncLimitMillis);
     }
 
     /** ZooKeeper's tick: sessions are checked for expiry once per tick. */
@@ -52,7 +61,7 @@ record SimConfig(
 
     /** How long a follower cut off from its leader goes on serving before it drops its clients (syncLimit × tick). */
     long syncLimitMicros() {
-        return 5 * tickMicros();
+        return syncLimitMillis * 1000;
     }
 
     long electionMicros(SimWorld w) {
@@ -71,6 +80,14 @@ record SimConfig(
     /** One HTTP message's latency between a client and a replica. */
     long httpLatency(SimWorld w) {
         return w.chance(0.01) ? w.between(2_000, 60_000) : w.between(100, 1500);
+    }
+
+    /**
+     * What the replicas are told a follower cut off from its leader may go on answering for
+     * ({@code --zookeeper-lag-bound-ms}): the sync limit, and a tick for the touches to reach the leader.
+     */
+    long lagBoundMillis() {
+        return (syncLimitMicros() + tickMicros()) / 1000;
     }
 
     long normalLagMicros() {

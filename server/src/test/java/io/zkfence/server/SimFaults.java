@@ -62,6 +62,9 @@ final class SimFaults {
     }
 
     private void scheduleNext() {
+        if (config.faultsPerMinute() <= 0) {
+            return;
+        }
         double meanMicros = 60e6 / config.faultsPerMinute();
         long gap = (long) (-Math.log(1 - world.random().nextDouble()) * meanMicros);
         world.after(Math.max(1_000, gap), null, "faults", () -> {

@@ -15,6 +15,7 @@ final class SimProcess {
     private final String name;
     private final SimWorld world;
     private final List<Deferred> deferred = new ArrayList<>();
+    private final List<Runnable> onResume = new ArrayList<>();
     private boolean paused;
     private boolean dead;
     private long pausedAt;
@@ -53,12 +54,20 @@ final class SimProcess {
         }
     }
 
+    /** Runs {@code r} first thing each time the process goes on (before the events it missed). */
+    void onResume(Runnable r) {
+        onResume.add(r);
+    }
+
     /** Goes on: the events it missed are due now, in their order. */
     void resume() {
         if (!paused) {
             return;
         }
         paused = false;
+        for (Runnable r : new ArrayList<>(onResume)) {
+            r.run();
+        }
         List<Deferred> missed = new ArrayList<>(deferred);
         deferred.clear();
         for (Deferred d : missed) {

@@ -80,7 +80,11 @@ final class SimReplica {
                                     ZooDefs.Ids.OPEN_ACL_UNSAFE,
                                     clock,
                                     new LeaseService.Settings(
-                                            ServiceSimulation.ROOT, 20, config.requestRetentionMillis(), 1000),
+                                            ServiceSimulation.ROOT,
+                                            20,
+                                            config.requestRetentionMillis(),
+                                            1000,
+                                            config.lagBoundMillis()),
                                     sched,
                                     new SplittableRandom(seed))
                             .start();
@@ -174,7 +178,17 @@ final class SimReplica {
         }
         LeaseService s = service;
         SimProcess p = process;
-        world.spawn(p, p.name() + ":" + call.tag(), () -> answer.accept(run(s, call))).tag = call.tag();
+        world.spawn(p, p.name() + ":" + call.tag(), () -> {
+                            SimCall.Answer a = run(s, call);
+                            world.trace()
+                                    .add(
+                                            world.now(),
+                                            p.name(),
+                                            "answers " + a + " to " + call.tag() + " (" + call.key.key() + ")");
+                            answer.accept(a);
+                        })
+                        .tag =
+                call.tag();
     }
 
     private SimCall.Answer run(LeaseService s, SimCall call) {

@@ -77,7 +77,12 @@ final class SimZkClient implements ZkConnection {
     private int epoch;
     private final Deque<Request> atServer = new ArrayDeque<>();
     private SimEnsemble.Outcome pendingOutcome;
+    /** The write or sync at the head of {@link #atServer} once it went to the leader (it goes once). */
+    private Request forwarded;
+
     private boolean loseNextWriteAnswer;
+    private Runnable afterNextWrite;
+    private int preferred = -1;
     private boolean cutOff;
 
     // What the client itself knows.
@@ -85,6 +90,9 @@ final class SimZkClient implements ZkConnection {
     private SimEnsemble.Session session;
     private int knownEpoch = -1;
     private long lastZxid;
+    /** When the client last heard from its server (an answer, an event, a ping's answer). */
+    private long lastHeard;
+
     private final Deque<Request> outgoing = new ArrayDeque<>();
     private final List<Sent> outstanding = new ArrayList<>();
     private final Map<String, List<Watcher>> dataWatches = new LinkedHashMap<>();
@@ -102,6 +110,14 @@ final class SimZkClient implements ZkConnection {
         this.in = "zk>" + name + "#" + System.identityHashCode(this);
         this.out = name + "#" + System.identityHashCode(this) + ">zk";
         world.after(0, process, in, this::tryConnect);
+        // As ZooKeeper's client does on each turn of its loop: a process that was stopped for longer
+        // than the read timeout (two thirds of the session) drops its connection before it reads
+        // anything that waited for it, and connects again (where the session may have expired).
+        process.onResume(() -> {
+            if (state == State.CONNECTED && world.now() - lastHeard > timeoutMs * 2000L / 3) {
+                disconnected("read timeout after a pause");
+            }
+        });
     }
 
     // ---- ZkConnection ----
@@ -218,6 +234,22 @@ final class SimZkClient implements ZkConnection {
         loseNextWriteAnswer = true;
     }
 
+    /** Runs {@code r} (on the world's thread) right after this client's next write commits at the leader. */
+    void afterNextWriteCommits(Runnable r) {
+        afterNextWrite = r;
+    }
+
+    /** Drops the connection now and connects again to server {@code i} (a scenario's choice). */
+    void moveTo(int i) {
+        preferred = i;
+        disconnected("moved to server " + i);
+    }
+
+    /** The server this client is connected to (-1: none). */
+    int serverIndex() {
+        return server == null ? -1 : server.id;
+    }
+
     /** The server dropped this client's connection (the client hears of it after a moment). */
     void disconnected(String why) {
         if (server == null) {
@@ -293,9 +325,10 @@ final class SimZkClient implements ZkConnection {
         while (e == epoch && s == server && !atServer.isEmpty()) {
             Request r = atServer.peek();
             if (r.kind().write() || r.kind() == Kind.SYNC) {
-                if (!s.inSync()) {
-                    return; // held until the server is back in touch, or drops the connection
+                if (!s.inSync() || forwarded == r) {
+                    return; // held until the server is back in touch (or drops the connection), or on its way
                 }
+                forwarded = r;
                 long sid = serverSession();
                 world.message("s" + s.id + ">leader", ensemble.latency(), null, () -> atLeader(s, e, sid, r));
                 return;
@@ -319,6 +352,11 @@ final class SimZkClient implements ZkConnection {
         SimEnsemble.Outcome o = r.kind() == Kind.SYNC
                 ? new SimEnsemble.Outcome(null, KeeperException.Code.OK, ensemble.committedZxid())
                 : ensemble.write(r, sid, r.tag());
+        if (r.kind().write() && afterNextWrite != null) {
+            Runnable hook = afterNextWrite;
+            afterNextWrite = null;
+            hook.run();
+        }
         if (r.kind().write() && loseNextWriteAnswer && e == epoch) {
             loseNextWriteAnswer = false;
             disconnected("the answer of a write was lost after it committed");
@@ -339,6 +377,7 @@ final class SimZkClient implements ZkConnection {
         }
         pendingOutcome = null;
         Request r = atServer.poll();
+        forwarded = null;
         int e = epoch;
         long zxid = Math.max(o.zxid(), s.tree.applied());
         respond(e, r, o.code(), o.answer(), zxid);
@@ -389,15 +428,19 @@ final class SimZkClient implements ZkConnection {
     }
 
     private void respond(int e, Request r, KeeperException.Code code, Object answer, long zxid) {
+        if (cutOff) {
+            return; // lost on the way: what was already on its way arrives, nothing more
+        }
         world.message(in, ensemble.latency(), process, () -> deliver(e, r, code, answer, zxid));
     }
 
     private void deliver(int e, Request r, KeeperException.Code code, Object answer, long zxid) {
-        if (e != knownEpoch || state != State.CONNECTED || cutOff) {
+        if (e != knownEpoch || state != State.CONNECTED) {
             return; // the connection went: the loss failed this request
         }
         outstanding.removeIf(sent -> sent.request() == r);
         lastZxid = Math.max(lastZxid, zxid);
+        lastHeard = world.now();
         if (r.watcher() != null && (code == KeeperException.Code.OK)) {
             Map<String, List<Watcher>> table = r.kind() == Kind.CHILDREN
                     ? childWatches
@@ -425,12 +468,16 @@ final class SimZkClient implements ZkConnection {
         if (s != server) {
             return;
         }
+        if (cutOff) {
+            return; // set again on the next server, which fires it if the node changed
+        }
         int e = epoch;
         world.message(in, ensemble.latency(), process, () -> {
-            if (e != knownEpoch || state != State.CONNECTED || cutOff) {
+            if (e != knownEpoch || state != State.CONNECTED) {
                 return; // set again on the next server, which fires it if the node changed
             }
             lastZxid = Math.max(lastZxid, zxid);
+            lastHeard = world.now();
             Map<String, List<Watcher>> table = switch (w.kind()) {
                 case CHILD -> childWatches;
                 case EXISTS -> existWatches;
@@ -493,6 +540,7 @@ final class SimZkClient implements ZkConnection {
         epoch++;
         atServer.clear();
         pendingOutcome = null;
+        forwarded = null;
     }
 
     private void noticeLoss(int lostEpoch) {
@@ -545,7 +593,14 @@ final class SimZkClient implements ZkConnection {
         if (state != State.CONNECTING) {
             return;
         }
-        SimEnsemble.Server s = cutOff ? null : ensemble.pickServer(lastZxid);
+        SimEnsemble.Server picked = cutOff ? null : ensemble.pickServer(lastZxid);
+        if (preferred >= 0 && !cutOff) {
+            SimEnsemble.Server p = ensemble.server(preferred);
+            if (p.inSync() && p.tree.applied() >= lastZxid) {
+                picked = p;
+            }
+        }
+        SimEnsemble.Server s = picked;
         if (s == null) {
             world.after(config.reconnectMicros(world), process, in, this::tryConnect);
             return;
@@ -577,6 +632,7 @@ final class SimZkClient implements ZkConnection {
         epoch++;
         knownEpoch = epoch;
         state = State.CONNECTED;
+        lastHeard = world.now();
         if (!fresh) {
             tellAll(KeeperState.SyncConnected);
             setWatchesAgain(s);
@@ -600,8 +656,13 @@ final class SimZkClient implements ZkConnection {
             SimEnsemble.Server s = server;
             if (s != null && !cutOff && epoch == e) {
                 world.message(out, ensemble.latency(), null, () -> {
-                    if (epoch == e && s == server && s.serving()) {
+                    if (epoch == e && s == server && s.serving() && !cutOff) {
                         ensemble.touch(s, session.id);
+                        world.message(in, ensemble.latency(), process, () -> {
+                            if (knownEpoch == e && state == State.CONNECTED) {
+                                lastHeard = world.now();
+                            }
+                        });
                     }
                 });
             }
