@@ -7,7 +7,7 @@ import scenarios_fence
 import scenarios_scripted
 import scenarios_service
 from conformance import IDS, IMPLEMENTATIONS, NO_CANCELLATION, SCENARIOS, V2_SKIP, attach
-from databases import Postgres, Sqlite
+from databases import DRIVERS, Postgres, Sqlite
 
 
 def _gate(case: unittest.TestCase, s: Dict[str, Any]) -> None:
@@ -25,8 +25,9 @@ def _run_plain(case: unittest.TestCase, s: Dict[str, Any], fn: Callable[..., Non
 def _run_per_database(case: unittest.TestCase, s: Dict[str, Any], fn: Callable[..., None],
                       options: Dict[str, Any]) -> None:
     for name in options.get("databases", ("sqlite", "postgres")):
-        with case.subTest(database=name):
-            fn(case, Sqlite() if name == "sqlite" else Postgres())
+        for db in [Sqlite()] if name == "sqlite" else [Postgres(driver) for driver in DRIVERS]:
+            with case.subTest(database=db.name):
+                fn(case, db)
 
 
 class ServiceScenarios(scenarios_service.ServiceCase):
