@@ -172,7 +172,7 @@ func (c *Client) call(ctx context.Context, method, path string, body func(at tim
 				ambiguous = sent // ZooKeeper trouble: a write may have been applied before the answer was lost
 			}
 			problem := fromProblem(ans.status, ans.body, state.url, spec.key, ans.retryAfter)
-			hint = problem.RetryAfter
+			hint = retryAfter(ans.body, ans.retryAfter)
 			last = problem
 		}
 		pause := c.replicas.failed(state, failures, hint)
