@@ -4,13 +4,15 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { inspect } from 'node:util';
 import {
-  LockHeldError, RequestFinishedError, ServerError, TooManyWaitersError, fromProblem,
+  LeaseLostError, LockHeldError, RequestFinishedError, ServerError, TooManyWaitersError, fromProblem,
 } from './errors.js';
+import { now, usable } from './clock.js';
 import { Lease, validityMs } from './lease.js';
-import { Replicas, now } from './replicas.js';
+import { Replicas } from './replicas.js';
 import { Secret } from './secret.js';
+import { VERSION } from './version.js';
 
-export const VERSION = '0.1.0';
+export { VERSION };
 /** The service's limit on lock keys, in UTF-8 bytes. */
 const MAX_KEY_BYTES = 256;
 
@@ -92,12 +94,16 @@ export class Client {
 
   /**
    * Acquires `key`, runs `fn(lease)` and releases the lease when `fn` settles; resolves to what
-   * `fn` resolved to. A release failure after `fn` threw is logged, and `fn`'s error thrown.
+   * `fn` resolved to. If the lease was lost while `fn` ran (and `fn` did not throw), rejects with
+   * LeaseLostError after the release, unless `throwIfLost` is false. A release failure after `fn`
+   * threw is logged, and `fn`'s error thrown.
    */
   async withLock(key, options, fn) {
     if (typeof options === 'function') [options, fn] = [{}, options];
     if (typeof fn !== 'function') throw new TypeError('withLock needs a function to run under the lock');
-    const lease = await this.acquire(key, options);
+    const { throwIfLost = true, ...acquireOptions } = options ?? {};
+    if (typeof throwIfLost !== 'boolean') throw new TypeError(`throwIfLost must be a boolean, got ${throwIfLost}`);
+    const lease = await this.acquire(key, acquireOptions);
     let result;
     try {
       result = await fn(lease);
@@ -110,7 +116,20 @@ export class Client {
       }
       throw e;
     }
+    let lost;
+    if (throwIfLost && lease.state === 'lost') {
+      try {
+        lease.check();
+      } catch (e) {
+        lost = e;
+      }
+    }
     await lease.release();
+    if (lost) {
+      throw new LeaseLostError(`lease on lock '${key}' (fencing token ${lease.fencingToken}) was lost before the end of `
+        + `its block: ${lost.reason ? lost.reason.message : 'its local deadline passed without a renewal'}; the `
+        + 'writes fenced with its token after that were refused', { key, fencingToken: lease.fencingToken, reason: lost.reason });
+    }
     return result;
   }
 
@@ -194,7 +213,7 @@ export class Client {
       sent = Math.min(sent, outcome.earliestAmbiguous);
     }
     let valid = validityMs(grant, ttlMs);
-    if (sent + valid <= now()) {
+    if (sent + usable(valid) <= now()) {
       // Granted so long ago (an answer lost while it waited) that the local deadline has passed:
       // renew once before handing the lease out, or start again if it is gone.
       const renewed = await this.#replicas.call('POST', `/v1/locks/${encodeURIComponent(key)}/renew`,
@@ -211,7 +230,7 @@ export class Client {
     this.#logger.debug?.(`acquire of '${key}' (requestId ${requestId}) granted, fencing token ${grant.fencingToken}`,
       { key, requestId });
     return new Lease({
-      replicas: this.#replicas, key, ownerId: this.#ownerId, requestId, grant, secret, deadline: sent + valid,
+      replicas: this.#replicas, key, ownerId: this.#ownerId, requestId, grant, secret, deadline: sent + usable(valid),
       renewAt: sent + valid / 3, ttlMs, timeoutMs: this.#timeoutMs, autoRenew, onLost, logger: this.#logger,
     });
   }

@@ -10,6 +10,43 @@ export class BadAnswer extends Error {}
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH',
   'UND_ERR_CONNECT_TIMEOUT']);
 
+/**
+ * The exact value of the integer member `name` of the JSON object `text` (already validated by
+ * JSON.parse), as a BigInt: JSON.parse rounds integers above 2^53 to the nearest double, and Node
+ * 20's reviver gets no source text. Scans the text itself: strings (with their escapes) are
+ * skipped, only the object's own members count (not a nested object's), and the member's last
+ * occurrence wins, as with JSON.parse.
+ */
+export function exactTopLevelInteger(text, name) {
+  let depth = 0;
+  let found;
+  let key;
+  let i = 0;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      const raw = text.slice(i, j + 1);
+      i = j + 1;
+      while (/\s/.test(text[i])) i += 1;
+      key = depth === 1 && text[i] === ':' ? JSON.parse(raw) : undefined;
+      continue;
+    }
+    if (c === ':' && key === name) {
+      const m = /^\s*(-?\d+)(?=\s*[,}])/.exec(text.slice(i + 1));
+      if (!m) throw new BadAnswer(`'${name}' is not an integer`);
+      found = BigInt(m[1]);
+    }
+    if (c === '{' || c === '[') depth += 1;
+    else if (c === '}' || c === ']') depth -= 1;
+    if (c !== ':') key = undefined;
+    i += 1;
+  }
+  if (found === undefined) throw new BadAnswer(`no top-level '${name}'`);
+  return found;
+}
+
 /** A replica's base URL, checked once: http(s)://host[:port][/prefix]. */
 export function replicaUrl(url) {
   if (typeof url !== 'string') throw new TypeError(`replicas must be URL strings, got ${url}`);
@@ -73,7 +110,6 @@ export async function exchange(fetchImpl, replica, method, path, body, headers, 
     throw new BadAnswer(`${replica} answered HTTP ${response.status} with ${text.length} characters that are not a `
       + 'JSON object');
   }
-  const token = /"fencingToken"\s*:\s*(\d+)/.exec(text);
-  if (token && typeof parsed.fencingToken === 'number') parsed.fencingToken = BigInt(token[1]);
+  if (typeof parsed.fencingToken === 'number') parsed.fencingToken = exactTopLevelInteger(text, 'fencingToken');
   return { status: response.status, body: parsed, retryAfter: response.headers.get('retry-after') };
 }

@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import {
   LeaseExpiredError, LeaseLostError, NotLockOwnerError, RequestFinishedError, fromProblem,
 } from './errors.js';
-import { now } from './replicas.js';
+import { now, usable } from './clock.js';
 
 /** Refusals after which the service will never renew the lease again. */
 const isFinal = (e) => e instanceof LeaseExpiredError || e instanceof NotLockOwnerError
@@ -19,23 +19,31 @@ export function validityMs(answer, ttlMs) {
   return typeof v === 'number' && v >= 0 ? v : ttlMs;
 }
 
-/** A signal aborted when any of `signals` is (AbortSignal.any, which Node 20.0–20.2 lack). */
-function anySignal(...signals) {
+/**
+ * A signal aborted when any of `signals` is, and `dispose()`, which removes the listeners it put on
+ * them: a lease's own signal lives as long as the lease, and a listener per renew() left on it would
+ * pile up (MaxListenersExceededWarning after 10).
+ */
+export function anySignal(...signals) {
   const controller = new AbortController();
+  const removers = [];
   for (const s of signals.filter(Boolean)) {
     if (s.aborted) {
       controller.abort(s.reason);
       break;
     }
-    s.addEventListener('abort', () => controller.abort(s.reason), { once: true });
+    const onAbort = () => controller.abort(s.reason);
+    s.addEventListener('abort', onAbort, { once: true });
+    removers.push(() => s.removeEventListener('abort', onAbort));
   }
-  return controller.signal;
+  return { signal: controller.signal, dispose: () => removers.forEach((remove) => remove()) };
 }
 
 /**
  * A lock granted by the service. `fencingToken` (a bigint) goes with every write the lock
- * protects. `valid` turns false at the local deadline (this process's monotonic clock, counted from
- * the moment the granting or last renewing request was sent, so it errs early, never late) or when
+ * protects. `valid` turns false at the local deadline (counted from the moment the granting or last
+ * renewing request was sent, less a drift margin, on a clock that also counts a suspend of the host:
+ * clock.js; so it errs early, never late) or when
  * the service refuses a renewal; then `signal` aborts, `onLost(lease)` runs once and `check()`
  * throws LeaseLostError.
  */
@@ -124,7 +132,13 @@ export class Lease {
    */
   async renew({ signal } = {}) {
     this.check();
-    const outcome = await this.#sendRenew(anySignal(this.#stop.signal, signal), false);
+    const both = anySignal(this.#stop.signal, signal);
+    let outcome;
+    try {
+      outcome = await this.#sendRenew(both.signal, false);
+    } finally {
+      both.dispose();
+    }
     this.#apply(outcome, true);
   }
 
@@ -211,7 +225,7 @@ export class Lease {
     if (answer.status === 200) {
       if (this.#state !== 'held') return;
       const valid = validityMs(answer.body, this.#ttlMs);
-      this.#deadline = Math.max(this.#deadline, sent + valid);
+      this.#deadline = Math.max(this.#deadline, sent + usable(valid));
       this.#renewAt = sent + valid / 3;
       this.#pending = undefined;
       if (typeof answer.body.expiresAt === 'number') this.expiresAt = answer.body.expiresAt;

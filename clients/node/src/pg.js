@@ -4,12 +4,12 @@
 // One row per resource key holds the highest fencing token accepted for it. advance() runs, in the
 // caller's transaction and before its writes, one conditional UPDATE (fence_token <= mine); a lower
 // token rejects with StaleTokenError and the transaction must roll back. The statements are
-// fencing-jdbc's own files (checked by the tests).
-import { readFileSync } from 'node:fs';
+// fencing-jdbc's own files, inlined in sql.js (checked by the tests).
 import { hostname } from 'node:os';
 import {
   FenceError, FenceTableMissingError, SerializationConflictError, StaleTokenError,
 } from './errors.js';
+import { POSTGRES } from './sql.js';
 
 const MAX_KEY_LENGTH = 255; // UTF-16 code units, as fencing-jdbc counts them (its VARCHAR(255) key column)
 const MAX_TOKEN = 2n ** 63n - 1n; // BIGINT
@@ -21,13 +21,13 @@ const CREATED_CONCURRENTLY = new Set(['42P07', '42710', '23505']);
 
 /** One of the SQL files: the statement with $n placeholders and what they bind, in order. */
 function statement(name, table) {
-  const text = readFileSync(new URL(`./sql/postgres/${name}.sql`, import.meta.url), 'utf8');
+  const text = POSTGRES[name];
   const lines = text.split('\n');
   const bindsLine = lines.find((l) => l.startsWith('-- binds:'));
   const binds = bindsLine ? bindsLine.slice('-- binds:'.length).split(',').map((b) => b.trim()) : [];
   const sql = lines.filter((l) => !l.trimStart().startsWith('--')).join('\n').trim();
   if ((sql.match(/\?/g) ?? []).length !== binds.length) {
-    throw new Error(`sql/postgres/${name}.sql: placeholders and binds differ`);
+    throw new Error(`fencing-jdbc's ${name}.sql: placeholders and binds differ`);
   }
   let n = 0;
   return { sql: sql.replace(/\bzkfence_fence\b/g, table).replace(/\?/g, () => `$${++n}`), binds };

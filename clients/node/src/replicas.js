@@ -3,14 +3,14 @@
 // time bound.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ServerError, UnavailableError, fromProblem, retryAfterMs } from './errors.js';
+import { now } from './clock.js';
 import { BadAnswer, NoAnswer, Unreached, exchange, replicaUrl } from './http.js';
 
 /** First back-off after a replica failed (ms); doubles per failure of the call, up to the cap. */
 const BACKOFF_BASE_MS = 50;
 const BACKOFF_CAP_MS = 2000;
 
-/** Monotonic milliseconds. */
-export const now = () => performance.now();
+export { now } from './clock.js';
 
 export class Replicas {
   #states;

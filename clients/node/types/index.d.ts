@@ -36,6 +36,11 @@ export interface AcquireOptions {
   signal?: AbortSignal;
 }
 
+export interface LockOptions extends AcquireOptions {
+  /** Reject with LeaseLostError at the end of the block if the lease was lost in it (default true). */
+  throwIfLost?: boolean;
+}
+
 export interface LockStatus {
   key: string;
   locked: boolean;
@@ -54,7 +59,7 @@ export declare class Client {
   readonly ownerId: string;
   readonly replicas: string[];
   acquire(key: string, options?: AcquireOptions): Promise<Lease>;
-  withLock<T>(key: string, options: AcquireOptions, fn: (lease: Lease) => T | Promise<T>): Promise<T>;
+  withLock<T>(key: string, options: LockOptions, fn: (lease: Lease) => T | Promise<T>): Promise<T>;
   withLock<T>(key: string, fn: (lease: Lease) => T | Promise<T>): Promise<T>;
   status(key: string, options?: { signal?: AbortSignal }): Promise<LockStatus>;
   toJSON(): { ownerId: string; replicas: string[] };

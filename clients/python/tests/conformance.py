@@ -13,8 +13,6 @@ IDS = {s["id"] for s in SCENARIOS}
 IMPLEMENTATIONS: Dict[str, Tuple[Callable[..., None], Dict[str, Any]]] = {}
 
 V2_SKIP = "needs the redesigned service (issue 29)"
-NO_CANCELLATION = ("the Python client has no cancellation primitive for a call in flight (a blocking call ends at "
-                   "its own wait bound); Node's AbortSignal and Go's context have one")
 
 
 def scenario(scenario_id: str, **options: Any) -> Callable[[Callable[..., None]], Callable[..., None]]:

@@ -13,10 +13,14 @@ import subprocess
 import tempfile
 import threading
 import uuid
+import warnings
 from typing import Any, List, Optional
 
 from cluster import _orphan_guard, free_port, spawn
 from support import await_true
+
+# pg8000 1.10 (Debian bookworm) compares versions with distutils; not this suite's concern.
+warnings.filterwarnings("ignore", category=DeprecationWarning, module="pg8000")
 
 
 def _pg_bindir() -> str:
@@ -48,10 +52,13 @@ class PostgresServer:
 
     def __init__(self) -> None:
         try:
-            import psycopg2  # noqa: F401  (Debian's python3-psycopg2, for /usr/bin/python3)
-        except ImportError:
-            raise AssertionError("the PostgreSQL fence tests need psycopg2: run them with Debian's /usr/bin/python3 "
-                                 "and its python3-psycopg2 package (clients/run-tests does; .ci/run installs it)")
+            import pg8000  # noqa: F401  (Debian's python3-pg8000, for /usr/bin/python3)
+            import psycopg  # noqa: F401  (Debian's python3-psycopg)
+            import psycopg2  # noqa: F401  (Debian's python3-psycopg2)
+        except ImportError as e:
+            raise AssertionError("the PostgreSQL fence tests need psycopg2, psycopg and pg8000 (%s): run them with "
+                                 "Debian's /usr/bin/python3 and its python3-psycopg2, python3-psycopg and "
+                                 "python3-pg8000 packages (clients/run-tests does; .ci/run installs them)" % e)
         self.bindir = _pg_bindir()
         self.dir = tempfile.mkdtemp(prefix="zkfence-pg-")
         self.port = free_port()
@@ -88,9 +95,19 @@ class PostgresServer:
                 return False
         await_true("PostgreSQL accepting connections on port %d" % self.port, accepts, timeout=60)
 
-    def connect(self, autocommit: bool = False) -> Any:
-        import psycopg2
-        conn = psycopg2.connect(host="127.0.0.1", port=self.port, user="zkfence", dbname="postgres")
+    def connect(self, autocommit: bool = False, driver: str = "psycopg2") -> Any:
+        """A connection through Debian's psycopg2, psycopg (3) or pg8000."""
+        if driver == "psycopg2":
+            import psycopg2
+            conn = psycopg2.connect(host="127.0.0.1", port=self.port, user="zkfence", dbname="postgres")
+        elif driver == "psycopg":
+            import psycopg
+            conn = psycopg.connect(host="127.0.0.1", port=self.port, user="zkfence", dbname="postgres")
+        elif driver == "pg8000":
+            import pg8000
+            conn = pg8000.connect(host="127.0.0.1", port=self.port, user="zkfence", database="postgres")
+        else:
+            raise AssertionError("unknown driver %r" % driver)
         conn.autocommit = autocommit
         return conn
 
@@ -136,20 +153,35 @@ class Database:
     placeholder = "?"
 
 
+#: The PostgreSQL drivers every fence scenario runs with (Debian's python3-psycopg2,
+#: python3-psycopg and python3-pg8000, for /usr/bin/python3).
+DRIVERS = ("psycopg2", "psycopg", "pg8000")
+
+
 class Postgres(Database):
     name = "postgres"
     placeholder = "%s"
 
-    def __init__(self) -> None:
+    def __init__(self, driver: str = "psycopg2") -> None:
         self.server = PostgresServer.shared()
+        self.driver = driver
+        self.name = "postgres-" + driver
 
     def connect(self, autocommit: bool = False, busy_timeout: Optional[float] = None) -> Any:
-        return self.server.connect(autocommit)
+        return self.server.connect(autocommit, self.driver)
 
-    def waits_for_lock(self, conn: Any) -> bool:
-        """True when the session of ``conn`` waits for a lock (what pg_stat_activity says)."""
-        pid = conn.get_backend_pid()
-        probe = self.connect(autocommit=True)
+    @staticmethod
+    def backend_pid(conn: Any) -> int:
+        """The server process of ``conn`` (asked before it is handed to another thread)."""
+        cur = conn.cursor()
+        cur.execute("SELECT pg_backend_pid()")
+        pid = cur.fetchone()[0]
+        conn.rollback()
+        return pid
+
+    def waits_for_lock(self, pid: int) -> bool:
+        """True when the session with server process ``pid`` waits for a lock (pg_stat_activity)."""
+        probe = self.server.connect(autocommit=True)
         try:
             cur = probe.cursor()
             cur.execute("SELECT wait_event_type FROM pg_stat_activity WHERE pid = %s", (pid,))

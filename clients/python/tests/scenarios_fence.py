@@ -1,9 +1,11 @@
 """The conformance scenarios of the fence, on PostgreSQL and on SQLite (databases.py)."""
 
+import random
+import threading
 import unittest
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, List
+from typing import Any, Dict, List
 
 import support  # noqa: F401  (first: puts the package's source on the path)
 import zkfence
@@ -70,10 +72,11 @@ def newer_waits(t: FenceCase, db: Database) -> None:
     newer = db.connect(busy_timeout=0.2)
     t.addCleanup(newer.close)
     if isinstance(db, Postgres):
+        pid = db.backend_pid(newer)
         pool = ThreadPoolExecutor(1)
         t.addCleanup(pool.shutdown)
         advancing = pool.submit(lambda: (fence.advance(newer, k, 6), newer.commit()))
-        await_true("the newer holder waits for the row lock", lambda: db.waits_for_lock(newer))
+        await_true("the newer holder waits for the row lock", lambda: db.waits_for_lock(pid))
         t.assertFalse(advancing.done())
         older.commit()
         advancing.result(PATIENCE)
@@ -88,9 +91,68 @@ def newer_waits(t: FenceCase, db: Database) -> None:
     t.assertEqual(stale.exception.stored_token, 6)
 
 
+@scenario("fence-first-write-race")
+def first_write_race(t: FenceCase, db: Database) -> None:
+    fence, k, n = zkfence.SqlFence(), t.key(), 8
+    t.fresh(db)
+    table = "race_" + uuid.uuid4().hex[:10]
+    setup = db.connect()
+    t.addCleanup(setup.close)
+    setup.cursor().execute("CREATE TABLE %s (id %s, token BIGINT NOT NULL)"
+                           % (table, "BIGSERIAL PRIMARY KEY" if isinstance(db, Postgres) else
+                              "INTEGER PRIMARY KEY AUTOINCREMENT"))
+    setup.commit()
+    tokens = list(range(1, n + 1))
+    random.shuffle(tokens)
+    barrier = threading.Barrier(n)
+    outcomes: Dict[int, Any] = {}
+
+    def holder(token: int) -> None:
+        conn = db.connect(busy_timeout=30)
+        try:
+            barrier.wait(PATIENCE)
+            for _ in range(20):
+                try:
+                    fence.in_transaction(conn, k, token, lambda c: c.cursor().execute(
+                        "INSERT INTO %s (token) VALUES (%s)" % (table, db.placeholder), (token,)))
+                    outcomes[token] = "accepted"
+                    return
+                except zkfence.SerializationConflict:
+                    continue  # retry the whole unit of work with the same token, as the docs say
+                except zkfence.StaleToken as e:
+                    outcomes[token] = e
+                    return
+            outcomes[token] = "still conflicting after 20 tries"
+        except BaseException as e:  # reported below as the outcome
+            outcomes[token] = e
+        finally:
+            conn.close()
+    threads = [threading.Thread(target=holder, args=(tok,)) for tok in tokens]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join(PATIENCE * 2)
+    t.assertEqual(len(outcomes), n, outcomes)
+    t.assertEqual(outcomes[n], "accepted", outcomes)
+    for token, outcome in outcomes.items():
+        if outcome != "accepted":
+            t.assertIsInstance(outcome, zkfence.StaleToken, "token %d: %r" % (token, outcome))
+            t.assertGreater(outcome.stored_token, token)
+    t.assertEqual(fence.current_token(setup, k), n)
+    cur = setup.cursor()
+    cur.execute("SELECT COUNT(*) FROM zkfence_fence WHERE resource_key = %s" % db.placeholder, (k,))
+    t.assertEqual(cur.fetchone()[0], 1)
+    cur.execute("SELECT token FROM %s ORDER BY id" % table)
+    written = [row[0] for row in cur.fetchall()]
+    setup.rollback()
+    t.assertEqual(written, sorted(written), "accepted tokens in commit order never go down")
+    t.assertEqual(len(written), len(set(written)))
+    t.assertEqual(set(written), {tok for tok, o in outcomes.items() if o == "accepted"})
+
+
 @scenario("fence-autocommit-refused")
 def autocommit_refused(t: FenceCase, db: Database) -> None:
-    fence, k = zkfence.SqlFence(), t.key()
+    fence, k, table = zkfence.SqlFence(), t.key(), db.new_table()
     t.fresh(db)
     conn = db.connect(autocommit=True)
     t.addCleanup(conn.close)
@@ -98,6 +160,13 @@ def autocommit_refused(t: FenceCase, db: Database) -> None:
         fence.advance(conn, k, 3)
     t.assertIn("auto-commit", str(refused.exception))
     t.assertIsNone(fence.current_token(conn, k))
+    # The fence's own transaction runs its BEGIN and COMMIT on such a connection.
+    fence.in_transaction(conn, k, 3, lambda c: db.upsert(c, table, k, "v3"))
+    t.assertEqual(fence.current_token(conn, k), 3)
+    t.assertEqual(db.value(table, k), "v3")
+    with t.assertRaises(zkfence.StaleToken):
+        fence.in_transaction(conn, k, 2, lambda c: db.upsert(c, table, k, "v2"))
+    t.assertEqual(db.value(table, k), "v3")
 
 
 @scenario("fence-bad-input-refused")

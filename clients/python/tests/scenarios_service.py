@@ -1,17 +1,25 @@
 """The conformance scenarios against a real service: ZooKeeper and replicas A and B (cluster.py)."""
 
+import asyncio
+import json
 import logging
+import os
+import signal
+import subprocess
+import sys
 import time
 import unittest
 import uuid
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, List, Optional
+from typing import Any, Callable, List, Optional
 
-import support  # noqa: F401  (first: puts the package's source on the path)
+import support  # first: puts the package's source on the path
 import zkfence
+import zkfence.aio
 from cluster import APP_KEY, OPS_KEY, OTHER_KEY, Cluster, free_port
 from conformance import scenario
 from databases import Postgres
+from proxy import LossyProxy
 from scripted import ScriptedReplica, problem
 from support import PATIENCE, await_true
 
@@ -337,3 +345,195 @@ def queue_grant_validity(t: ServiceCase) -> None:
     await_true("past the first validity", lambda: time.monotonic() > first_validity_ends + 0.5, timeout=90)
     t.assertTrue(lease.valid)
     lease.release()
+
+
+def _force_release(t: ServiceCase) -> None:
+    status, body = t.cluster.http("POST", t.key, "/force-release", {"reason": "conformance"}, api_key=OPS_KEY)
+    t.assertEqual((status, body.get("status")), (200, "FORCE_RELEASED"))
+
+
+async def _await_async(what: str, condition: Callable[[], Any], timeout: float = PATIENCE) -> Any:
+    loop = asyncio.get_running_loop()
+    end = time.monotonic() + timeout
+    while True:
+        value = await loop.run_in_executor(None, condition)
+        if value:
+            return value
+        if time.monotonic() >= end:
+            raise AssertionError("not true within %.0f s: %s" % (timeout, what))
+        await asyncio.sleep(0.05)
+
+
+@scenario("cancel-waiting-acquire")
+def cancel_waiting(t: ServiceCase) -> None:
+    c1 = t.client(t.a)
+    with c1.lock(t.key, ttl=30, wait=0) as held:
+        # The blocking client: a Cancellation, cancelled from another thread.
+        c2 = t.client(t.b)
+        cancel = zkfence.Cancellation()
+        waiting = t.pool.submit(c2.acquire, t.key, ttl=10, wait=30, cancel=cancel)
+        await_true("owner 2 waits", lambda: c2.owner_id in t.cluster.waiters(t.key))
+        start = time.monotonic()
+        cancel.cancel("the caller gave up")
+        with t.assertRaises(zkfence.Cancelled) as cancelled:
+            waiting.result(PATIENCE)
+        t.assertLess(time.monotonic() - start, 5)
+        t.assertIn("the caller gave up", str(cancelled.exception))
+        await_true("the queue entry is gone", lambda: t.cluster.waiters(t.key) == [])
+
+        # asyncio: the task awaiting the acquire is cancelled.
+        async def cancel_task() -> None:
+            c3 = zkfence.aio.Client([t.b.url], api_key=APP_KEY)
+            task = asyncio.ensure_future(c3.acquire(t.key, ttl=10, wait=30))
+            await _await_async("owner 3 waits", lambda: c3.owner_id in t.cluster.waiters(t.key))
+            began = time.monotonic()
+            task.cancel()
+            with t.assertRaises(asyncio.CancelledError):
+                await task
+            t.assertLess(time.monotonic() - began, 5)
+        asyncio.run(cancel_task())
+        await_true("the queue entry is gone", lambda: t.cluster.waiters(t.key) == [])
+        t.assertTrue(held.valid)
+        t.assertEqual(t.cluster.status(t.key)["ownerId"], c1.owner_id)
+
+
+@scenario("paused-client-check-fails-and-write-rejected")
+def paused_client(t: ServiceCase) -> None:
+    db = Postgres()
+    conn = db.connect()
+    t.addCleanup(conn.close)
+    fence = zkfence.SqlFence()
+    fence.create_if_missing(conn)
+    table = db.new_table()
+    env = dict(os.environ, ZKFENCE_API_KEY=APP_KEY,
+               PYTHONPATH=str(support.PACKAGE_ROOT / "src") + os.pathsep + str(support.HERE))
+    child = subprocess.Popen([sys.executable, str(support.HERE / "paused_client.py"), t.key, table,
+                              str(db.server.port), t.a.url, t.b.url], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                             env=env, text=True)
+    t.addCleanup(lambda: child.poll() is None and (child.kill(), child.wait()))
+    held = json.loads(child.stdout.readline())["held"]
+    os.kill(child.pid, signal.SIGSTOP)
+    try:
+        newer = t.client(t.b).acquire(t.key, ttl=10, wait=20)  # granted once P's lease expired on the service
+        t.assertGreater(newer.fencing_token, held)
+        fence.in_transaction(conn, t.key, newer.fencing_token, lambda c: db.upsert(c, table, t.key, "Q-1"))
+    finally:
+        os.kill(child.pid, signal.SIGCONT)
+    out, _ = child.communicate("go\n", timeout=PATIENCE)
+    result = json.loads(out.strip().splitlines()[-1])
+    t.assertTrue(result["check"].startswith("LeaseLost"), result)
+    t.assertEqual((result["write"], result.get("stored")), ("StaleToken", newer.fencing_token), result)
+    t.assertEqual(db.value(table, t.key), "Q-1")
+    newer.release()
+
+
+@scenario("replica-killed-mid-wait")
+def replica_killed_mid_wait(t: ServiceCase) -> None:
+    holder, waiter = t.client(t.b), t.client(t.a, t.b)
+    held = holder.acquire(t.key, ttl=30, wait=0)
+    a_url = t.a.url
+    with Captured() as log:
+        waiting = t.pool.submit(waiter.acquire, t.key, ttl=10, wait=40)
+        await_true("owner 2 waits (on A)", lambda: waiter.owner_id in t.cluster.waiters(t.key))
+        t.a.kill()
+        await_true("owner 2's attempt on A failed and went to B",
+                   lambda: any(getattr(r, "zkfence_replica", None) == a_url and "failed" in r.getMessage()
+                               for r in log.records))
+        held.release()
+        granted = waiting.result(PATIENCE * 2)
+    t.assertGreater(granted.fencing_token, held.fencing_token)
+    failed = [r for r in log.records if getattr(r, "zkfence_replica", None) == a_url and "failed" in r.getMessage()]
+    t.assertEqual(failed[0].zkfence_request_id, granted.request_id)
+    granted.release()
+
+
+@scenario("replica-killed-mid-renew")
+def replica_killed_mid_renew(t: ServiceCase) -> None:
+    proxy = LossyProxy(t.a.url)
+    t.addCleanup(proxy.close)
+    lost: List[zkfence.Lease] = []
+    lease = t.client(proxy.url, t.b).acquire(t.key, ttl=3, wait=0, on_lost=lost.append)
+    first = t.cluster.status(t.key)["expiresAt"]
+    proxy.await_line("forwarded renew")
+    t.a.kill()
+    await_true("renewals through B push expiresAt 4 s on",
+               lambda: t.cluster.status(t.key).get("expiresAt", 0) >= first + 4000)
+    t.assertTrue(lease.valid)
+    t.assertEqual(lost, [])
+    t.assertTrue(lease.release())
+
+
+@scenario("grant-answer-lost-mid-wait")
+def grant_answer_lost(t: ServiceCase) -> None:
+    proxy = LossyProxy(t.a.url)
+    t.addCleanup(proxy.close)
+    holder, waiter = t.client(t.b), t.client(proxy.url, t.b)
+    held = holder.acquire(t.key, ttl=30, wait=0)
+    proxy.drop("acquire")
+    waiting = t.pool.submit(waiter.acquire, t.key, ttl=10, wait=20)
+    await_true("owner 2 waits (on A, through the proxy)", lambda: waiter.owner_id in t.cluster.waiters(t.key))
+    held.release()
+    granted = waiting.result(PATIENCE)
+    proxy.await_line("dropped acquire")
+    t.assertGreater(granted.fencing_token, held.fencing_token)
+    status = t.cluster.status(t.key)
+    t.assertEqual((status["ownerId"], status["fencingToken"], status["waiters"]),
+                  (waiter.owner_id, granted.fencing_token, []))
+    t.assertTrue(granted.release())
+
+
+@scenario("renewal-answer-lost")
+def renewal_answer_lost(t: ServiceCase) -> None:
+    proxy = LossyProxy(t.a.url)
+    t.addCleanup(proxy.close)
+    lost: List[zkfence.Lease] = []
+    lease = t.client(proxy.url, t.b).acquire(t.key, ttl=3, wait=0, on_lost=lost.append)
+    first = t.cluster.status(t.key)["expiresAt"]
+    proxy.drop("renew")
+    proxy.await_line("dropped renew")
+    await_true("renewals push expiresAt 4 s on", lambda: t.cluster.status(t.key).get("expiresAt", 0) >= first + 4000)
+    t.assertTrue(lease.valid)
+    t.assertEqual(lost, [])
+    t.assertTrue(lease.release())
+
+
+@scenario("block-end-after-loss-raises")
+def block_end_after_loss(t: ServiceCase) -> None:
+    c = t.client(t.a, t.b)
+    with t.assertRaises(zkfence.LeaseLost) as raised:
+        with c.lock(t.key, ttl=3, wait=0) as lease:
+            _force_release(t)
+            t.assertTrue(lease.lost.wait(PATIENCE))
+    t.assertIsInstance(raised.exception.reason, zkfence.LeaseExpired)
+    t.assertEqual(lease.state, "released")
+    with c.lock(t.key, ttl=3, wait=0, raise_if_lost=False) as kept:
+        _force_release(t)
+        t.assertTrue(kept.lost.wait(PATIENCE))
+    t.assertEqual(kept.state, "released")
+
+    async def asyncio_block() -> None:
+        ac = zkfence.aio.Client([t.a.url, t.b.url], api_key=APP_KEY)
+        with t.assertRaises(zkfence.LeaseLost):
+            async with ac.lock(t.key, ttl=3, wait=0) as alease:
+                await asyncio.get_running_loop().run_in_executor(None, _force_release, t)
+                await asyncio.wait_for(alease.lost.wait(), PATIENCE)
+        async with ac.lock(t.key, ttl=3, wait=0, raise_if_lost=False) as akept:
+            await asyncio.get_running_loop().run_in_executor(None, _force_release, t)
+            await asyncio.wait_for(akept.lost.wait(), PATIENCE)
+    asyncio.run(asyncio_block())
+
+
+@scenario("event-loop-blocked-past-deadline")
+def event_loop_blocked(t: ServiceCase) -> None:
+    async def blocked() -> None:
+        lease = await zkfence.aio.Client([t.a.url, t.b.url], api_key=APP_KEY).acquire(t.key, ttl=2, wait=0)
+        t.assertTrue(lease.valid)
+        time.sleep(3)  # the loop is blocked: no renewal task can run
+        t.assertFalse(lease.valid)
+        with t.assertRaises(zkfence.LeaseLost):
+            lease.check()
+        t.assertFalse(lease.lost.is_set(), "no lost signal could be delivered while the loop was blocked")
+        await lease.release()
+    asyncio.run(blocked())
+    other = t.client(t.b).acquire(t.key, ttl=5, wait=10)
+    other.release()

@@ -6,13 +6,11 @@ from typing import Any, Callable, Dict
 import scenarios_fence
 import scenarios_scripted
 import scenarios_service
-from conformance import IDS, IMPLEMENTATIONS, NO_CANCELLATION, SCENARIOS, V2_SKIP, attach
-from databases import Postgres, Sqlite
+from conformance import IDS, IMPLEMENTATIONS, SCENARIOS, V2_SKIP, attach
+from databases import DRIVERS, Postgres, Sqlite
 
 
 def _gate(case: unittest.TestCase, s: Dict[str, Any]) -> None:
-    if s.get("needs") == "cancellation":
-        case.skipTest(NO_CANCELLATION)
     if s.get("needs") == "service-v2" and not case.cluster.v2:
         case.skipTest(V2_SKIP)
 
@@ -25,15 +23,13 @@ def _run_plain(case: unittest.TestCase, s: Dict[str, Any], fn: Callable[..., Non
 def _run_per_database(case: unittest.TestCase, s: Dict[str, Any], fn: Callable[..., None],
                       options: Dict[str, Any]) -> None:
     for name in options.get("databases", ("sqlite", "postgres")):
-        with case.subTest(database=name):
-            fn(case, Sqlite() if name == "sqlite" else Postgres())
+        for db in [Sqlite()] if name == "sqlite" else [Postgres(driver) for driver in DRIVERS]:
+            with case.subTest(database=db.name):
+                fn(case, db)
 
 
 class ServiceScenarios(scenarios_service.ServiceCase):
-    def setUp(self) -> None:
-        if self._testMethodName.endswith("cancel_waiting_acquire"):
-            self.skipTest(NO_CANCELLATION)  # before the cluster is started for it
-        super().setUp()
+    pass
 
 
 class ScriptedScenarios(scenarios_scripted.ScriptedCase):
@@ -57,7 +53,7 @@ class ConformanceListTest(unittest.TestCase):
         self.assertEqual(len(IDS), len(SCENARIOS), "scenario ids are unique")
 
     def test_every_scenario_without_a_skip_reason_is_implemented_here(self) -> None:
-        missing = [s["id"] for s in SCENARIOS if s["id"] not in IMPLEMENTATIONS and s.get("needs") != "cancellation"]
+        missing = [s["id"] for s in SCENARIOS if s["id"] not in IMPLEMENTATIONS]
         self.assertEqual(missing, [])
 
 

@@ -1,9 +1,10 @@
 // The conformance scenarios of the fence, on PostgreSQL (support/postgres.js).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FenceTableMissingError, StaleTokenError } from '../../src/index.js';
+import { FenceTableMissingError, SerializationConflictError, StaleTokenError } from '../../src/index.js';
+import { POSTGRES } from '../../src/sql.js';
 import { PgFence } from '../../src/pg.js';
 import { PACKAGE_ROOT, PATIENCE_MS, REPO, awaitTrue } from '../support/common.js';
 
@@ -102,9 +103,51 @@ export const fence = {
 
   async 'fence-autocommit-refused'(c) {
     const f = await c.fence();
+    const table = await c.table();
     const conn = await c.connection();
     await assert.rejects(f.advance(conn, c.key, 3), (e) => e instanceof TypeError && /auto-commit/.test(e.message));
     assert.equal(await f.currentToken(c.pool, c.key), null);
+    // inTransaction runs its own BEGIN and COMMIT on a client outside a transaction.
+    await f.inTransaction(conn, c.key, 3, upsert(table, c.key, 'v3'));
+    assert.equal(await f.currentToken(c.pool, c.key), 3n);
+    assert.equal(await c.value(table), 'v3');
+  },
+
+  async 'fence-first-write-race'(c) {
+    const f = await c.fence();
+    const n = 8;
+    const table = `race_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+    await c.pool.query(`CREATE TABLE ${table} (id BIGSERIAL PRIMARY KEY, token BIGINT NOT NULL)`);
+    const tokens = Array.from({ length: n }, (_, i) => BigInt(i + 1)).sort(() => Math.random() - 0.5);
+    const clients = await Promise.all(tokens.map(() => c.connection()));
+    // Each holder on its own connection, all started on the same turn of the event loop.
+    const outcomes = await Promise.all(tokens.map(async (token, i) => {
+      for (let attempt = 0; attempt < 20; attempt += 1) {
+        try {
+          await f.inTransaction(clients[i], c.key, token,
+            (db) => db.query(`INSERT INTO ${table} (token) VALUES ($1)`, [String(token)]));
+          return [token, 'accepted'];
+        } catch (e) {
+          if (e instanceof SerializationConflictError) continue; // retry the whole unit of work, same token
+          return [token, e];
+        }
+      }
+      return [token, 'still conflicting after 20 tries'];
+    }));
+    const byToken = new Map(outcomes);
+    assert.equal(byToken.get(BigInt(n)), 'accepted', String(byToken.get(BigInt(n))));
+    for (const [token, outcome] of outcomes) {
+      if (outcome === 'accepted') continue;
+      assert.ok(outcome instanceof StaleTokenError, `token ${token}: ${outcome}`);
+      assert.ok(outcome.storedToken > token);
+    }
+    assert.equal(await f.currentToken(c.pool, c.key), BigInt(n));
+    const rows = (await c.pool.query('SELECT COUNT(*)::int AS n FROM zkfence_fence WHERE resource_key = $1', [c.key])).rows;
+    assert.equal(rows[0].n, 1);
+    const written = (await c.pool.query(`SELECT token FROM ${table} ORDER BY id`)).rows.map((r) => BigInt(r.token));
+    assert.deepEqual(written, [...written].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0)), 'never down in commit order');
+    assert.deepEqual(new Set(written), new Set(outcomes.filter(([, o]) => o === 'accepted').map(([t]) => t)));
+    assert.equal(new Set(written).size, written.length);
   },
 
   async 'fence-bad-input-refused'(c) {
@@ -129,12 +172,11 @@ export const fence = {
   },
 
   async 'fence-sql-is-fencing-jdbcs'() {
+    // The statements are inlined (src/sql.js, so that bundlers carry them): each is its file's text.
     const jdbc = join(REPO, 'fencing-jdbc', 'src', 'main', 'resources', 'io', 'zkfence', 'jdbc', 'postgres');
-    const ours = join(PACKAGE_ROOT, 'src', 'sql', 'postgres');
     const names = ['fence_advance', 'fence_insert', 'fence_locked_read', 'fence_read', 'zkfence_fence'];
-    assert.deepEqual(readdirSync(ours).sort(), names.map((n) => `${n}.sql`));
-    for (const name of names) {
-      assert.equal(readFileSync(join(ours, `${name}.sql`), 'utf8'), readFileSync(join(jdbc, `${name}.sql`), 'utf8'), name);
-    }
+    assert.deepEqual(Object.keys(POSTGRES).sort(), names);
+    for (const name of names) assert.equal(POSTGRES[name], readFileSync(join(jdbc, `${name}.sql`), 'utf8'), name);
+    assert.ok(!existsSync(join(PACKAGE_ROOT, 'src', 'sql')), 'no SQL file is read at run time');
   },
 };

@@ -1,6 +1,9 @@
 // The conformance scenarios against a real service: ZooKeeper and replicas A and B (support/cluster.js).
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { inspect } from 'node:util';
 import {
   Client, ForbiddenError, LeaseExpiredError, LeaseLostError, LockHeldError, NotLockOwnerError, RequestFinishedError,
@@ -8,7 +11,10 @@ import {
 } from '../../src/index.js';
 import { PgFence } from '../../src/pg.js';
 import { APP_KEY, OPS_KEY, OTHER_KEY } from '../support/cluster.js';
-import { PATIENCE_MS, awaitTrue, freePort } from '../support/common.js';
+import {
+  PACKAGE_ROOT, PATIENCE_MS, awaitTrue, freePort, waitForExit,
+} from '../support/common.js';
+import { LossyProxy } from '../support/proxy.js';
 import { capturingLogger } from '../support/conformance.js';
 import { ScriptedReplica, problem } from '../support/scripted.js';
 
@@ -36,6 +42,29 @@ export class ServiceContext {
   async closedPort() {
     return `http://127.0.0.1:${await freePort()}`;
   }
+}
+
+async function forceRelease(c) {
+  const { status, body } = await c.cluster.http('POST', c.key, '/force-release', { reason: 'conformance' },
+    { apiKey: OPS_KEY });
+  assert.deepEqual([status, body.status], [200, 'FORCE_RELEASED']);
+}
+
+const aborted = (signal) => new Promise((resolve) => {
+  if (signal.aborted) resolve();
+  else signal.addEventListener('abort', resolve, { once: true });
+});
+
+async function proxyTo(c, replica) {
+  const proxy = await LossyProxy.start(replica.url);
+  c.t.after(() => proxy.close());
+  return proxy;
+}
+
+async function businessTable(c) {
+  const table = `biz_${randomUUID().replaceAll('-', '').slice(0, 10)}`;
+  await c.postgres.pool.query(`CREATE TABLE ${table} (k VARCHAR(255) PRIMARY KEY, v VARCHAR(255))`);
+  return table;
 }
 
 async function writeThroughFence(c, fence, table, token, value) {
@@ -338,6 +367,138 @@ export const service = {
       controller.abort(reason);
       await assert.rejects(waiting, (e) => e === reason);
       await awaitTrue('the queue entry is gone', async () => (await c.cluster.waiters(c.key)).length === 0);
+      assert.equal((await c.cluster.lockStatus(c.key)).ownerId, c1.ownerId);
     });
+  },
+
+  async 'paused-client-check-fails-and-write-rejected'(c) {
+    const fence = new PgFence();
+    await fence.createIfMissing(c.postgres.pool);
+    const table = await businessTable(c);
+    const child = spawn(process.execPath, [join(PACKAGE_ROOT, 'test', 'support', 'paused-client.mjs'), c.key, table,
+      String(c.postgres.port), c.a.url, c.b.url], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ZKFENCE_API_KEY: APP_KEY } });
+    c.t.after(() => { if (child.exitCode === null) child.kill('SIGKILL'); });
+    const lines = [];
+    createInterface({ input: child.stdout }).on('line', (l) => lines.push(JSON.parse(l)));
+    const held = BigInt((await awaitTrue('the client process holds the lock', () => lines[0])).held);
+    process.kill(child.pid, 'SIGSTOP');
+    let newer;
+    try {
+      newer = await c.client([c.b]).acquire(c.key, { ttlMs: 10_000, waitMs: 20_000 });
+      assert.ok(newer.fencingToken > held);
+      await writeThroughFence(c, fence, table, newer.fencingToken, 'Q-1');
+    } finally {
+      process.kill(child.pid, 'SIGCONT');
+    }
+    child.stdin.end('go\n');
+    const result = await awaitTrue('the client process reports', () => lines[1]);
+    assert.equal(await waitForExit(child), 0);
+    assert.match(result.check, /^LeaseLostError/, JSON.stringify(result));
+    assert.deepEqual([result.write, result.stored], ['StaleTokenError', String(newer.fencingToken)]);
+    const { rows } = await c.postgres.pool.query(`SELECT v FROM ${table} WHERE k = $1`, [c.key]);
+    assert.equal(rows[0].v, 'Q-1');
+    await newer.release();
+  },
+
+  async 'replica-killed-mid-wait'(c) {
+    const holder = c.client([c.b]);
+    const { records, logger } = capturingLogger();
+    const waiter = c.client([c.a, c.b], { logger });
+    const held = await holder.acquire(c.key, { ttlMs: 30_000, waitMs: 0 });
+    const aUrl = c.a.url;
+    const waiting = waiter.acquire(c.key, { ttlMs: 10_000, waitMs: 40_000 });
+    await awaitTrue('owner 2 waits (on A)', async () => (await c.cluster.waiters(c.key)).includes(waiter.ownerId));
+    await c.a.kill();
+    await awaitTrue("owner 2's attempt on A failed", () => records.some((r) => r.fields.replica === aUrl
+      && r.message.includes('failed')));
+    await held.release();
+    const granted = await withTimeout(waiting, PATIENCE_MS * 2, 'the waiter');
+    assert.ok(granted.fencingToken > held.fencingToken);
+    const failed = records.filter((r) => r.fields.replica === aUrl && r.message.includes('failed'));
+    assert.equal(failed[0].fields.requestId, granted.requestId);
+    await granted.release();
+  },
+
+  async 'replica-killed-mid-renew'(c) {
+    const proxy = await proxyTo(c, c.a);
+    const lost = [];
+    const lease = await c.client([proxy.url, c.b]).acquire(c.key, { ttlMs: 3000, waitMs: 0, onLost: (l) => lost.push(l) });
+    const first = (await c.cluster.lockStatus(c.key)).expiresAt;
+    await proxy.awaitLine('forwarded renew');
+    await c.a.kill();
+    await awaitTrue('renewals through B push expiresAt 4 s on',
+      async () => ((await c.cluster.lockStatus(c.key)).expiresAt ?? 0) >= first + 4000);
+    assert.ok(lease.valid);
+    assert.deepEqual(lost, []);
+    assert.equal(await lease.release(), true);
+  },
+
+  async 'grant-answer-lost-mid-wait'(c) {
+    const proxy = await proxyTo(c, c.a);
+    const holder = c.client([c.b]);
+    const waiter = c.client([proxy.url, c.b]);
+    const held = await holder.acquire(c.key, { ttlMs: 30_000, waitMs: 0 });
+    await proxy.drop('acquire');
+    const waiting = waiter.acquire(c.key, { ttlMs: 10_000, waitMs: 20_000 });
+    await awaitTrue('owner 2 waits (on A, through the proxy)',
+      async () => (await c.cluster.waiters(c.key)).includes(waiter.ownerId));
+    await held.release();
+    const granted = await withTimeout(waiting, PATIENCE_MS, 'the waiter');
+    await proxy.awaitLine('dropped acquire');
+    assert.ok(granted.fencingToken > held.fencingToken);
+    const status = await c.cluster.lockStatus(c.key);
+    assert.deepEqual([status.ownerId, BigInt(status.fencingToken), status.waiters],
+      [waiter.ownerId, granted.fencingToken, []]);
+    assert.equal(await granted.release(), true);
+  },
+
+  async 'renewal-answer-lost'(c) {
+    const proxy = await proxyTo(c, c.a);
+    const lost = [];
+    const lease = await c.client([proxy.url, c.b]).acquire(c.key, { ttlMs: 3000, waitMs: 0, onLost: (l) => lost.push(l) });
+    const first = (await c.cluster.lockStatus(c.key)).expiresAt;
+    await proxy.drop('renew');
+    await proxy.awaitLine('dropped renew');
+    await awaitTrue('renewals push expiresAt 4 s on',
+      async () => ((await c.cluster.lockStatus(c.key)).expiresAt ?? 0) >= first + 4000);
+    assert.ok(lease.valid);
+    assert.deepEqual(lost, []);
+    assert.equal(await lease.release(), true);
+  },
+
+  async 'block-end-after-loss-raises'(c) {
+    const client = c.client([c.a, c.b]);
+    let first;
+    const e = await client.withLock(c.key, { ttlMs: 3000, waitMs: 0 }, async (lease) => {
+      first = lease;
+      await forceRelease(c);
+      await withTimeout(aborted(lease.signal), PATIENCE_MS, 'the lost signal');
+      return 'done';
+    }).then(() => undefined, (error) => error);
+    assert.ok(e instanceof LeaseLostError, String(e));
+    assert.ok(e.reason instanceof LeaseExpiredError, String(e.reason));
+    assert.equal(first.state, 'released');
+    let second;
+    const result = await client.withLock(c.key, { ttlMs: 3000, waitMs: 0, throwIfLost: false }, async (lease) => {
+      second = lease;
+      await forceRelease(c);
+      await withTimeout(aborted(lease.signal), PATIENCE_MS, 'the lost signal');
+      return 'done';
+    });
+    assert.equal(result, 'done');
+    assert.equal(second.state, 'released');
+  },
+
+  async 'event-loop-blocked-past-deadline'(c) {
+    const lease = await c.client([c.a, c.b]).acquire(c.key, { ttlMs: 2000, waitMs: 0 });
+    assert.ok(lease.valid);
+    const end = performance.now() + 3000;
+    while (performance.now() < end) { /* the event loop is blocked: no timer, no renewal can run */ }
+    assert.equal(lease.valid, false);
+    assert.throws(() => lease.check(), LeaseLostError);
+    assert.equal(lease.signal.aborted, false, 'no lost signal could be delivered while the loop was blocked');
+    await lease.release();
+    const other = await c.client([c.b]).acquire(c.key, { ttlMs: 5000, waitMs: 10_000 });
+    await other.release();
   },
 };

@@ -6,19 +6,27 @@
         lease.check()                       # still ours? (local, no round trip)
         write(..., lease.fencing_token)     # the resource rejects lower tokens
 
-Standard library only; Python 3.9 or newer. See docs/clients.md.
+Standard library only; Python 3.9 or newer. ``zkfence.aio`` is the same client for asyncio.
+See docs/clients.md.
 """
 
+import logging
+
+from ._cancel import Cancellation
 from ._client import Client, LockStatus
-from ._errors import (BadRequest, FenceError, FenceTableMissing, Forbidden, LeaseExpired, LeaseLost, LockHeld,
+from ._errors import (BadRequest, Cancelled, FenceError, FenceTableMissing, Forbidden, LeaseExpired, LeaseLost, LockHeld,
                       NotLockOwner, PayloadTooLarge, RequestFinished, SerializationConflict, ServerError,
                       ServiceError, StaleToken, TooManyWaiters, Unauthorized, Unavailable, ZkfenceError)
 from ._lease import Lease
 from ._version import __version__
 from .fence import SqlFence
 
+# A library logs to its own logger and leaves the handlers to the application: without this, a
+# failed acquire's retry warnings would go through Python's last-resort handler to standard error.
+logging.getLogger("zkfence").addHandler(logging.NullHandler())
+
 __all__ = [
-    "Client", "Lease", "LockStatus", "SqlFence",
+    "Client", "Lease", "LockStatus", "SqlFence", "Cancellation", "Cancelled",
     "ZkfenceError", "ServiceError", "LockHeld", "TooManyWaiters", "RequestFinished", "LeaseExpired", "NotLockOwner",
     "Forbidden", "Unauthorized", "BadRequest", "PayloadTooLarge", "Unavailable", "ServerError", "LeaseLost",
     "FenceError", "StaleToken", "SerializationConflict", "FenceTableMissing",

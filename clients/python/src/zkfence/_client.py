@@ -4,13 +4,15 @@ import logging
 import os
 import socket
 import ssl
-import time
 import urllib.parse
 import uuid
-from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional
+import threading
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 from contextlib import contextmanager
 
-from ._errors import LockHeld, RequestFinished, ServerError, TooManyWaiters, from_problem
+from ._cancel import Cancellation
+from ._clock import now, usable
+from ._errors import Cancelled, LockHeld, RequestFinished, ServerError, TooManyWaiters, from_problem
 from ._http import Secret
 from ._lease import Lease, validity
 from ._replicas import Outcome, Replicas
@@ -57,8 +59,10 @@ def _lock_key(key: Any) -> str:
     return key
 
 
-class Client:
-    """A client of zkfence-server: ``Client(["http://a:8080", "http://b:8080"], api_key=...)``.
+class BaseClient:
+    """What the blocking and the asyncio client share: the replicas, the owner, the time bound.
+
+    A client of zkfence-server: ``Client(["http://a:8080", "http://b:8080"], api_key=...)``.
 
     Calls go to the replica that answered last (at first the first one); a connection error, a
     timeout or a 503 ``UNAVAILABLE`` / ``SHUTTING_DOWN`` sends the same request (same requestId)
@@ -95,124 +99,191 @@ class Client:
         return self._replicas.urls
 
     def __repr__(self) -> str:
-        return "<zkfence.Client owner_id=%r replicas=%r>" % (self.owner_id, self.replicas)
+        return "<%s.%s owner_id=%r replicas=%r>" % (type(self).__module__.replace("._client", ""),
+                                                      type(self).__name__, self.owner_id, self.replicas)
+
+
+class Client(BaseClient):
+    """A client of zkfence-server: ``Client(["http://a:8080", "http://b:8080"], api_key=...)``,
+    its calls blocking (``zkfence.aio.Client`` is the same for asyncio). See ``BaseClient``."""
 
     @contextmanager
     def lock(self, key: str, *, ttl: float = 30.0, wait: float = 10.0, request_id: Optional[str] = None,
-             auto_renew: bool = True, on_lost: Optional[Callable[[Lease], None]] = None) -> Iterator[Lease]:
+             auto_renew: bool = True, on_lost: Optional[Callable[[Lease], None]] = None,
+             cancel: Optional[Cancellation] = None, raise_if_lost: bool = True) -> Iterator[Lease]:
         """``with client.lock(key, ttl=30, wait=10) as lease:`` acquires (see ``acquire``), yields
-        the lease and releases it when the block ends."""
+        the lease and releases it when the block ends. If the lease was lost during the block
+        (and the block raised nothing), the block's end raises ``LeaseLost`` after the release,
+        unless ``raise_if_lost`` is False."""
         with self.acquire(key, ttl=ttl, wait=wait, request_id=request_id, auto_renew=auto_renew,
-                          on_lost=on_lost) as lease:
+                          on_lost=on_lost, cancel=cancel, raise_if_lost=raise_if_lost) as lease:
             yield lease
 
     def acquire(self, key: str, *, ttl: float = 30.0, wait: float = 10.0, request_id: Optional[str] = None,
-                auto_renew: bool = True, on_lost: Optional[Callable[[Lease], None]] = None) -> Lease:
+                auto_renew: bool = True, on_lost: Optional[Callable[[Lease], None]] = None,
+                cancel: Optional[Cancellation] = None, raise_if_lost: bool = True) -> Lease:
         """Takes the lock ``key`` for ``ttl`` seconds, waiting in FIFO order up to ``wait``
         seconds (0: do not queue). The lease renews itself in the background (every third of its
         current validity) unless ``auto_renew`` is False.
 
         ``request_id`` names the request for idempotency (default: a new one, reused by every
-        retry of this call). Raises ``LockHeld`` if the lock stayed held, ``Unavailable`` if no
-        replica answered in time, or the error the service answered.
+        retry of this call). ``cancel`` (a ``Cancellation``) ends the call from another thread with
+        ``Cancelled``; a waiting acquire leaves the queue. ``raise_if_lost`` applies when the lease
+        is used as a context manager (see ``lock``). Raises ``LockHeld`` if the lock stayed held,
+        ``Unavailable`` if no replica answered in time, or the error the service answered.
         """
-        key = _lock_key(key)
-        ttl = _seconds("ttl", ttl, positive=True)
-        wait = _seconds("wait", wait, positive=False)
-        if ttl < 0.001:
-            raise ValueError("ttl must be at least 0.001 s (1 ms), got %r" % ttl)
-        if request_id is not None and (not isinstance(request_id, str) or not request_id):
-            raise ValueError("request_id must be a non-empty string or None")
-        explicit = request_id is not None
-        rid = request_id or uuid.uuid4().hex
-        path = "/v1/locks/" + urllib.parse.quote(key, safe="")
-        start = time.monotonic()
-        wait_end = start + wait
-        until = wait_end + self._timeout
-        what = "acquire of '%s'" % key
-        ttl_millis = max(1, int(round(ttl * 1000)))
+        a = Acquisition(self, key, ttl=ttl, wait=wait, request_id=request_id)
+        if cancel is not None and not isinstance(cancel, Cancellation):
+            raise TypeError("cancel must be a zkfence.Cancellation, got %r" % (cancel,))
         while True:
-            def body(now: float, rid: str = rid) -> Dict[str, Any]:
-                b: Dict[str, Any] = {"ownerId": self.owner_id, "ttlMillis": ttl_millis, "requestId": rid}
-                if wait > 0:
-                    b["wait"] = True
-                    b["waitMillis"] = max(0, int((wait_end - now) * 1000))
-                return b
-
-            outcome = self._replicas.call("POST", path + "/acquire", body, until=until, what=what, key=key,
-                                          request_id=rid)
-            answer = outcome.answer
-            if answer.status == 200:
-                lease = self._granted(key, rid, answer.body, outcome, ttl, until, auto_renew, on_lost)
-                if lease is not None:
+            outcome = self._replicas.call("POST", a.path + "/acquire", a.body, until=a.until, what=a.what, key=a.key,
+                                          request_id=a.rid, cancel=cancel)
+            grant = a.answered(outcome)
+            if grant is not None:
+                renewal = None
+                if a.must_renew_first(grant, outcome):
+                    renewal = self._replicas.call("POST", a.path + "/renew", a.renew_body(grant), until=a.until,
+                                                  what="renew of '%s'" % a.key, key=a.key, secret=grant[0],
+                                                  cancel=cancel)
+                times = a.lease_times(grant, outcome, renewal)
+                if times is not None:
+                    lease = Lease(replicas=self._replicas, on_lost=on_lost, auto_renew=auto_renew,
+                                  raise_if_lost=raise_if_lost, **a.lease_args(grant, times))
+                    if cancel is not None and cancel.cancelled:  # granted as it was cancelled: give it back
+                        lease.release()
+                        raise Cancelled("%s: %s" % (a.what, cancel.reason))
                     return lease
-            else:
-                error = from_problem(answer.status, answer.body, what=what, key=key,
-                                     retry_after_header=answer.retry_after)
-                if isinstance(error, TooManyWaiters):
-                    pause = error.retry_after if error.retry_after is not None else 0.1
-                    if time.monotonic() + pause >= wait_end:
-                        raise error
-                    log.info("%s (requestId %s): the queue is full; trying again in %.0f ms", what, rid, pause * 1000)
-                    time.sleep(pause)
-                    continue
-                if not (isinstance(error, RequestFinished) and not explicit and outcome.attempts > 1):
-                    raise error
-                log.warning("%s (requestId %s): the request finished (%s) while its answer was lost; "
-                            "acquiring again with a new requestId", what, rid, error.outcome)
-            if time.monotonic() >= until:
-                raise LockHeld("%s: the lock could not be taken within the call's time bound" % what,
-                               owner=None, retry_after=None, code="LOCK_ALREADY_HELD", key=key)
-            rid = uuid.uuid4().hex
-
-    def _granted(self, key: str, rid: str, grant: Dict[str, Any], outcome: Outcome, ttl: float, until: float,
-                 auto_renew: bool, on_lost: Optional[Callable[[Lease], None]]) -> Optional[Lease]:
-        """The lease for a 200 answer, or None if the grant turned out to be over already."""
-        token, fencing, expires = grant.get("lockToken"), grant.get("fencingToken"), grant.get("expiresAt")
-        if not (isinstance(token, str) and token and isinstance(fencing, int) and not isinstance(fencing, bool)
-                and fencing > 0 and isinstance(expires, int)):
-            raise ServerError("acquire of '%s': the grant lacks lockToken, fencingToken or expiresAt" % key,
-                              code="BAD_ANSWER", key=key)
-        secret = Secret(token)
-        sent = outcome.sent
-        if "validForMillis" not in grant and outcome.earliest_ambiguous is not None:
-            # A service from before issue 29 counts the TTL from when it granted; an earlier attempt of this
-            # request that got no answer may have been granted then, as early as it was sent.
-            sent = min(sent, outcome.earliest_ambiguous)
-        valid_for = validity(grant, ttl)
-        deadline = sent + valid_for
-        if deadline <= time.monotonic():
-            # Granted so long ago (an answer lost while it waited) that the local deadline has
-            # passed: renew once before handing the lease out, or start again if it is gone.
-            path = "/v1/locks/" + urllib.parse.quote(key, safe="")
-            renewed = self._replicas.call(
-                "POST", path + "/renew", {"ownerId": self.owner_id, "lockToken": token,
-                                          "ttlMillis": max(1, int(round(ttl * 1000)))},
-                until=until, what="renew of '%s'" % key, key=key, secret=secret)
-            if renewed.answer.status != 200:
-                log.warning("acquire of '%s' (requestId %s): the grant had ended before its answer came (%s)",
-                            key, rid, renewed.answer.body.get("error"))
-                return None
-            sent, valid_for = renewed.sent, validity(renewed.answer.body, ttl)
-            deadline = sent + valid_for
-        log.debug("acquire of '%s' (requestId %s) granted, fencing token %d", key, rid, fencing)
-        return Lease(replicas=self._replicas, key=key, owner_id=self.owner_id, request_id=rid, grant=grant,
-                     lock_token=secret, deadline=deadline, renew_at=sent + valid_for / 3, ttl=ttl,
-                     timeout=self._timeout, auto_renew=auto_renew, on_lost=on_lost)
+            elif a.pause is not None:
+                if cancel is not None:
+                    if cancel.wait(a.pause):
+                        raise Cancelled("%s: %s" % (a.what, cancel.reason))
+                else:
+                    threading.Event().wait(a.pause)
+                continue
+            a.next_request()
 
     def status(self, key: str) -> LockStatus:
         """The lock's holder and waiters now, as the service sees them (a linearizable read)."""
         key = _lock_key(key)
         path = "/v1/locks/" + urllib.parse.quote(key, safe="")
-        outcome = self._replicas.call("GET", path, None, until=time.monotonic() + self._timeout,
+        outcome = self._replicas.call("GET", path, None, until=now() + self._timeout,
                                       what="status of '%s'" % key, key=key)
+        return lock_status(key, outcome)
+
+
+def lock_status(key: str, outcome: Outcome) -> LockStatus:
+    """The ``LockStatus`` of a status call's answer, or its error."""
+    answer = outcome.answer
+    body = answer.body
+    if answer.status == 200 or (answer.status == 404 and body.get("error") == "NOT_LOCKED"):
+        waiters = [w.get("ownerId") if isinstance(w, dict) else w for w in body.get("waiters") or []]
+        locked = answer.status == 200
+        return LockStatus(key, locked, body.get("ownerId") if locked else None,
+                          body.get("fencingToken") if locked else None,
+                          body.get("expiresAt") if locked else None, waiters)
+    raise from_problem(answer.status, body, what="status of '%s'" % key, key=key,
+                       retry_after_header=answer.retry_after)
+
+
+Grant = Tuple[Secret, Dict[str, Any]]
+
+
+class Acquisition:
+    """One acquire call's state and rules, shared by the blocking client and ``zkfence.aio``:
+    its requestId (a new one only after the service said the first one finished), its time
+    bound, what each answer means and when the lease's local deadline is."""
+
+    def __init__(self, client: Any, key: str, *, ttl: float, wait: float, request_id: Optional[str]):
+        self.key = _lock_key(key)
+        self.ttl = _seconds("ttl", ttl, positive=True)
+        self.wait = _seconds("wait", wait, positive=False)
+        if self.ttl < 0.001:
+            raise ValueError("ttl must be at least 0.001 s (1 ms), got %r" % ttl)
+        if request_id is not None and (not isinstance(request_id, str) or not request_id):
+            raise ValueError("request_id must be a non-empty string or None")
+        self.owner_id = client.owner_id
+        self.timeout = client._timeout
+        self.explicit = request_id is not None
+        self.rid = request_id or uuid.uuid4().hex
+        self.path = "/v1/locks/" + urllib.parse.quote(self.key, safe="")
+        self.wait_end = now() + self.wait
+        self.until = self.wait_end + self.timeout
+        self.what = "acquire of '%s'" % self.key
+        self.ttl_millis = max(1, int(round(self.ttl * 1000)))
+        self.pause: Optional[float] = None  # set by answered(): sleep this long, then send again
+
+    def body(self, at: float) -> Dict[str, Any]:
+        b: Dict[str, Any] = {"ownerId": self.owner_id, "ttlMillis": self.ttl_millis, "requestId": self.rid}
+        if self.wait > 0:
+            b["wait"] = True
+            b["waitMillis"] = max(0, int((self.wait_end - at) * 1000))
+        return b
+
+    def answered(self, outcome: Outcome) -> Optional[Grant]:
+        """The grant of a 200; None with ``pause`` set (a full queue: retry after it) or not (a
+        finished request of ours: ``next_request``); raises the service's refusal otherwise."""
+        self.pause = None
         answer = outcome.answer
-        body = answer.body
-        if answer.status == 200 or (answer.status == 404 and body.get("error") == "NOT_LOCKED"):
-            waiters = [w.get("ownerId") if isinstance(w, dict) else w for w in body.get("waiters") or []]
-            locked = answer.status == 200
-            return LockStatus(key, locked, body.get("ownerId") if locked else None,
-                              body.get("fencingToken") if locked else None,
-                              body.get("expiresAt") if locked else None, waiters)
-        raise from_problem(answer.status, body, what="status of '%s'" % key, key=key,
-                           retry_after_header=answer.retry_after)
+        if answer.status == 200:
+            return self._grant(answer.body)
+        error = from_problem(answer.status, answer.body, what=self.what, key=self.key,
+                             retry_after_header=answer.retry_after)
+        if isinstance(error, TooManyWaiters):
+            pause = error.retry_after if error.retry_after is not None else 0.1
+            if now() + pause >= self.wait_end:
+                raise error
+            log.info("%s (requestId %s): the queue is full; trying again in %.0f ms", self.what, self.rid, pause * 1000)
+            self.pause = pause
+            return None
+        if not (isinstance(error, RequestFinished) and not self.explicit and outcome.attempts > 1):
+            raise error
+        log.warning("%s (requestId %s): the request finished (%s) while its answer was lost; "
+                    "acquiring again with a new requestId", self.what, self.rid, error.outcome)
+        return None
+
+    def next_request(self) -> None:
+        if now() >= self.until:
+            raise LockHeld("%s: the lock could not be taken within the call's time bound" % self.what,
+                           owner=None, retry_after=None, code="LOCK_ALREADY_HELD", key=self.key)
+        self.rid = uuid.uuid4().hex
+
+    def _grant(self, grant: Dict[str, Any]) -> Grant:
+        token, fencing, expires = grant.get("lockToken"), grant.get("fencingToken"), grant.get("expiresAt")
+        if not (isinstance(token, str) and token and isinstance(fencing, int) and not isinstance(fencing, bool)
+                and fencing > 0 and isinstance(expires, int)):
+            raise ServerError("acquire of '%s': the grant lacks lockToken, fencingToken or expiresAt" % self.key,
+                              code="BAD_ANSWER", key=self.key)
+        return Secret(token), grant
+
+    def _sent(self, grant: Grant, outcome: Outcome) -> float:
+        sent = outcome.sent
+        if "validForMillis" not in grant[1] and outcome.earliest_ambiguous is not None:
+            # A service from before issue 29 counts the TTL from when it granted; an earlier attempt of this
+            # request that got no answer may have been granted then, as early as it was sent.
+            sent = min(sent, outcome.earliest_ambiguous)
+        return sent
+
+    def must_renew_first(self, grant: Grant, outcome: Outcome) -> bool:
+        """Granted so long ago (an answer lost while it waited) that the local deadline has
+        passed: renew once before handing the lease out (or start again if it is gone)."""
+        return self._sent(grant, outcome) + usable(validity(grant[1], self.ttl)) <= now()
+
+    def renew_body(self, grant: Grant) -> Dict[str, Any]:
+        return {"ownerId": self.owner_id, "lockToken": grant[0].reveal(), "ttlMillis": self.ttl_millis}
+
+    def lease_times(self, grant: Grant, outcome: Outcome, renewal: Optional[Outcome]) -> Optional[Tuple[float, float]]:
+        """(deadline, renew_at), or None when the grant had ended (acquire again, new requestId)."""
+        sent, valid_for = self._sent(grant, outcome), validity(grant[1], self.ttl)
+        if renewal is not None:
+            if renewal.answer.status != 200:
+                log.warning("acquire of '%s' (requestId %s): the grant had ended before its answer came (%s)",
+                            self.key, self.rid, renewal.answer.body.get("error"))
+                return None
+            sent, valid_for = renewal.sent, validity(renewal.answer.body, self.ttl)
+        log.debug("acquire of '%s' (requestId %s) granted, fencing token %d", self.key, self.rid,
+                  grant[1]["fencingToken"])
+        return sent + usable(valid_for), sent + valid_for / 3
+
+    def lease_args(self, grant: Grant, times: Tuple[float, float]) -> Dict[str, Any]:
+        return dict(key=self.key, owner_id=self.owner_id, request_id=self.rid, grant=grant[1], lock_token=grant[0],
+                    deadline=times[0], renew_at=times[1], ttl=self.ttl, timeout=self.timeout)

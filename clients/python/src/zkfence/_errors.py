@@ -122,6 +122,12 @@ class LeaseLost(ZkfenceError):
         self.reason = reason
 
 
+class Cancelled(ZkfenceError):
+    """The call was cancelled through its ``Cancellation`` (``zkfence.aio`` raises
+    ``asyncio.CancelledError`` instead, as asyncio code expects). A waiting acquire's connection was
+    closed, so the service dropped its queue entry."""
+
+
 _BY_CODE = {
     "LOCK_ALREADY_HELD": LockHeld,
     "TOO_MANY_WAITERS": TooManyWaiters,

@@ -8,9 +8,12 @@ import http.client
 import json
 import socket
 import ssl
-import time
 import urllib.parse
+from contextlib import nullcontext
 from typing import Any, Dict, NamedTuple, Optional
+
+from ._cancel import Cancellation
+from ._clock import now
 
 
 class Secret:
@@ -79,13 +82,14 @@ class BadAnswer(Exception):
 
 def exchange(replica: Replica, method: str, path: str, body: Optional[Dict[str, Any]],
              headers: Dict[str, str], timeout: float,
-             ssl_context: Optional[ssl.SSLContext]) -> Answer:
+             ssl_context: Optional[ssl.SSLContext], cancel: Optional[Cancellation] = None) -> Answer:
     """Sends one request and reads its JSON answer within ``timeout`` seconds in all (each
-    socket operation gets what is left of it)."""
-    end = time.monotonic() + timeout
+    socket operation gets what is left of it). ``cancel`` shuts the connection down from another
+    thread (the call then fails with ``NoAnswer``; the caller tells a cancellation apart)."""
+    end = now() + timeout
 
     def left() -> float:
-        remaining = end - time.monotonic()
+        remaining = end - now()
         if remaining <= 0:
             raise socket.timeout("no answer within %.3f s" % timeout)
         return remaining
@@ -100,32 +104,38 @@ def exchange(replica: Replica, method: str, path: str, body: Optional[Dict[str, 
             conn.connect()
         except (OSError, ssl.SSLError) as e:
             raise Unreached("%s: %s" % (replica.url, e)) from e
-        try:
-            data = None if body is None else json.dumps(body).encode("utf-8")
-            all_headers = dict(headers)
-            if data is not None:
-                all_headers["Content-Type"] = "application/json"
-            conn.sock.settimeout(left())
-            conn.request(method, replica.prefix + path, body=data, headers=all_headers)
-            conn.sock.settimeout(left())
-            response = conn.getresponse()
-            if conn.sock is not None:
+        watching = cancel.watching(conn.sock) if cancel is not None else nullcontext()
+        with watching:
+            try:
+                data = None if body is None else json.dumps(body).encode("utf-8")
+                all_headers = dict(headers)
+                if data is not None:
+                    all_headers["Content-Type"] = "application/json"
                 conn.sock.settimeout(left())
-            raw = response.read()
-        except (OSError, http.client.HTTPException) as e:
-            raise NoAnswer("%s: %s" % (replica.url, e or type(e).__name__)) from e
-        try:
-            parsed = json.loads(raw.decode("utf-8")) if raw else {}
-        except (UnicodeDecodeError, ValueError):
-            parsed = None
-        if not isinstance(parsed, dict):
-            if response.status in (502, 503, 504):
-                # Not the service's own answer: a proxy or load balancer in front of a replica
-                # that did not answer it. The request may have reached the replica.
-                raise NoAnswer("%s: HTTP %d from something in front of the replica"
-                               % (replica.url, response.status))
-            raise BadAnswer("%s answered HTTP %d with %d bytes that are not a JSON object"
-                            % (replica.url, response.status, len(raw)))
-        return Answer(response.status, parsed, response.getheader("Retry-After"))
+                conn.request(method, replica.prefix + path, body=data, headers=all_headers)
+                conn.sock.settimeout(left())
+                response = conn.getresponse()
+                if conn.sock is not None:
+                    conn.sock.settimeout(left())
+                raw = response.read()
+            except (OSError, http.client.HTTPException) as e:
+                raise NoAnswer("%s: %s" % (replica.url, e or type(e).__name__)) from e
+        return parse_answer(replica, response.status, raw, response.getheader("Retry-After"))
     finally:
         conn.close()
+
+
+def parse_answer(replica: Replica, status: int, raw: bytes, retry_after: Optional[str]) -> Answer:
+    """The answer of a replica: its JSON object body, or ``NoAnswer`` / ``BadAnswer``."""
+    try:
+        parsed = json.loads(raw.decode("utf-8")) if raw else {}
+    except (UnicodeDecodeError, ValueError):
+        parsed = None
+    if not isinstance(parsed, dict):
+        if status in (502, 503, 504):
+            # Not the service's own answer: a proxy or load balancer in front of a replica that
+            # did not answer it. The request may have reached the replica.
+            raise NoAnswer("%s: HTTP %d from something in front of the replica" % (replica.url, status))
+        raise BadAnswer("%s answered HTTP %d with %d bytes that are not a JSON object"
+                        % (replica.url, status, len(raw)))
+    return Answer(status, parsed, retry_after)

@@ -106,9 +106,13 @@ class SqlFence:
         _require_token(key, token)
         dialect, style = self._dialect(conn)
         if _autocommit(conn):
-            raise ValueError("connection is in auto-commit mode, so fencing resource '%s' with token %d would not "
-                             "be atomic with the writes it protects; run it inside a transaction (autocommit off), "
-                             "or use SqlFence.in_transaction" % (key, token))
+            raise ValueError("connection is in auto-commit mode, so advancing the fence of resource '%s' with token "
+                             "%d here would not be atomic with the writes it protects; begin a transaction first "
+                             "(autocommit off, or an explicit BEGIN), or use SqlFence.in_transaction, which runs its "
+                             "own" % (key, token))
+        self._advance_translated(conn, dialect, style, key, token)
+
+    def _advance_translated(self, conn: Any, dialect: str, style: str, key: str, token: int) -> None:
         cur = conn.cursor()
         try:
             self._advance(dialect, style, cur, key, token)
@@ -122,23 +126,44 @@ class SqlFence:
     def in_transaction(self, conn: Any, key: str, token: int, work: Callable[[Any], T]) -> T:
         """Advances the fence, runs ``work(conn)`` and commits, as one transaction; rolls back
         and re-raises on any exception (``StaleToken``: ``work`` never ran). Returns what
-        ``work`` returned."""
+        ``work`` returned. On a connection in auto-commit mode it runs its own ``BEGIN`` (SQLite:
+        ``BEGIN IMMEDIATE``, which takes the write lock at once) and ``COMMIT``."""
         _require_key(key)
         _require_token(key, token)
+        dialect, style = self._dialect(conn)
+        explicit = _autocommit(conn)
         try:
-            self.advance(conn, key, token)
+            if explicit:
+                self._statement(conn, "BEGIN IMMEDIATE" if dialect == "sqlite" else "BEGIN")
+            self._advance_translated(conn, dialect, style, key, token)
             result = work(conn)
-            conn.commit()
+            if explicit:
+                self._statement(conn, "COMMIT")
+            else:
+                conn.commit()
             return result
         except BaseException as e:
-            conn.rollback()
-            dialect, _ = self._dialect(conn)
+            if explicit:
+                try:
+                    self._statement(conn, "ROLLBACK")
+                except Exception as rollback_error:  # the BEGIN failed: there is no transaction to end
+                    e.__context__ = rollback_error
+            else:
+                conn.rollback()
             if not isinstance(e, FenceError) and _conflict(dialect, e):
                 raise SerializationConflict(
                     "the unit of work fenced for resource '%s' with token %d hit a serialization conflict (%s); "
                     "retry it whole in a new transaction with the same token" % (key, token, e),
                     resource_key=key, token=token) from e
             raise
+
+    @staticmethod
+    def _statement(conn: Any, sql: str) -> None:
+        cur = conn.cursor()
+        try:
+            cur.execute(sql)
+        finally:
+            _close(cur)
 
     def claim(self, conn: Any, key: str, token: int) -> None:
         """Advances the fence in a short transaction of its own, right after the lock is granted,
@@ -246,8 +271,25 @@ class SqlFence:
                           + ": %s" % e, resource_key=key, token=token)
 
 
+_SQLSTATE = re.compile(r"^(?=.*[0-9])[0-9A-Z]{5}$")
+
+
 def _sqlstate(e: BaseException) -> Optional[str]:
-    return getattr(e, "pgcode", None) or getattr(e, "sqlstate", None)
+    """The PostgreSQL SQLSTATE of a driver's error: psycopg2's ``pgcode``, psycopg's ``sqlstate``,
+    pg8000's error fields (``args[0]['C']`` from 1.16 on; before, the fields' values in wire order
+    as ``args``, where the code is the five-character one with a digit, unlike the severity)."""
+    code = getattr(e, "pgcode", None) or getattr(e, "sqlstate", None)
+    if code:
+        return code
+    args = getattr(e, "args", ())
+    if args and isinstance(args[0], dict):
+        found = args[0].get("C")
+        return found if isinstance(found, str) else None
+    if type(e).__module__.split(".")[0] == "pg8000":
+        for value in args:
+            if isinstance(value, str) and _SQLSTATE.match(value):
+                return value
+    return None
 
 
 def _conflict(dialect: str, e: BaseException) -> bool:
@@ -265,7 +307,9 @@ def _missing(dialect: str, e: BaseException) -> bool:
 def _autocommit(conn: Any) -> bool:
     mode = getattr(conn, "autocommit", None)
     if mode is True:
-        return True
+        # psycopg2 and psycopg say when an explicit BEGIN has opened a transaction all the same.
+        status = getattr(getattr(conn, "info", None), "transaction_status", None)
+        return status != 2  # libpq's PQTRANS_INTRANS
     if type(conn).__module__.lstrip("_").startswith("sqlite3") and mode is not False:
         # Legacy transaction control: no implicit BEGIN when isolation_level is None.
         return conn.isolation_level is None and not conn.in_transaction

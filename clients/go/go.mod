@@ -1,0 +1,3 @@
+module github.com/zkfence/zkfence/clients/go
+
+go 1.19
