@@ -54,15 +54,21 @@ final class LeaseConfirmer implements AutoCloseable {
         this.scheduler = scheduler;
     }
 
-    /** Confirms the lease of {@code name} after {@code delay}, unless cancelled first (or one is pending already). */
+    /**
+     * Confirms the lease of {@code name} after {@code delay}, unless cancelled first (or one is
+     * pending already). It stays pending until it is confirmed: a replica that stops while a
+     * confirmation is on its way confirms it again before its session closes.
+     */
     void schedule(String lockPath, EntryName name, Duration delay) {
         String key = lockPath + "/" + name.node();
         pending.computeIfAbsent(key, k -> {
             Runnable cancel = scheduler.schedule(
                     "zkfence-lease-confirmer",
                     () -> {
-                        if (pending.remove(key) != null) {
+                        Pending p = pending.get(key);
+                        if (p != null) {
                             confirmIfUnconfirmed(lockPath, name);
+                            pending.remove(key, p);
                         }
                     },
                     delay.toMillis());

@@ -200,13 +200,15 @@ final class SimZkClient implements ZkConnection {
         dropServerSide();
     }
 
-    /** A graceful close: the session ends now (its ephemeral nodes go), as ZooKeeper's {@code close()}. */
+    /** A graceful close: the session ends now (its ephemeral nodes go) if its server reaches the leader, as ZooKeeper's {@code close()}. */
     void close() {
         if (state == State.CLOSED) {
             return;
         }
         state = State.CLOSED;
-        if (session != null) {
+        // ZooKeeper's close() sends the session's close to its server: it ends the session only if
+        // that server reaches the leader; otherwise the session expires in its own time.
+        if (session != null && server != null && server.inSync() && !cutOff) {
             ensemble.closeSession(session.id, "closed by " + name);
         }
         dropServerSide();
