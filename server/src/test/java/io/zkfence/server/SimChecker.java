@@ -239,6 +239,9 @@ final class SimChecker implements SimEnsemble.Observer {
         if (until <= now) {
             return; // valid for nothing by the time it was heard: the client does not use it
         }
+        if (evicted.contains(token)) {
+            return; // force-released while its answer was on its way: ended on purpose
+        }
         String key = call.key.key();
         long allowance = config.skewAllowanceMillis() * 1000;
         for (Belief o : beliefs) {
