@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One worker process as the campaign drives it, Java ({@link ServiceWorker}) or Python
- * ({@code samples/python/faults_worker.py}): started, paused, killed, started again (its log is
+ * ({@code campaigns/python/faults_worker.py}): started, paused, killed, started again (its log is
  * appended to), and at the end told to stop (SIGTERM), so that it releases what it holds.
  */
 final class WorkerProcess implements AutoCloseable {

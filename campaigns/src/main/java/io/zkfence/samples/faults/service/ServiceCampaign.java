@@ -351,17 +351,17 @@ public final class ServiceCampaign {
         return Integer.parseInt(m.group(1));
     }
 
-    /** The Python worker's script, from the project's root or from the samples module (where Maven runs tests). */
+    /** The Python worker's script, from the project's root or from the campaigns module (where Maven runs tests). */
     private static Path pythonWorker() {
         for (Path p :
-                List.of(Path.of("samples", "python", "faults_worker.py"), Path.of("python", "faults_worker.py"))) {
+                List.of(Path.of("campaigns", "python", "faults_worker.py"), Path.of("python", "faults_worker.py"))) {
             if (Files.isReadable(p)) {
                 return p.toAbsolutePath();
             }
         }
-        throw new IllegalStateException(
-                "samples/python/faults_worker.py not found from " + Path.of("").toAbsolutePath()
-                        + ": run the campaign from the project's root (./faults) or the samples module");
+        throw new IllegalStateException("campaigns/python/faults_worker.py not found from "
+                + Path.of("").toAbsolutePath()
+                + ": run the campaign from the project's root (./faults) or the campaigns module");
     }
 
     /** The lock key of a lock's znode ({@code <root>/<namespace>/<name>}), for the keys the campaign names itself. */
