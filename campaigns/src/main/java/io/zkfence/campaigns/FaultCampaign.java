@@ -2,7 +2,7 @@ package io.zkfence.campaigns;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.zkfence.lock.LockClient;
-import io.zkfence.samples.demo.EmbeddedServers;
+import io.zkfence.testing.EmbeddedServers;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import io.zkfence.testkit.FreezableProxy;
 import java.io.IOException;

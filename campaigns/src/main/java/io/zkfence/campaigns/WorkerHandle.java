@@ -1,6 +1,7 @@
 package io.zkfence.campaigns;
 
-import io.zkfence.samples.demo.EmbeddedServers;
+import io.zkfence.testing.EmbeddedServers;
+import io.zkfence.testing.Signals;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import io.zkfence.testkit.FreezableProxy;
 import java.io.IOException;
@@ -100,12 +101,14 @@ final class WorkerHandle implements AutoCloseable {
         }
     }
 
+    /** SIGSTOP; nothing if it is not running (killed by another fault meanwhile). */
     synchronized void stop() {
-        signal("-STOP");
+        Signals.stop(process);
     }
 
+    /** SIGCONT; nothing if it is not running. */
     synchronized void resume() {
-        signal("-CONT");
+        Signals.resume(process);
     }
 
     synchronized void partition() {
@@ -122,23 +125,6 @@ final class WorkerHandle implements AutoCloseable {
             process.waitFor(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    private void signal(String signal) {
-        if (!process.isAlive()) {
-            return; // killed by another fault meanwhile: nothing to stop or resume
-        }
-        try {
-            Process kill = new ProcessBuilder("kill", signal, Long.toString(process.pid())).start();
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || (kill.exitValue() != 0 && process.isAlive())) {
-                throw new IllegalStateException("kill " + signal + " " + process.pid() + " failed");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run kill (the campaign needs a POSIX system)", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted", e);
         }
     }
 

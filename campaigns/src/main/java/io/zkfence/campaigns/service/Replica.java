@@ -1,5 +1,6 @@
 package io.zkfence.campaigns.service;
 
+import io.zkfence.testing.Signals;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import io.zkfence.testkit.FreezableProxy;
 import java.io.IOException;
@@ -224,12 +225,18 @@ final class Replica implements AutoCloseable {
         }
     }
 
+    /** SIGSTOP; nothing if it is not running (killed by another fault meanwhile). */
     synchronized void pause() {
-        Signals.send(process, "-STOP", name);
+        if (process != null) {
+            Signals.stop(process);
+        }
     }
 
+    /** SIGCONT; nothing if it is not running. */
     synchronized void resume() {
-        Signals.send(process, "-CONT", name);
+        if (process != null) {
+            Signals.resume(process);
+        }
     }
 
     /** Cuts the replica off from every ZooKeeper server (its proxies swallow every byte). */

@@ -3,7 +3,7 @@ package io.zkfence.campaigns.service;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.zkfence.campaigns.Attempt;
 import io.zkfence.campaigns.ResourceTables;
-import io.zkfence.samples.demo.EmbeddedServers;
+import io.zkfence.testing.EmbeddedServers;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -1,5 +1,6 @@
 package io.zkfence.campaigns.service;
 
+import io.zkfence.testing.Signals;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -45,12 +46,18 @@ final class WorkerProcess implements AutoCloseable {
         }
     }
 
+    /** SIGSTOP; nothing if it is not running (killed by another fault meanwhile). */
     synchronized void pause() {
-        Signals.send(process, "-STOP", name);
+        if (process != null) {
+            Signals.stop(process);
+        }
     }
 
+    /** SIGCONT; nothing if it is not running. */
     synchronized void resume() {
-        Signals.send(process, "-CONT", name);
+        if (process != null) {
+            Signals.resume(process);
+        }
     }
 
     synchronized void kill() {

