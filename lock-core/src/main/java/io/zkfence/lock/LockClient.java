@@ -43,7 +43,9 @@ public final class LockClient implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LockClient.class);
 
+    /** Null for a client made on a runtime alone ({@link #LockClient(LockRuntime)}). */
     private final CuratorFramework curator;
+
     private final boolean ownsCurator;
     private final LockRuntime rt;
     private final SessionMonitor monitor;
@@ -69,6 +71,19 @@ public final class LockClient implements AutoCloseable {
         this.monitor = new SessionMonitor(rt);
         this.inspector = new QueueInspector(zk);
         curator.getConnectionStateListenable().addListener(monitor);
+    }
+
+    /**
+     * For tests in this package: a client on {@code rt} alone, with no Curator client. It hears no
+     * connection events (a test hands them to a {@link SessionMonitor} itself) and has no
+     * {@link #admin()}; everything else runs as in a client made on a Curator client.
+     */
+    LockClient(LockRuntime rt) {
+        this.curator = null;
+        this.ownsCurator = false;
+        this.rt = rt;
+        this.monitor = new SessionMonitor(rt);
+        this.inspector = new QueueInspector(rt.zk);
     }
 
     /** A client on a started {@code CuratorFramework} you own (you close it after this client). Default settings. */
@@ -195,6 +210,9 @@ public final class LockClient implements AutoCloseable {
         if (retention < 1) {
             throw new IllegalArgumentException("audit retention must be at least 1, was " + retention);
         }
+        if (curator == null) {
+            throw new IllegalStateException("this lock client was made without a Curator client: it has no admin");
+        }
         return new LockAdmin(this, curator, rt.config, inspector, rt.clock, auditPath, retention);
     }
 
@@ -256,7 +274,9 @@ public final class LockClient implements AutoCloseable {
                             ? " (now: the client closes it)"
                             : " (the CuratorFramework's session: close it, or they block these locks)");
         }
-        curator.getConnectionStateListenable().removeListener(monitor);
+        if (curator != null) {
+            curator.getConnectionStateListenable().removeListener(monitor);
+        }
         rt.shutdown();
         if (ownsCurator) {
             curator.close();

@@ -37,16 +37,38 @@ final class LockRuntime {
     private volatile boolean closing;
 
     LockRuntime(ZkGateway zk, LockClientConfig config, Clock clock) {
+        this(zk, config, clock, timer(), Executors.newSingleThreadExecutor(daemon("zkfence-events")), io());
+    }
+
+    /**
+     * A runtime on the threads given: the timer, the event thread (one task at a time, in order) and
+     * the I/O pool. Tests that schedule every thread themselves hand in their own.
+     */
+    LockRuntime(
+            ZkGateway zk,
+            LockClientConfig config,
+            Clock clock,
+            ScheduledExecutorService scheduler,
+            ExecutorService events,
+            ExecutorService io) {
         this.zk = zk;
         this.config = config;
         this.clock = clock;
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemon("zkfence-timer"));
-        timer.setRemoveOnCancelPolicy(true);
-        this.scheduler = timer;
-        this.events = Executors.newSingleThreadExecutor(daemon("zkfence-events"));
-        this.io = Executors.newCachedThreadPool(daemon("zkfence-io"));
+        this.scheduler = scheduler;
+        this.events = events;
+        this.io = io;
         this.reaper = new NodeReaper(zk, scheduler);
         OwnNodeWatchSweeper.start(this);
+    }
+
+    private static ScheduledExecutorService timer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemon("zkfence-timer"));
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
+    }
+
+    private static ExecutorService io() {
+        return Executors.newCachedThreadPool(daemon("zkfence-io"));
     }
 
     void markClosing() {
