@@ -67,6 +67,8 @@ final class InProcessZooKeeper implements ZkGateway {
     private long zxid = 1L << 32;
 
     private int creates;
+    /** A path whose next children read is served by a server that lags (see {@link #lagNextChildrenRead}). */
+    private String lagging;
 
     InProcessZooKeeper(World world, String... paths) {
         this.world = world;
@@ -91,6 +93,15 @@ final class InProcessZooKeeper implements ZkGateway {
     /** Another session's delete of {@code path}, sent now. */
     CompletableFuture<Void> deleteAs(String path) {
         return delete(path);
+    }
+
+    /**
+     * The client's next read of {@code path}'s children is answered by a server that has not yet
+     * applied other sessions' creates there (ZooKeeper serves reads from the server a client is
+     * connected to, which may lag): it sees the client's own children only.
+     */
+    synchronized void lagNextChildrenRead(String path) {
+        lagging = path;
     }
 
     /** The children of {@code path} now. */
@@ -134,7 +145,14 @@ final class InProcessZooKeeper implements ZkGateway {
     public CompletableFuture<List<String>> children(String path) {
         return request(() -> {
             synchronized (this) {
-                return List.copyOf(existing(path).children);
+                List<String> children = List.copyOf(existing(path).children);
+                if (!path.equals(lagging)) {
+                    return children;
+                }
+                lagging = null;
+                return children.stream()
+                        .filter(c -> nodes.get(path + "/" + c).owner == SESSION)
+                        .toList();
             }
         });
     }

@@ -69,8 +69,10 @@ class InterleavingTest {
 
     /**
      * Issue 28: a try that found the lock taken has answered; a Curator LOST that arrives while its
-     * node is still being deleted must not send it back into the queue. Another process takes the
-     * lock and releases it meanwhile, so a node queued after the answer would be granted to nobody.
+     * node is still being deleted must not send it back into the queue. Another process holds the
+     * lock, and the try's pre-check reads a server that has not seen its node yet, so the try
+     * queues behind it and gives up; the holder releases meanwhile, so a node queued after the
+     * answer would be granted to nobody.
      *
      * <p>With the fix undone (see the class comment), this test failed: FILLED IN BELOW.
      */
@@ -78,6 +80,8 @@ class InterleavingTest {
     void aTryThatAnsweredTakenNeverQueuesAgainWhateverASessionLossInterleaves() {
         explore(() -> {
             Scenario s = new Scenario("taken");
+            String holder = s.zk.createNow(s.path("taken"), OTHER_PREFIX, OTHER_SESSION);
+            s.zk.lagNextChildrenRead(s.path("taken"));
             FencedLock lock = s.client.lock("taken");
             AtomicInteger createsAtAnswer = new AtomicInteger(-1);
             s.world.run(
@@ -87,7 +91,7 @@ class InterleavingTest {
                         got.ifPresent(Lease::release);
                     },
                     () -> new SessionMonitor(s.rt).stateChanged(null, ConnectionState.LOST),
-                    () -> s.otherProcessTakesAndReleases("taken"));
+                    () -> s.zk.deleteAs(s.path("taken") + "/" + holder).join());
             check(s.zk.creates() == createsAtAnswer.get(), "the try sent a create after it answered", s);
             s.checkAtRest();
         });
