@@ -49,10 +49,21 @@ final class World {
         }
     }
 
-    /** A runtime whose timer, event thread and I/O pool are this world's lanes. */
+    /**
+     * A runtime whose timer, event thread and I/O pool are this world's lanes, and whose queue nodes
+     * have the same names in every run (a model checker replays a schedule only if nothing else
+     * changes: random GUIDs would move the znodes' map about).
+     */
     LockRuntime runtime(ZkGateway zk, LockClientConfig config) {
         LaneExecutor timer = new LaneExecutor(this, Lane.TIMER);
-        return new LockRuntime(zk, config, Clock.systemUTC(), timer, new LaneExecutor(this, Lane.EVENTS), timer);
+        return new LockRuntime(
+                zk,
+                config,
+                Clock.systemUTC(),
+                timer,
+                new LaneExecutor(this, Lane.EVENTS),
+                timer,
+                new GuidSource(0x5EED_0000_0000_0037L));
     }
 
     /**
