@@ -67,6 +67,8 @@ final class InProcessZooKeeper implements ZkGateway {
     private long zxid = 1L << 32;
 
     private int creates;
+    /** Deletes of the client's own nodes sent so far. */
+    private int ownDeletes;
     /** A path whose next children read is served by a server that lags (see {@link #lagNextChildrenRead}). */
     private String lagging;
 
@@ -117,6 +119,13 @@ final class InProcessZooKeeper implements ZkGateway {
                 .map(Map.Entry::getKey)
                 .sorted()
                 .toList();
+    }
+
+    /** Waits until the client has sent a delete of one of its own nodes (without a clock). */
+    synchronized void awaitOwnDeleteSent() throws InterruptedException {
+        while (ownDeletes == 0) {
+            wait();
+        }
     }
 
     /** The EPHEMERAL_SEQUENTIAL creates the client sent so far. */
@@ -180,6 +189,13 @@ final class InProcessZooKeeper implements ZkGateway {
 
     @Override
     public CompletableFuture<Void> delete(String path) {
+        synchronized (this) {
+            Znode n = nodes.get(path);
+            if (n != null && n.owner == SESSION) {
+                ownDeletes++;
+                notifyAll();
+            }
+        }
         return request(() -> {
             List<Watcher> fired;
             synchronized (this) {

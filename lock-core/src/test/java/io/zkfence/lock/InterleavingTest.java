@@ -1,5 +1,8 @@
 package io.zkfence.lock;
 
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,7 +11,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.curator.framework.state.ConnectionState;
 import org.jetbrains.lincheck.Lincheck;
 import org.jetbrains.lincheck.LincheckSettings;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * lock-core's acquisition, cohort and close paths under a controlled scheduler: Lincheck's model
@@ -53,6 +59,31 @@ class InterleavingTest {
         Thread.ofVirtual().unstarted(() -> {});
     }
 
+    /** Where lock-core's log lines go while the model checker runs; see {@link #logInMemory}. */
+    private static final ListAppender<ILoggingEvent> LOG = new ListAppender<>();
+
+    /**
+     * lock-core logs into memory while the model checker runs: the console is the test runner's,
+     * drained by a thread the checker does not schedule, so a line written from a scheduled thread
+     * could block where the checker cannot see it (the scenarios log: a lost session, a retry).
+     */
+    @BeforeAll
+    static void logInMemory() {
+        Logger lockCore = (Logger) LoggerFactory.getLogger("io.zkfence.lock");
+        LOG.setContext(lockCore.getLoggerContext());
+        LOG.start();
+        lockCore.addAppender(LOG);
+        lockCore.setAdditive(false);
+    }
+
+    @AfterAll
+    static void logToConsoleAgain() {
+        Logger lockCore = (Logger) LoggerFactory.getLogger("io.zkfence.lock");
+        lockCore.setAdditive(true);
+        lockCore.detachAppender(LOG);
+        LOG.stop();
+    }
+
     /**
      * Runs {@code scenario} under Lincheck's model checker, {@link #INVOCATIONS} interleavings.
      *
@@ -90,7 +121,11 @@ class InterleavingTest {
                         createsAtAnswer.set(s.zk.creates());
                         got.ifPresent(Lease::release);
                     },
-                    () -> new SessionMonitor(s.rt).stateChanged(null, ConnectionState.LOST),
+                    () -> {
+                        // Curator gives the session up while the try's node is being deleted.
+                        s.zk.awaitOwnDeleteSent();
+                        new SessionMonitor(s.rt).stateChanged(null, ConnectionState.LOST);
+                    },
                     () -> s.zk.deleteAs(s.path("taken") + "/" + holder).join());
             check(s.zk.creates() == createsAtAnswer.get(), "the try sent a create after it answered", s);
             s.checkAtRest();

@@ -30,6 +30,11 @@ import java.util.Map;
  */
 final class World {
 
+    /** What a caller thread runs. */
+    interface Caller {
+        void run() throws Exception;
+    }
+
     /** The threads that run the client's asynchronous work; see the class comment. */
     enum Lane {
         ZOOKEEPER,
@@ -72,7 +77,7 @@ final class World {
      *
      * @throws AssertionError with the first failure of a caller or of a lane's task
      */
-    void run(Runnable... bodies) {
+    void run(Caller... bodies) {
         synchronized (this) {
             callers = bodies.length;
         }
@@ -80,7 +85,7 @@ final class World {
         for (Lane lane : Lane.values()) {
             threads.add(new Thread(() -> drive(lane), "lane-" + lane));
         }
-        for (Runnable body : bodies) {
+        for (Caller body : bodies) {
             threads.add(new Thread(() -> call(body)));
         }
         threads.forEach(Thread::start);
@@ -123,7 +128,7 @@ final class World {
         }
     }
 
-    private void call(Runnable body) {
+    private void call(Caller body) {
         try {
             body.run();
         } catch (Throwable t) {
