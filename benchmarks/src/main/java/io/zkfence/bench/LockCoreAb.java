@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.HdrHistogram.Histogram;
+import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -24,9 +26,10 @@ import picocli.CommandLine.Option;
 /**
  * {@code ./bench-ab REV}: this checkout's lock-core against an earlier revision's, in one run on
  * one ensemble, with Curator beside both. The uncontended cycle runs in interleaved rounds (as
- * workload 1); the contended workload (8 sessions, one lock) alternates the variants round by
- * round. Same-run ratios are what a "no worse than before" gate needs: they cancel the machine's
- * drift between days, which separate runs do not.
+ * workload 1); the contended workload (8 sessions, one lock) and the hot lock (4 clients of 8
+ * threads in cohort mode, one lock, as workload 7) alternate the variants round by round.
+ * Same-run ratios are what a "no worse than before" gate needs: they cancel the machine's drift
+ * between days, which separate runs do not.
  */
 @Command(
         name = "bench-ab",
@@ -49,13 +52,13 @@ public final class LockCoreAb implements Callable<Integer> {
     @Option(
             names = "--contended-rounds",
             defaultValue = "6",
-            description = "Contended rounds per variant. Default: ${DEFAULT-VALUE}")
+            description = "Contended and hot-lock rounds per variant. Default: ${DEFAULT-VALUE}")
     int contendedRounds;
 
     @Option(
             names = "--seconds",
             defaultValue = "5",
-            description = "Seconds per contended round. Default: ${DEFAULT-VALUE}")
+            description = "Seconds per contended or hot-lock round. Default: ${DEFAULT-VALUE}")
     int seconds;
 
     @Option(
@@ -65,6 +68,8 @@ public final class LockCoreAb implements Callable<Integer> {
     Path out;
 
     private static final int CONTENDERS = 8;
+    private static final int HOT_CLIENTS = 4;
+    private static final int HOT_THREADS = 8;
 
     /** Runs the comparison and exits with its code. */
     public static void main(String[] args) {
@@ -92,6 +97,7 @@ public final class LockCoreAb implements Callable<Integer> {
                 Closer closer = new Closer()) {
             uncontended(zk, closer, builds, md);
             contended(zk, closer, builds, md);
+            hot(zk, closer, builds, md);
         }
         try {
             Files.createDirectories(out);
@@ -152,20 +158,7 @@ public final class LockCoreAb implements Callable<Integer> {
             });
         }
         variants.put("curator", curator);
-        Map<String, long[]> totals = new LinkedHashMap<>(); // {grants, nanos, violations}
-        variants.keySet().forEach(k -> totals.put(k, new long[3]));
-        List<String> names = new ArrayList<>(variants.keySet());
-        for (int round = 0; round < contendedRounds + 1; round++) {
-            for (String name : Interleaved.order(names, round)) {
-                long[] r = contendedRound(variants.get(name));
-                if (round > 0) { // round 0 warms up
-                    long[] t = totals.get(name);
-                    for (int i = 0; i < 3; i++) {
-                        t[i] += r[i];
-                    }
-                }
-            }
-        }
+        Map<String, long[]> totals = alternate(variants);
         md.append("\n## Contended: ")
                 .append(CONTENDERS)
                 .append(" sessions, one lock\n\n")
@@ -182,6 +175,80 @@ public final class LockCoreAb implements Callable<Integer> {
         double cur = rate(totals.get("curator"));
         totals.forEach((name, t) ->
                 md.append(Fmt.row(name, Fmt.num(rate(t)), Fmt.ratio(rate(t) / base), Fmt.ratio(rate(t) / cur), t[2])));
+    }
+
+    /**
+     * The hot lock, as workload 7: {@link #HOT_CLIENTS} clients (each its own session) with
+     * {@link #HOT_THREADS} threads each take one lock in cohort mode (its default batch), so turns
+     * pass between a client's threads under one queue node and the nodes queue behind each other;
+     * Curator's mutex beside it, one {@code InterProcessMutex} per thread.
+     */
+    private void hot(ZkCluster zk, Closer closer, List<ReflectiveLockCore> builds, StringBuilder md) {
+        Map<String, List<ReflectiveLockCore.Cycle>> variants = new LinkedHashMap<>();
+        for (ReflectiveLockCore build : builds) {
+            List<ReflectiveLockCore.Cycle> threads = new ArrayList<>();
+            for (int c = 0; c < HOT_CLIENTS; c++) {
+                AutoCloseable client =
+                        closer.add(build.client(closer.add(zk.curator()), "/ab/" + build.label(), "ab-hot-" + c));
+                threads.addAll(Collections.nCopies(HOT_THREADS, build.cohortLock(client, "hot")));
+            }
+            variants.put(build.label(), threads);
+        }
+        List<ReflectiveLockCore.Cycle> curator = new ArrayList<>();
+        for (int c = 0; c < HOT_CLIENTS; c++) {
+            CuratorFramework session = closer.add(zk.curator());
+            for (int t = 0; t < HOT_THREADS; t++) {
+                Mutex mutex = Mutex.of(new InterProcessMutex(session, "/ab/curator/hot"));
+                curator.add(critical -> {
+                    try (Mutex.Held held = mutex.lock()) {
+                        critical.run();
+                    }
+                    return 0;
+                });
+            }
+        }
+        variants.put("curator", curator);
+        Map<String, long[]> totals = alternate(variants);
+        md.append("\n## Hot lock: ")
+                .append(HOT_CLIENTS)
+                .append(" clients × ")
+                .append(HOT_THREADS)
+                .append(" threads, one lock, cohort mode\n\n")
+                .append(contendedRounds)
+                .append(" rounds of ")
+                .append(seconds)
+                .append(" s per variant, alternating (after one warm-up round); Curator: one mutex per thread."
+                        + " Every critical section checks exclusion.\n\n")
+                .append("| variant | grants/s | / ")
+                .append(baselineLabel)
+                .append(" | / Curator | exclusion violations |\n")
+                .append("|---|---:|---:|---:|---:|\n");
+        double base = rate(totals.get(baselineLabel));
+        double cur = rate(totals.get("curator"));
+        totals.forEach((name, t) ->
+                md.append(Fmt.row(name, Fmt.num(rate(t)), Fmt.ratio(rate(t) / base), Fmt.ratio(rate(t) / cur), t[2])));
+    }
+
+    /**
+     * Runs one warm-up round and {@link #contendedRounds} measured rounds of every variant, in an
+     * order that alternates round by round; {grants, nanos, violations} per variant.
+     */
+    private Map<String, long[]> alternate(Map<String, List<ReflectiveLockCore.Cycle>> variants) {
+        Map<String, long[]> totals = new LinkedHashMap<>(); // {grants, nanos, violations}
+        variants.keySet().forEach(k -> totals.put(k, new long[3]));
+        List<String> names = new ArrayList<>(variants.keySet());
+        for (int round = 0; round < contendedRounds + 1; round++) {
+            for (String name : Interleaved.order(names, round)) {
+                long[] r = contendedRound(variants.get(name));
+                if (round > 0) { // round 0 warms up
+                    long[] t = totals.get(name);
+                    for (int i = 0; i < 3; i++) {
+                        t[i] += r[i];
+                    }
+                }
+            }
+        }
+        return totals;
     }
 
     private static double rate(long[] t) {

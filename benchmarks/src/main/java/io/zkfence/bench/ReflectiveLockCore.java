@@ -30,6 +30,7 @@ final class ReflectiveLockCore {
     private final MethodHandle build;
     private final MethodHandle create;
     private final MethodHandle lock;
+    private final MethodHandle withCohort;
     private final MethodHandle acquire;
     private final MethodHandle token;
 
@@ -54,6 +55,7 @@ final class ReflectiveLockCore {
             build = lookup.findVirtual(configBuilder, "build", MethodType.methodType(config));
             create = lookup.findStatic(client, "create", MethodType.methodType(client, CuratorFramework.class, config));
             lock = lookup.findVirtual(client, "lock", MethodType.methodType(fencedLock, String.class));
+            withCohort = lookup.findVirtual(fencedLock, "withCohort", MethodType.methodType(fencedLock));
             acquire = lookup.findVirtual(fencedLock, "acquire", MethodType.methodType(lease));
             token = lookup.findVirtual(lease, "token", MethodType.methodType(long.class));
         } catch (ReflectiveOperationException e) {
@@ -104,12 +106,29 @@ final class ReflectiveLockCore {
 
     /** {@code name}'s lock on {@code client} (from {@link #client}). */
     Cycle lock(AutoCloseable client, String name) {
-        Object fencedLock;
+        return cycle(fencedLock(client, name), name);
+    }
+
+    /** {@code name}'s lock on {@code client} in cohort mode, with its default batch. */
+    Cycle cohortLock(AutoCloseable client, String name) {
         try {
-            fencedLock = lock.invoke(client, name);
+            return cycle(withCohort.invoke(fencedLock(client, name)), name);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(label + ": cannot get lock " + name + " in cohort mode: " + t, t);
+        }
+    }
+
+    private Object fencedLock(AutoCloseable client, String name) {
+        try {
+            return lock.invoke(client, name);
         } catch (Throwable t) {
             throw new IllegalStateException(label + ": cannot get lock " + name + ": " + t, t);
         }
+    }
+
+    private Cycle cycle(Object fencedLock, String name) {
         return critical -> {
             try (AutoCloseable held = (AutoCloseable) acquire.invoke(fencedLock)) {
                 long t = (long) token.invoke(held);

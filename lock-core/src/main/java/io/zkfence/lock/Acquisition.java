@@ -57,10 +57,18 @@ import org.slf4j.LoggerFactory;
  * phase); its answer, watch event or timer runs through {@link #on} / {@link #later}, which take
  * the monitor and drop it unless the acquisition is still in that step; a throw inside fails the
  * acquisition. The generation tells a restarted attempt (a new queue node) from the one before;
- * the phase tells an answer that came after the acquisition moved on. {@code result} completes
- * exactly when the phase turns DONE; removing the nodes the acquisition leaves has its own
- * future ({@link #cleanedUp()}), which a try that found the lock taken waits for before it
- * answers.
+ * the phase tells an answer that came after the acquisition moved on. What the acquisition
+ * ended with is decided as the phase turns DONE (the grant, for {@link #abandon()}); removing the
+ * nodes it leaves has its own future ({@link #cleanedUp()}), which a try that found the lock
+ * taken waits for before it answers.
+ *
+ * <p><b>Futures complete outside the monitor.</b> {@code result} and {@code firstAttempt} are
+ * completed only once the monitor is released (see {@link #locked}), by the thread that ended the
+ * acquisition: ZooKeeper's event thread (an answer or a watch event), the client's timer (a
+ * back-off), its I/O pool (creating the lock's znode), a caller that gave up ({@link #abandon()})
+ * or the closing thread ({@link #cancel()}). So what depends on them (a {@link Cohort}'s
+ * {@code onNode}, which takes the cohort's monitor) never runs while this monitor is held, and no
+ * lock order between the two has to be argued.
  */
 final class Acquisition {
 
@@ -120,6 +128,12 @@ final class Acquisition {
     private int generation;
     /** Confirms that the nodes this acquisition made are gone; set as it turns DONE. */
     private CompletableFuture<Boolean> cleanedUp = CompletableFuture.completedFuture(true);
+    /** The grant it ended with, once DONE; null for a failure, a cancel or a try that found the lock taken. */
+    private Grant granted;
+    /** The future completions owed once the monitor is released (see {@link #locked}). */
+    private Runnable owed;
+    /** Frames of this monitor on the stack of the thread that holds it; the outermost pays what is owed. */
+    private int depth;
 
     private String guid;
     private QueueNode own;
@@ -196,60 +210,72 @@ final class Acquisition {
     // ---- entry points (callers' and Curator's threads) ----
 
     /** Sends the first request; does nothing if the acquisition was cancelled before it started. */
-    synchronized void start() {
-        if (phase != Phase.NEW) {
-            return; // cancelled (client closing) or abandoned before it began: send nothing
-        }
-        startedNanos = System.nanoTime();
-        if (tryOnly) {
-            precheck();
-        } else {
-            enqueue();
-        }
+    void start() {
+        locked(() -> {
+            if (phase != Phase.NEW) {
+                return null; // cancelled (client closing) or abandoned before it began: send nothing
+            }
+            startedNanos = System.nanoTime();
+            if (tryOnly) {
+                precheck();
+            } else {
+                enqueue();
+            }
+            return null;
+        });
     }
 
     /**
      * The caller gave up (timeout, interrupt). Removes our node; returns the grant if it was made
      * before the caller gave up (the caller then owns it), else null.
      */
-    synchronized Grant abandon() {
-        if (phase == Phase.DONE) {
-            return result.isCompletedExceptionally() ? null : result.getNow(null);
-        }
-        end();
-        result.cancel(false);
-        return null;
+    Grant abandon() {
+        return locked(() -> {
+            if (phase == Phase.DONE) {
+                return granted;
+            }
+            end();
+            owe(() -> result.cancel(false));
+            return null;
+        });
     }
 
     /**
      * The client is closing: wakes the caller with {@link LockClientClosedException}. The future
      * tells when the queue node is confirmed gone (true), or that the reaper gave up on it (false).
      */
-    synchronized CompletableFuture<Boolean> cancel() {
-        if (phase == Phase.DONE) {
-            return cleanedUp;
-        }
-        CompletableFuture<Boolean> cleaned = end();
-        result.completeExceptionally(
-                new LockClientClosedException(lockName, "lock client closed while acquiring '" + lockName + "'"));
-        return cleaned;
+    CompletableFuture<Boolean> cancel() {
+        return locked(() -> {
+            if (phase == Phase.DONE) {
+                return cleanedUp;
+            }
+            CompletableFuture<Boolean> cleaned = end();
+            LockClientClosedException closed =
+                    new LockClientClosedException(lockName, "lock client closed while acquiring '" + lockName + "'");
+            owe(() -> result.completeExceptionally(closed));
+            return cleaned;
+        });
     }
 
     /**
      * Curator gave the session up (LOST): our node is gone or going, so queue again. An
      * acquisition that has answered (DONE) or not begun (NEW) has nothing to queue again.
      */
-    synchronized void sessionLost() {
-        if (phase != Phase.DONE && phase != Phase.NEW) {
-            restart("the ZooKeeper session was lost");
-        }
+    void sessionLost() {
+        guarded(() -> {
+            if (phase != Phase.DONE && phase != Phase.NEW) {
+                restart("the ZooKeeper session was lost");
+            }
+        });
     }
 
     /** Reconnected with session {@code currentSession}; a different one means our node is gone. */
-    synchronized void reconnected(long currentSession) {
-        if (phase != Phase.DONE && own != null && currentSession != session) {
-            restart("reconnected with another ZooKeeper session");
-        }
+    void reconnected(long currentSession) {
+        guarded(() -> {
+            if (phase != Phase.DONE && own != null && currentSession != session) {
+                restart("reconnected with another ZooKeeper session");
+            }
+        });
     }
 
     // ---- PRECHECK: a try-acquire writes nothing if anyone is queued ----
@@ -410,7 +436,9 @@ final class Acquisition {
     }
 
     private void decide(List<String> kids) {
-        firstAttempt.complete(null);
+        if (!firstAttempt.isDone()) {
+            owe(() -> firstAttempt.complete(null));
+        }
         queueLength = kids.size();
         QueuePosition position = QueuePosition.of(kids, own);
         switch (position.kind()) {
@@ -530,7 +558,8 @@ final class Acquisition {
     /** Ends with {@code grant} (null: a try found the lock taken). */
     private void settle(Grant grant) {
         end();
-        result.complete(grant);
+        granted = grant;
+        owe(() -> result.complete(grant));
     }
 
     /** Ends with an error: transient ones are retried elsewhere, so this one is final. */
@@ -558,7 +587,7 @@ final class Acquisition {
             }
         }
         end();
-        result.completeExceptionally(failure);
+        owe(() -> result.completeExceptionally(failure));
     }
 
     /** Moves to DONE: no answer of this acquisition counts any more; removes our node and watch. */
@@ -683,7 +712,7 @@ final class Acquisition {
 
     /** Runs {@code body} under the monitor; whatever it throws fails this acquisition. */
     private void guarded(Runnable body) {
-        synchronized (this) {
+        locked(() -> {
             try {
                 body.run();
             } catch (RuntimeException | Error e) {
@@ -691,7 +720,46 @@ final class Acquisition {
                     fail(e);
                 }
             }
+            return null;
+        });
+    }
+
+    /**
+     * The one way into the monitor: runs {@code body} under it, then, once the monitor is released,
+     * completes the futures the body owes ({@link #owe}). A frame nested in another of this monitor
+     * (an answer that came synchronously while a request was being sent) leaves them to the
+     * outermost one, so they never run with the monitor held.
+     */
+    private <T> T locked(Supplier<T> body) {
+        Runnable due = null;
+        try {
+            synchronized (this) {
+                depth++;
+                try {
+                    return body.get();
+                } finally {
+                    if (--depth == 0) {
+                        due = owed;
+                        owed = null;
+                    }
+                }
+            }
+        } finally {
+            if (due != null) {
+                due.run();
+            }
         }
+    }
+
+    /** Under the monitor: {@code completion} runs once the monitor is released (see {@link #locked}). */
+    private void owe(Runnable completion) {
+        Runnable before = owed;
+        owed = before == null
+                ? completion
+                : () -> {
+                    before.run();
+                    completion.run();
+                };
     }
 
     /** Over, or moved on since {@code step}: a new attempt, or another phase of this one. */

@@ -3,9 +3,6 @@ package io.zkfence.lock;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The threads of one client that want one lock in cohort mode: a local FIFO queue behind a single
@@ -27,13 +24,58 @@ import java.util.concurrent.TimeoutException;
  * {@link #turnEnded(CohortHold, boolean)}), so no later turn ever shares a token with a turn that
  * ended behind its thread's back.
  *
- * <p>State is guarded by this object's monitor. Starting the node's acquisition
- * ({@code enqueueNode()}) happens under it: that sends asynchronous requests for a new
- * acquisition and waits for none of them (its outcome comes back later on ZooKeeper's thread and
- * takes this monitor then, in {@code onNode}). What blocks on ZooKeeper (a try of the node, the
- * release or loss of a node whose batch is over) runs outside it.
+ * <p><b>The phase decides.</b> Where the cohort's node stands is one {@link Phase}, changed only
+ * through {@link #moveTo}, which refuses an edge this diagram does not have:
+ *
+ * <pre>
+ * IDLE ──acquire──▶ QUEUEING ──granted, threads waiting──▶ HELD ──a turn ends, no hand-off──▶ RELEASING
+ *  │ │                 │ └──failed, not wanted, or given up──▶ IDLE   │      └──released──▶ QUEUEING or IDLE
+ *  │ └──try──▶ TRYING ─┼──the try got the node──────────────────────▶ │
+ *  │             │     └◀──an acquire meanwhile (the try's node is surplus)
+ *  │             └──the lock is taken──▶ IDLE                          └──node lost──▶ QUEUEING or IDLE
+ *  └──idle, nobody waiting──▶ RETIRED (out of the client's map; nothing leaves it)
+ * </pre>
+ *
+ * <p>(RELEASING goes to TRYING and QUEUEING as IDLE does: a release in flight does not hold up a
+ * new node.) The node is there exactly in HELD, its acquisition exactly in QUEUEING; in HELD one
+ * turn at a time stands on the node. A try or an acquisition answers into the attempt it was made
+ * in ({@code generation}): one that answers after the cohort moved on hands back whatever it got.
+ *
+ * <p><b>Monitors.</b> State is guarded by this object's monitor. Under it the cohort never calls
+ * into an {@link Acquisition} (start, abandon), attaches to its futures, or waits for ZooKeeper
+ * (a try of the node, the release or loss of a node whose batch is over): each of those happens
+ * once the monitor is released. The node's acquisition completes its result outside its own
+ * monitor too, so {@link #onNode} runs holding no other lock, on whichever thread ended that
+ * acquisition: ZooKeeper's event thread (granted, or failed), the client's timer or I/O pool, a
+ * waiter that gave up ({@link Acquisition#abandon()}), or the closing thread
+ * ({@link Acquisition#cancel()}). {@link #nodeEnded} runs on the client's event thread, or on the
+ * thread that attached it when the node had already ended. The only monitor taken under this one
+ * is a new turn's own (starting its max-hold clock), and no code holding another monitor takes
+ * this one: there is no lock order to argue about.
  */
 final class Cohort {
+
+    /** Where the cohort's node stands; see the class comment. */
+    enum Phase {
+        IDLE,
+        TRYING,
+        QUEUEING,
+        HELD,
+        RELEASING,
+        RETIRED;
+
+        /** Whether the diagram has an edge from {@code from} to this phase. */
+        boolean mayFollow(Phase from) {
+            return switch (this) {
+                case IDLE -> from == TRYING || from == QUEUEING || from == HELD || from == RELEASING;
+                case TRYING -> from == IDLE || from == RELEASING;
+                case QUEUEING -> from == IDLE || from == TRYING || from == HELD || from == RELEASING;
+                case HELD -> from == TRYING || from == QUEUEING;
+                case RELEASING -> from == HELD;
+                case RETIRED -> from == IDLE;
+            };
+        }
+    }
 
     private final LockClient client;
     private final LockRuntime rt;
@@ -45,19 +87,26 @@ final class Cohort {
     private final Thread nodeOwner = Thread.ofVirtual().unstarted(() -> {});
 
     // Guarded by this.
-    private Grant node;
+    private Phase phase = Phase.IDLE;
+    /** Bumped by each try and each acquisition of a node: an answer of an earlier one is stale. */
+    private int generation;
+    /** The node's acquisition, in QUEUEING. */
     private Acquisition acquisition;
+    /** The node, in HELD. */
+    private Grant node;
+    /** The turn standing on the node, in HELD; null only while a turn is being handed on. */
     private CohortHold turn;
+
     private final ArrayDeque<Waiter> waiters = new ArrayDeque<>();
     private int turnsOnNode;
     private long nodeGrantedAtNanos;
-    /** Idle and out of the client's map: a caller that still holds it takes a fresh one. */
-    private boolean retired;
 
     /** One thread waiting for its turn. */
     private static final class Waiter {
         final Thread thread = Thread.currentThread();
         final CompletableFuture<CohortHold> turn = new CompletableFuture<>();
+        /** Set under the cohort's monitor as the turn is handed to this waiter: what giving up decides on. */
+        CohortHold granted;
     }
 
     Cohort(LockClient client, LockRuntime rt, FencedLock lock, CohortPolicy policy) {
@@ -74,6 +123,11 @@ final class Cohort {
         return waiters.size();
     }
 
+    /** Where the cohort stands now (for tests). */
+    synchronized Phase phase() {
+        return phase;
+    }
+
     /**
      * Waits for a turn: the calling thread's own turn again if it has one (re-entrant), the node
      * at once if it is held and free, else behind the threads already waiting. Null if this cohort
@@ -83,102 +137,135 @@ final class Cohort {
      */
     Lease acquire(long timeoutNanos, Duration timeout) {
         Waiter w;
-        CompletableFuture<Void> firstAttempt = null;
+        Acquisition queued = null;
         synchronized (this) {
-            if (turn != null && turn.owner == Thread.currentThread() && turn.holdAgain()) {
-                return new Lease(turn);
+            Lease again = reenter();
+            if (again != null) {
+                return again;
             }
-            if (retired) {
+            if (phase == Phase.RETIRED) {
                 return null; // the caller takes a fresh cohort
             }
-            if (turn == null && waiters.isEmpty() && usable(node) && !batchUsedUp()) {
+            if (phase == Phase.HELD && turn == null && waiters.isEmpty() && usable(node) && !batchUsedUp()) {
                 return new Lease(startTurn(Thread.currentThread()));
+            }
+            if (phase == Phase.IDLE || phase == Phase.TRYING || phase == Phase.RELEASING) {
+                queued = queueNode(); // first: if the client is closing, nobody is left waiting
             }
             w = new Waiter();
             waiters.add(w);
-            if (node == null && acquisition == null) {
-                firstAttempt = enqueueNode();
-            }
         }
-        return await(w, timeoutNanos, timeout, firstAttempt);
+        CompletableFuture<Void> firstAttempt = null;
+        if (queued != null) {
+            start(queued);
+            firstAttempt = queued.firstAttempt();
+        }
+        return new Lease(GrantWait.await(
+                rt,
+                lockName,
+                new TurnRequest(w, firstAttempt),
+                timeoutNanos,
+                () -> new AcquireTimeoutException(lockName, timeout),
+                true));
     }
 
     /**
      * A try: a turn only if the node is held and free, or a try of the node finds the lock free.
-     * Null when not acquired (or when this cohort retired: the caller's next try takes a fresh one).
+     * Null when not acquired: someone of this cohort is ahead (a turn, a waiter, a node being
+     * queued or tried for), the lock is taken, or this cohort retired (the caller's next try takes
+     * a fresh one).
      */
     Lease tryAcquire() {
+        int attempt;
         synchronized (this) {
-            if (turn != null && turn.owner == Thread.currentThread() && turn.holdAgain()) {
-                return new Lease(turn);
+            Lease again = reenter();
+            if (again != null) {
+                return again;
             }
-            if (retired || turn != null || !waiters.isEmpty() || acquisition != null) {
+            if (phase == Phase.HELD && turn == null && waiters.isEmpty() && usable(node) && !batchUsedUp()) {
+                return new Lease(startTurn(Thread.currentThread()));
+            }
+            if ((phase != Phase.IDLE && phase != Phase.RELEASING) || !waiters.isEmpty()) {
                 return null;
             }
-            if (usable(node) && !batchUsedUp()) {
-                return new Lease(startTurn(Thread.currentThread()));
-            }
+            moveTo(Phase.TRYING);
+            attempt = ++generation;
         }
-        // No node: try one, as a plain try-acquire would.
-        Grant g = client.tryNodeForCohort(lockName, lockPath, nodeOwner);
-        if (g == null) {
+        // No node: try one, as a plain try-acquire would (outside the monitor: it waits for ZooKeeper).
+        Grant g;
+        try {
+            g = client.tryNodeForCohort(lockName, lockPath, nodeOwner);
+        } catch (RuntimeException | Error e) {
             synchronized (this) {
-                retireIfIdle();
+                if (phase == Phase.TRYING && generation == attempt) {
+                    moveTo(Phase.IDLE);
+                    retireIfIdle();
+                }
             }
-            return null;
+            throw e;
         }
+        Lease granted = null;
         synchronized (this) {
-            if (!retired && node == null && acquisition == null && turn == null) {
+            if (phase == Phase.TRYING && generation == attempt) {
+                if (g == null) {
+                    moveTo(Phase.IDLE);
+                    retireIfIdle();
+                    return null;
+                }
                 nodeGranted(g);
-                return new Lease(startTurn(Thread.currentThread()));
+                granted = new Lease(startTurn(Thread.currentThread()));
+            } else if (g == null) {
+                retireIfIdle();
+                return null;
             }
         }
-        // Someone else started the cohort meanwhile, or it retired: this node is one too many.
+        if (granted != null) {
+            watchNodeEnd(g);
+            return granted;
+        }
+        // An acquire queued a node of its own meanwhile: this one is one too many.
         g.releaseOne();
         return null;
     }
 
-    private Lease await(Waiter w, long timeoutNanos, Duration timeout, CompletableFuture<Void> firstAttempt) {
-        long called = System.nanoTime();
-        try {
-            CohortHold granted;
-            if (timeoutNanos < 0) {
-                granted = w.turn.get();
-            } else {
-                long began = System.nanoTime();
-                if (firstAttempt != null) {
-                    // As for a plain acquire: the first attempt at the node counts before the timeout.
-                    firstAttempt.get(
-                            Math.max(timeoutNanos, rt.config.operationTimeout().toNanos()), TimeUnit.NANOSECONDS);
-                }
-                long left = Math.max(0, timeoutNanos - (System.nanoTime() - began));
-                granted = w.turn.get(left, TimeUnit.NANOSECONDS);
-            }
-            return new Lease(granted);
-        } catch (TimeoutException e) {
-            CohortHold won = giveUp(w);
-            if (won != null) {
-                return new Lease(won); // granted just as the wait ran out: the caller has it
-            }
-            rt.observers.timedOut(lockName, System.nanoTime() - called);
-            throw new AcquireTimeoutException(lockName, timeout);
-        } catch (InterruptedException e) {
-            CohortHold won = giveUp(w);
-            if (won != null) {
-                won.releaseAll();
-            }
-            Thread.currentThread().interrupt();
-            throw new AcquireInterruptedException(lockName, e);
-        } catch (ExecutionException e) {
-            giveUp(w);
-            Throwable cause = Failures.unwrap(e);
-            if (cause instanceof LockClientClosedException closed) {
-                throw new LockClientClosedException(lockName, closed.getMessage(), closed);
-            }
-            if (cause instanceof LockException le) {
-                throw new CoordinationException(lockName, le.getMessage(), le);
-            }
-            throw new CoordinationException(lockName, "acquiring lock '" + lockName + "' failed: " + cause, cause);
+    /** Under the monitor: the calling thread's own turn again, if it has one and it is live. */
+    private Lease reenter() {
+        if (turn != null && turn.owner == Thread.currentThread() && turn.holdAgain()) {
+            return new Lease(turn);
+        }
+        return null;
+    }
+
+    /** What a waiting thread waits for: its turn, and behind it the first attempt of the node it queued, if it did. */
+    private final class TurnRequest implements GrantWait.Request<CohortHold> {
+
+        private final Waiter w;
+        private final CompletableFuture<Void> firstAttempt;
+
+        TurnRequest(Waiter w, CompletableFuture<Void> firstAttempt) {
+            this.w = w;
+            this.firstAttempt = firstAttempt;
+        }
+
+        @Override
+        public CompletableFuture<CohortHold> granted() {
+            return w.turn;
+        }
+
+        @Override
+        public CompletableFuture<Void> firstAttempt() {
+            // As for a plain acquire: the first attempt at the node counts before the timeout.
+            return firstAttempt;
+        }
+
+        @Override
+        public CohortHold giveUp() {
+            return Cohort.this.giveUp(w);
+        }
+
+        @Override
+        public void release(CohortHold won) {
+            won.releaseAll();
         }
     }
 
@@ -186,14 +273,15 @@ final class Cohort {
     private CohortHold giveUp(Waiter w) {
         Acquisition abandoned = null;
         synchronized (this) {
-            if (w.turn.isDone() && !w.turn.isCompletedExceptionally()) {
-                return w.turn.getNow(null);
+            if (w.granted != null) {
+                return w.granted;
             }
             waiters.remove(w);
             w.turn.cancel(false);
-            if (waiters.isEmpty() && acquisition != null) {
+            if (waiters.isEmpty() && phase == Phase.QUEUEING) {
                 abandoned = acquisition; // nobody left to take the node it would bring
                 acquisition = null;
+                moveTo(Phase.IDLE);
             }
             retireIfIdle();
         }
@@ -206,40 +294,56 @@ final class Cohort {
         return null;
     }
 
-    /** Under the monitor: queues the cohort's node. Returns its first attempt (see {@link Acquisition#firstAttempt()}). */
-    private CompletableFuture<Void> enqueueNode() {
+    /**
+     * Under the monitor: makes the cohort's node's acquisition (QUEUEING). The caller starts it with
+     * {@link #start} once the monitor is released.
+     *
+     * @throws LockClientClosedException if the client is closing
+     */
+    private Acquisition queueNode() {
         Acquisition a = new Acquisition(rt, lockName, lockPath, false, null, nodeOwner);
-        acquisition = a;
         rt.registry.add(a);
         if (rt.isClosing()) {
             rt.registry.remove(a);
-            acquisition = null;
+            retireIfIdle(); // a cohort the closing client made a moment ago leaves no trace either
             throw new LockClientClosedException(lockName, "LockClient is closed (lock '" + lockName + "')");
         }
+        moveTo(Phase.QUEUEING);
+        generation++;
+        acquisition = a;
+        return a;
+    }
+
+    /** Outside the monitor: hears the outcome of the node's acquisition ({@link #onNode}), and starts it. */
+    private void start(Acquisition a) {
         a.result().whenComplete((g, e) -> {
             rt.registry.remove(a);
             onNode(a, g, e);
         });
         a.start();
-        return a.firstAttempt();
     }
 
+    /** The node's acquisition ended (on the thread that ended it, see the class comment). */
     private void onNode(Acquisition a, Grant g, Throwable e) {
         Grant surplus = null;
+        Grant held = null;
         synchronized (this) {
-            if (acquisition != a) {
-                surplus = g; // abandoned: whatever it got is not wanted
+            if (phase != Phase.QUEUEING || acquisition != a) {
+                surplus = g; // given up, or the client closed: whatever it got is not wanted
             } else {
                 acquisition = null;
                 if (e != null) {
                     Throwable cause = Failures.unwrap(e);
                     waiters.forEach(w -> w.turn.completeExceptionally(cause));
                     waiters.clear();
+                    moveTo(Phase.IDLE);
                 } else if (waiters.isEmpty()) {
                     surplus = g;
+                    moveTo(Phase.IDLE);
                 } else {
                     nodeGranted(g);
                     handOff();
+                    held = g;
                 }
             }
             retireIfIdle();
@@ -247,12 +351,24 @@ final class Cohort {
         if (surplus != null) {
             surplus.releaseAll();
         }
+        if (held != null) {
+            watchNodeEnd(held);
+        }
     }
 
+    /** Under the monitor: the node is held (HELD). */
     private void nodeGranted(Grant g) {
+        moveTo(Phase.HELD);
         node = g;
         turnsOnNode = 0;
         nodeGrantedAtNanos = System.nanoTime();
+    }
+
+    /**
+     * Outside the monitor: {@link #nodeEnded} when {@code g} ends (on the event thread; at once, on
+     * this thread, if it already has).
+     */
+    private void watchNodeEnd(Grant g) {
         g.ended().thenRun(() -> nodeEnded(g));
     }
 
@@ -262,18 +378,22 @@ final class Cohort {
      * node, with a higher token.
      */
     private void nodeEnded(Grant g) {
+        Acquisition queued = null;
         synchronized (this) {
-            if (node != g) {
+            if (phase != Phase.HELD || node != g) {
                 return;
             }
             node = null;
-            if (turn != null && turn.node() == g) {
-                turn = null;
+            turn = null;
+            if (!waiters.isEmpty() && !rt.isClosing()) {
+                queued = queueNode();
+            } else {
+                moveTo(Phase.IDLE);
+                retireIfIdle();
             }
-            if (!waiters.isEmpty() && acquisition == null && !rt.isClosing()) {
-                enqueueNode();
-            }
-            retireIfIdle();
+        }
+        if (queued != null) {
+            start(queued);
         }
     }
 
@@ -291,16 +411,17 @@ final class Cohort {
                 return;
             }
             turn = null;
-            if (loseNode && node != null) {
-                lose = node;
-                node = null;
-            } else if (usable(node) && !waiters.isEmpty() && !batchUsedUp()) {
+            if (!loseNode && usable(node) && !waiters.isEmpty() && !batchUsedUp()) {
                 handOff();
                 return;
-            } else if (node != null) {
-                release = node;
-                node = null;
             }
+            if (loseNode) {
+                lose = node;
+            } else {
+                release = node;
+            }
+            node = null;
+            moveTo(Phase.RELEASING);
         }
         // ZooKeeper outside the monitor: the release waits for the delete, as a plain release does.
         if (lose != null) {
@@ -311,18 +432,26 @@ final class Cohort {
         if (release != null) {
             release.releaseOne();
         }
+        Acquisition queued = null;
         synchronized (this) {
-            if (turn == null && node == null && acquisition == null && !waiters.isEmpty() && !rt.isClosing()) {
-                enqueueNode();
+            if (phase == Phase.RELEASING) {
+                if (!waiters.isEmpty() && !rt.isClosing()) {
+                    queued = queueNode();
+                } else {
+                    moveTo(Phase.IDLE);
+                }
             }
             retireIfIdle();
+        }
+        if (queued != null) {
+            start(queued);
         }
     }
 
     /** Under the monitor: an idle cohort leaves the client's map, so many locks leave no trace. */
     private void retireIfIdle() {
-        if (turn == null && node == null && acquisition == null && waiters.isEmpty()) {
-            retired = true;
+        if (phase == Phase.IDLE && waiters.isEmpty()) {
+            moveTo(Phase.RETIRED);
             rt.cohorts.remove(lockPath, this);
         }
     }
@@ -330,14 +459,13 @@ final class Cohort {
     /** Under the monitor: the first waiter's turn on the node. */
     private void handOff() {
         Waiter next = waiters.poll();
-        while (next != null && next.turn.isDone()) {
-            next = waiters.poll(); // gave up meanwhile
-        }
         if (next == null) {
             return;
         }
-        // giveUp() takes this monitor too, so the waiter cannot cancel between the check and here.
-        next.turn.complete(startTurn(next.thread));
+        // Giving up takes this monitor too, so the waiter cannot give up between the poll and here.
+        CohortHold t = startTurn(next.thread);
+        next.granted = t;
+        next.turn.complete(t);
     }
 
     private CohortHold startTurn(Thread owner) {
@@ -357,6 +485,19 @@ final class Cohort {
 
     private static boolean usable(Grant g) {
         return g != null && g.state() == LeaseState.HELD;
+    }
+
+    /**
+     * The one way the phase changes.
+     *
+     * @throws IllegalStateException for an edge the class comment's diagram does not have
+     */
+    private void moveTo(Phase to) {
+        if (!to.mayFollow(phase)) {
+            throw new IllegalStateException(
+                    "cohort of lock '" + lockName + "' cannot move from " + phase + " to " + to);
+        }
+        phase = to;
     }
 
     /** Client close: fails the waiters; the node and turns end through the client's own sweep. */

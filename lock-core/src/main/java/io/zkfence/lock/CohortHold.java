@@ -1,7 +1,6 @@
 package io.zkfence.lock;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.CompletionStage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -11,10 +10,11 @@ import org.slf4j.LoggerFactory;
  * ZooKeeper-side state are the node's ({@link Grant}); the turn's own end (released, or its own
  * max-hold passed) is its own. SUSPECT and LOST of the node reach every turn standing on it.
  *
- * <p>State is written under this object's monitor and read without it, as in {@link Grant}; the
- * listeners, the ended stage and the turn's max-hold timer are {@link HoldLifecycle}'s, as there.
+ * <p>State is written under this object's monitor and read without it, as in {@link Grant}; what
+ * a turn does the same way as a grant (re-entrant holds, renew, the max-hold clock) is
+ * {@link Hold}'s.
  */
-final class CohortHold implements Hold {
+final class CohortHold extends Hold {
 
     private static final Logger log = LoggerFactory.getLogger(CohortHold.class);
 
@@ -22,118 +22,81 @@ final class CohortHold implements Hold {
     private final Cohort cohort;
     private final Grant node;
     private final LockRuntime rt;
-    private final HoldCount holds = new HoldCount();
-    private final HoldLifecycle life;
 
     // Written under the monitor.
     private volatile LeaseState ownEnd;
     private volatile String ownEndReason;
 
     CohortHold(Cohort cohort, Grant node, Thread owner, LockRuntime rt, Duration maxHold) {
+        super(rt, node.lockName(), maxHold);
         this.cohort = cohort;
         this.node = node;
         this.owner = owner;
         this.rt = rt;
-        this.life = new HoldLifecycle(rt, node.lockName(), maxHold);
         // The node's end is this turn's end too (LOST; RELEASED only when the client closes).
         node.ended().thenAccept(s -> end(s, node.endReason()));
-    }
-
-    /** Starts the turn's max-hold clock, if any. */
-    void activate() {
-        if (life.maxHold() != null) {
-            scheduleMaxHold();
-        }
     }
 
     Grant node() {
         return node;
     }
 
-    boolean holdAgain() {
-        return !state().isFinal() && holds.tryAdd();
-    }
-
     @Override
-    public String lockName() {
+    String lockName() {
         return node.lockName();
     }
 
     @Override
-    public long token() {
+    long token() {
         return node.token();
     }
 
     @Override
-    public int sequence() {
+    int sequence() {
         return node.sequence();
     }
 
     @Override
-    public String nodePath() {
+    String nodePath() {
         return node.nodePath();
     }
 
     @Override
-    public Duration ttl() {
+    Duration ttl() {
         return node.ttl();
     }
 
     @Override
-    public LeaseState state() {
+    LeaseState state() {
         LeaseState own = ownEnd;
         return own != null ? own : node.state();
     }
 
     @Override
-    public String endReason() {
+    String endReason() {
         String own = ownEndReason;
         return own != null ? own : node.endReason();
     }
 
     @Override
-    public void checkNotFinal() {
-        LeaseState s = state();
-        if (s.isFinal()) {
-            throw new LeaseLostException(lockName(), token(), s, endReason());
-        }
-    }
-
-    @Override
-    public CompletionStage<LeaseState> ended() {
+    CompletionStage<LeaseState> ended() {
         return life.ended(ownEnd);
     }
 
     @Override
-    public void addListener(Lease lease, LeaseListener listener) {
-        life.addListener(lease, listener);
+    void addListener(Lease lease, LeaseListener listener) {
+        super.addListener(lease, listener);
         node.addListener(lease, listener); // SUSPECT / HELD / LOST of the node
     }
 
     @Override
-    public void removeListener(LeaseListener listener) {
-        life.removeListener(listener);
+    void removeListener(LeaseListener listener) {
+        super.removeListener(listener);
         node.removeListener(listener);
     }
 
     @Override
-    public Duration maxHold() {
-        return life.maxHold();
-    }
-
-    @Override
-    public Instant deadline() {
-        return life.deadline();
-    }
-
-    @Override
-    public void renew() {
-        life.checkRenewable(token());
-        scheduleMaxHold();
-    }
-
-    @Override
-    public void releaseOne() {
+    void releaseOne() {
         if (holds.drop()) {
             if (end(LeaseState.RELEASED, "released by the holder")) {
                 rt.stats.releases.increment();
@@ -180,18 +143,14 @@ final class CohortHold implements Hold {
     }
 
     /** The turn's own max-hold passed: it is LOST, and so is the node (see {@link Cohort}). */
-    private void maxHoldPassed() {
+    @Override
+    void maxHoldPassed() {
         String reason = life.maxHoldPassed();
         if (end(LeaseState.LOST, reason)) {
             rt.stats.leasesLost.increment();
             log.warn("lease on lock '{}' (token {}) lost: {}", lockName(), token(), reason);
             cohort.turnEnded(this, true);
         }
-    }
-
-    private synchronized void scheduleMaxHold() {
-        checkNotFinal();
-        life.scheduleMaxHold(this::maxHoldPassed);
     }
 
     @Override

@@ -6,10 +6,8 @@ import static io.zkfence.lock.LockObserver.LossCause.OTHER;
 import static io.zkfence.lock.LockObserver.LossCause.SESSION_EXPIRED;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.RejectedExecutionException;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
@@ -23,12 +21,11 @@ import org.slf4j.LoggerFactory;
  * the max-hold deadline and its timer) happens under this object's monitor; the fields are
  * {@code volatile} so reads are lock-free. A concurrent "lost" (from ZooKeeper's threads) and
  * "released" (from the holder) therefore cannot both win, listeners are handed the changes in
- * the order they happened, and a renew that races the end cannot leave a timer behind. The
- * listeners, the ended stage and the max-hold timer are {@link HoldLifecycle}'s, as for a
- * cohort's turn; the re-entrant holds are their own small concept ({@link HoldCount}); the node is
- * deleted when the last hold is released.
+ * the order they happened, and a renew that races the end cannot leave a timer behind. What a
+ * hold does the same way as a cohort's turn (re-entrant holds, renew, the max-hold clock) is
+ * {@link Hold}'s; the node is deleted when the last hold is released.
  */
-final class Grant implements Hold {
+final class Grant extends Hold {
 
     private static final Logger log = LoggerFactory.getLogger(Grant.class);
 
@@ -42,9 +39,6 @@ final class Grant implements Hold {
     final Thread owner;
     final Duration ttl;
     private final LockRuntime rt;
-
-    private final HoldCount holds = new HoldCount();
-    private final HoldLifecycle life;
 
     private final Watcher ownNodeWatcher = this::onOwnNodeEvent;
     private final long grantedAtNanos = System.nanoTime();
@@ -64,6 +58,7 @@ final class Grant implements Hold {
             long sessionId,
             Thread owner,
             Duration maxHold) {
+        super(rt, lockName, maxHold);
         this.rt = rt;
         this.lockName = lockName;
         this.lockPath = lockPath;
@@ -73,20 +68,7 @@ final class Grant implements Hold {
         this.token = token;
         this.sessionId = sessionId;
         this.owner = owner;
-        this.life = new HoldLifecycle(rt, lockName, maxHold);
         this.ttl = Duration.ofMillis(rt.zk.sessionTimeoutMs());
-    }
-
-    /**
-     * Starts the max-hold clock, if any. Called once, right after the grant, before the caller
-     * sees it.
-     *
-     * @throws RejectedExecutionException if the client's timer is shut down (client closing)
-     */
-    void activate() {
-        if (life.maxHold() != null) {
-            scheduleMaxHold();
-        }
     }
 
     /**
@@ -114,52 +96,42 @@ final class Grant implements Hold {
     }
 
     @Override
-    public String lockName() {
+    String lockName() {
         return lockName;
     }
 
     @Override
-    public long token() {
+    long token() {
         return token;
     }
 
     @Override
-    public int sequence() {
+    int sequence() {
         return sequence;
     }
 
     @Override
-    public Duration ttl() {
+    Duration ttl() {
         return ttl;
     }
 
     @Override
-    public String nodePath() {
+    String nodePath() {
         return nodePath;
     }
 
     @Override
-    public LeaseState state() {
+    LeaseState state() {
         return state;
     }
 
     @Override
-    public String endReason() {
+    String endReason() {
         return endReason;
     }
 
     @Override
-    public Instant deadline() {
-        return life.deadline();
-    }
-
-    @Override
-    public Duration maxHold() {
-        return life.maxHold();
-    }
-
-    @Override
-    public void releaseOne() {
+    void releaseOne() {
         if (dropHold()) {
             deleteNode();
         }
@@ -170,13 +142,8 @@ final class Grant implements Hold {
      * completed if it has ended (continuations then run on the attaching thread).
      */
     @Override
-    public CompletionStage<LeaseState> ended() {
+    CompletionStage<LeaseState> ended() {
         return life.ended(state);
-    }
-
-    /** Adds a re-entrant hold; false if the grant already ended (the caller must acquire anew). */
-    boolean holdAgain() {
-        return !state.isFinal() && holds.tryAdd();
     }
 
     /**
@@ -265,27 +232,8 @@ final class Grant implements Hold {
     }
 
     @Override
-    public void renew() {
-        life.checkRenewable(token);
-        scheduleMaxHold();
-    }
-
-    @Override
-    public void checkNotFinal() {
-        LeaseState s = state;
-        if (s.isFinal()) {
-            throw new LeaseLostException(lockName, token, s, endReason);
-        }
-    }
-
-    @Override
-    public void addListener(Lease lease, LeaseListener listener) {
-        life.addListener(lease, listener);
-    }
-
-    @Override
-    public void removeListener(LeaseListener listener) {
-        life.removeListener(listener);
+    void maxHoldPassed() {
+        lose(MAX_HOLD, life.maxHoldPassed());
     }
 
     /** A move between live states (HELD ⇄ SUSPECT); false if the state was not {@code expected}. */
@@ -313,17 +261,6 @@ final class Grant implements Hold {
         rt.registry.remove(this);
         rt.observers.ended(lockName, System.nanoTime() - grantedAtNanos, to, cause);
         return true;
-    }
-
-    /**
-     * (Re)starts the max-hold timer. Under the monitor with the end, so a renew racing the end
-     * either schedules before it (and the end cancels the timer) or sees it and fails.
-     *
-     * @throws LeaseLostException if the lease has ended
-     */
-    private synchronized void scheduleMaxHold() {
-        checkNotFinal();
-        life.scheduleMaxHold(() -> lose(MAX_HOLD, life.maxHoldPassed()));
     }
 
     /**

@@ -43,7 +43,9 @@ public final class LockClient implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(LockClient.class);
 
+    /** Null for a client made on a runtime alone ({@link #LockClient(LockRuntime)}). */
     private final CuratorFramework curator;
+
     private final boolean ownsCurator;
     private final LockRuntime rt;
     private final SessionMonitor monitor;
@@ -69,6 +71,19 @@ public final class LockClient implements AutoCloseable {
         this.monitor = new SessionMonitor(rt);
         this.inspector = new QueueInspector(zk);
         curator.getConnectionStateListenable().addListener(monitor);
+    }
+
+    /**
+     * For tests in this package: a client on {@code rt} alone, with no Curator client. It hears no
+     * connection events (a test hands them to a {@link SessionMonitor} itself) and has no
+     * {@link #admin()}; everything else runs as in a client made on a Curator client.
+     */
+    LockClient(LockRuntime rt) {
+        this.curator = null;
+        this.ownsCurator = false;
+        this.rt = rt;
+        this.monitor = new SessionMonitor(rt);
+        this.inspector = new QueueInspector(rt.zk);
     }
 
     /** A client on a started {@code CuratorFramework} you own (you close it after this client). Default settings. */
@@ -195,6 +210,9 @@ public final class LockClient implements AutoCloseable {
         if (retention < 1) {
             throw new IllegalArgumentException("audit retention must be at least 1, was " + retention);
         }
+        if (curator == null) {
+            throw new IllegalStateException("this lock client was made without a Curator client: it has no admin");
+        }
         return new LockAdmin(this, curator, rt.config, inspector, rt.clock, auditPath, retention);
     }
 
@@ -256,7 +274,9 @@ public final class LockClient implements AutoCloseable {
                             ? " (now: the client closes it)"
                             : " (the CuratorFramework's session: close it, or they block these locks)");
         }
-        curator.getConnectionStateListenable().removeListener(monitor);
+        if (curator != null) {
+            curator.getConnectionStateListenable().removeListener(monitor);
+        }
         rt.shutdown();
         if (ownsCurator) {
             curator.close();
@@ -366,59 +386,44 @@ public final class LockClient implements AutoCloseable {
             rt.registry.remove(a);
             throw closedError(name);
         }
-        long began = System.nanoTime();
         a.start();
         try {
-            Grant g = timeoutNanos < 0 ? a.result().get() : awaitTimed(a, timeoutNanos);
-            if (g == null) {
-                // A try found the lock taken: answer once its queue node, if it made one, is gone.
-                long left = Math.max(0, timeoutNanos - (System.nanoTime() - began));
-                a.cleanedUp().get(left, TimeUnit.NANOSECONDS);
-            }
-            return g;
-        } catch (TimeoutException e) {
-            Grant won = a.abandon();
-            if (won != null) {
-                return won; // granted just as the wait ran out: the caller has it
-            }
-            if (!tryOnly) {
-                rt.observers.timedOut(name, System.nanoTime() - began);
-            }
-            throw onTimeout.get();
-        } catch (InterruptedException e) {
-            Grant won = a.abandon();
-            if (won != null) {
-                // Interrupted is the answer even if the grant raced in; do not keep a lock nobody holds.
-                won.releaseAll();
-            }
-            Thread.currentThread().interrupt();
-            throw new AcquireInterruptedException(name, e);
-        } catch (ExecutionException e) {
-            a.abandon();
-            throw failure(name, e);
-        } catch (RuntimeException | Error e) {
-            // Whatever went wrong on this thread, the caller gets no lease: leave no lock behind.
-            Grant won = a.abandon();
-            if (won != null) {
-                won.releaseAll();
-            }
-            throw e;
+            return GrantWait.await(rt, name, new AcquisitionRequest(a, tryOnly), timeoutNanos, onTimeout, !tryOnly);
         } finally {
             rt.registry.remove(a);
         }
     }
 
     /**
-     * Waits for a timed acquisition. The clock starts after the first attempt (create and queue
-     * read) is decided, so a free lock is granted at any timeout, even zero; that first attempt
-     * is itself bounded by the larger of the timeout and {@code operationTimeout}.
+     * What a plain acquire waits for: its acquisition's grant. A try that found the lock taken
+     * answers once its queue node, if it made one, is gone.
      */
-    private Grant awaitTimed(Acquisition a, long timeoutNanos)
-            throws InterruptedException, ExecutionException, TimeoutException {
-        long began = System.nanoTime();
-        a.firstAttempt().get(Math.max(timeoutNanos, rt.config.operationTimeout().toNanos()), TimeUnit.NANOSECONDS);
-        long left = Math.max(0, timeoutNanos - (System.nanoTime() - began));
-        return a.result().get(left, TimeUnit.NANOSECONDS);
+    private record AcquisitionRequest(Acquisition a, boolean tryOnly) implements GrantWait.Request<Grant> {
+
+        @Override
+        public CompletableFuture<Grant> granted() {
+            return tryOnly
+                    ? a.result()
+                            .thenCompose(g -> g != null
+                                    ? CompletableFuture.completedFuture(g)
+                                    : a.cleanedUp().thenApply(confirmed -> null))
+                    : a.result();
+        }
+
+        @Override
+        public CompletableFuture<Void> firstAttempt() {
+            return a.firstAttempt();
+        }
+
+        @Override
+        public Grant giveUp() {
+            return a.abandon();
+        }
+
+        @Override
+        public void release(Grant won) {
+            won.releaseAll();
+        }
     }
 
     private static long saturatedNanos(Duration d) {
@@ -456,24 +461,8 @@ public final class LockClient implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new CoordinationException(name, "interrupted " + what + " lock '" + name + "'", e);
         } catch (ExecutionException e) {
-            throw failure(name, e);
+            throw GrantWait.failure(name, e);
         }
-    }
-
-    private static LockException failure(String name, ExecutionException e) {
-        Throwable cause = Failures.unwrap(e);
-        if (cause instanceof LockClientClosedException gone) {
-            return new LockClientClosedException(name, gone.getMessage(), gone);
-        }
-        if (cause instanceof CuratorClosedException curatorClosed) {
-            return new LockClientClosedException(
-                    name, curatorClosed.getMessage() + " (lock '" + name + "')", curatorClosed);
-        }
-        if (cause instanceof LockException le) {
-            // Re-thrown on the caller's thread, with the original (from ZooKeeper's thread) as cause.
-            return new CoordinationException(name, le.getMessage(), le);
-        }
-        return new CoordinationException(name, "ZooKeeper operation on lock '" + name + "' failed: " + cause, cause);
     }
 
     private void ensureOpen(String name) {

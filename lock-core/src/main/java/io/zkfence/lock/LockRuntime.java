@@ -29,7 +29,7 @@ final class LockRuntime {
     final ExecutorService io;
 
     final NodeReaper reaper;
-    final GuidSource guids = new GuidSource();
+    final GuidSource guids;
     final RetryLog retries = new RetryLog();
     /** The cohorts of locks acquired in cohort mode, by lock path; an idle one removes itself. */
     final ConcurrentHashMap<String, Cohort> cohorts = new ConcurrentHashMap<>();
@@ -37,16 +37,48 @@ final class LockRuntime {
     private volatile boolean closing;
 
     LockRuntime(ZkGateway zk, LockClientConfig config, Clock clock) {
+        this(
+                zk,
+                config,
+                clock,
+                timer(),
+                Executors.newSingleThreadExecutor(daemon("zkfence-events")),
+                io(),
+                new GuidSource());
+    }
+
+    /**
+     * A runtime on the threads given: the timer, the event thread (one task at a time, in order) and
+     * the I/O pool, naming its queue nodes from {@code guids}. Tests that schedule every thread
+     * themselves hand in their own, and GUIDs that are the same in every run.
+     */
+    LockRuntime(
+            ZkGateway zk,
+            LockClientConfig config,
+            Clock clock,
+            ScheduledExecutorService scheduler,
+            ExecutorService events,
+            ExecutorService io,
+            GuidSource guids) {
         this.zk = zk;
         this.config = config;
         this.clock = clock;
-        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemon("zkfence-timer"));
-        timer.setRemoveOnCancelPolicy(true);
-        this.scheduler = timer;
-        this.events = Executors.newSingleThreadExecutor(daemon("zkfence-events"));
-        this.io = Executors.newCachedThreadPool(daemon("zkfence-io"));
+        this.scheduler = scheduler;
+        this.events = events;
+        this.io = io;
+        this.guids = guids;
         this.reaper = new NodeReaper(zk, scheduler);
         OwnNodeWatchSweeper.start(this);
+    }
+
+    private static ScheduledExecutorService timer() {
+        ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, daemon("zkfence-timer"));
+        timer.setRemoveOnCancelPolicy(true);
+        return timer;
+    }
+
+    private static ExecutorService io() {
+        return Executors.newCachedThreadPool(daemon("zkfence-io"));
     }
 
     void markClosing() {

@@ -8,6 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -19,18 +21,21 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class S3MockServer implements BeforeAllCallback {
 
-    private static volatile Running running;
+    /** Held so that the level set on it stays (java.util.logging keeps loggers weakly). */
+    private static final Logger TOMCAT_LOG = Logger.getLogger("org.apache");
+
+    private static volatile Started running;
 
     @Override
     public void beforeAll(ExtensionContext context) {
         context.getRoot()
                 .getStore(ExtensionContext.Namespace.GLOBAL)
-                .getOrComputeIfAbsent(S3MockServer.class, k -> start(), Running.class);
+                .getOrComputeIfAbsent(S3MockServer.class, k -> startShared(), Shared.class);
     }
 
     /** Where the server answers, {@code http://127.0.0.1:<port>}. */
     public static URI endpoint() {
-        Running r = running;
+        Started r = running;
         if (r == null) {
             throw new IllegalStateException(
                     "S3Mock is not running: annotate the test class with @ExtendWith(S3MockServer.class)");
@@ -38,36 +43,56 @@ public final class S3MockServer implements BeforeAllCallback {
         return r.endpoint;
     }
 
-    // S3Mock 5 marks its in-process API deprecated ("run the JAR in a separate JVM or the Docker
-    // image"). In-process is the one that works here without Docker and starts in ~5 s; if a later
-    // S3Mock drops it, start S3MockApplication's main in a child JVM on the test classpath instead.
-    @SuppressWarnings("deprecation")
-    private static Running start() {
+    private static Shared startShared() {
         try {
-            Path root = Files.createTempDirectory("zkfence-s3mock");
-            Map<String, Object> properties = new HashMap<>(); // S3Mock mutates the map it is given
-            properties.put(S3MockApplication.PROP_HTTP_PORT, S3MockApplication.RANDOM_PORT);
-            properties.put(S3MockApplication.PROP_HTTPS_PORT, S3MockApplication.RANDOM_PORT);
-            properties.put("com.adobe.testing.s3mock.store.root", root.toString());
-            properties.put("com.adobe.testing.s3mock.store.retain-files-on-exit", false);
-            properties.put(S3MockApplication.PROP_SILENT, true);
-            // S3Mock is a Spring Boot application: left alone, Spring Boot would re-initialise the
-            // test JVM's logging as it starts, replacing the module's logback-test.xml settings.
-            System.setProperty("org.springframework.boot.logging.LoggingSystem", "none");
-            S3MockApplication app = S3MockApplication.start(properties);
-            Running r = new Running(app, URI.create("http://127.0.0.1:" + app.getHttpPort()));
-            running = r;
-            return r;
+            Started s = start(Files.createTempDirectory("zkfence-s3mock"));
+            running = s;
+            return new Shared(s);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
     }
 
-    private record Running(S3MockApplication app, URI endpoint) implements AutoCloseable {
+    /**
+     * Starts an S3Mock on a free port with its objects in {@code root}, deleted when it stops: the one
+     * start-up of this extension and of {@link EmbeddedServers}.
+     */
+    // S3Mock 5 marks its in-process API deprecated ("run the JAR in a separate JVM or the Docker
+    // image"). In-process is the one that works here without Docker and starts in ~5 s; if a later
+    // S3Mock drops it, start S3MockApplication's main in a child JVM on the test classpath instead.
+    @SuppressWarnings("deprecation")
+    static Started start(Path root) {
+        Map<String, Object> properties = new HashMap<>(); // S3Mock mutates the map it is given
+        properties.put(S3MockApplication.PROP_HTTP_PORT, S3MockApplication.RANDOM_PORT);
+        properties.put(S3MockApplication.PROP_HTTPS_PORT, S3MockApplication.RANDOM_PORT);
+        properties.put("com.adobe.testing.s3mock.store.root", root.toString());
+        properties.put("com.adobe.testing.s3mock.store.retain-files-on-exit", false);
+        properties.put(S3MockApplication.PROP_SILENT, true);
+        properties.put("spring.main.banner-mode", "off");
+        // S3Mock is a Spring Boot application: left alone, Spring Boot would re-initialise the JVM's
+        // logging as it starts (replacing a test's logback-test.xml or a command's configuration) and
+        // reset it when S3Mock stops. Its Tomcat logs through java.util.logging: warnings and worse.
+        System.setProperty("org.springframework.boot.logging.LoggingSystem", "none");
+        TOMCAT_LOG.setLevel(Level.WARNING);
+        S3MockApplication app = S3MockApplication.start(properties);
+        return new Started(app, URI.create("http://127.0.0.1:" + app.getHttpPort()));
+    }
+
+    /** A running S3Mock and where it answers; {@link #close()} stops it. */
+    record Started(S3MockApplication app, URI endpoint) implements AutoCloseable {
+        @Override
+        @SuppressWarnings("deprecation")
+        public void close() {
+            app.stop();
+        }
+    }
+
+    /** The test JVM's one server, stopped when the test plan ends. */
+    private record Shared(Started server) implements AutoCloseable {
         @Override
         public void close() {
             running = null;
-            app.stop();
+            server.close();
         }
     }
 }

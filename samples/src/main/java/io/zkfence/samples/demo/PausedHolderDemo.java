@@ -8,6 +8,7 @@ import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
 import io.zkfence.s3.FencedBucket;
 import io.zkfence.s3.S3FenceConfig;
+import io.zkfence.testing.EmbeddedServers;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;

@@ -1,9 +1,11 @@
 package io.zkfence.samples.demo;
 
+import io.zkfence.testing.Signals;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
+import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -161,12 +163,26 @@ final class PodProcess implements AutoCloseable {
         }
     }
 
+    /** SIGSTOP: the pod runs no thread at all until {@link #thaw}, not even its ZooKeeper heartbeat. */
     void freeze() {
-        Signals.stop(pid());
+        signal(Signals::stop, "frozen (kill -STOP)");
     }
 
+    /** SIGCONT: the pod runs again from where it stopped. */
     void thaw() {
-        Signals.resume(pid());
+        signal(Signals::resume, "resumed (kill -CONT)");
+    }
+
+    private void signal(Predicate<Process> signal, String what) {
+        boolean sent;
+        try {
+            sent = signal.test(process);
+        } catch (IllegalStateException | UncheckedIOException e) {
+            throw new StoryFailedException(name + " could not be " + what + ": " + e.getMessage(), e);
+        }
+        if (!sent) {
+            throw new StoryFailedException(name + " had exited before it could be " + what, logTail(), null);
+        }
     }
 
     /** Waits for the pod to exit after {@code exit}; false if it did not within the patience. */
@@ -186,11 +202,7 @@ final class PodProcess implements AutoCloseable {
     @Override
     public void close() {
         if (process.isAlive()) {
-            try {
-                Signals.resume(pid());
-            } catch (StoryFailedException e) {
-                // Already gone between the check and the signal: nothing to continue.
-            }
+            Signals.resume(process); // false if already gone since the check: nothing to continue
             process.destroy();
             if (!awaitExit(Duration.ofSeconds(5))) {
                 process.destroyForcibly();

@@ -2,6 +2,7 @@ package io.zkfence.samples.demo;
 
 import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockInfo;
+import io.zkfence.testing.Signals;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -131,7 +132,7 @@ final class Story {
         }
         record.grantedToBAt = grantB.at();
         record.tokenB = grantB.getLong("token");
-        record.procStateAtGrant = Signals.procState(a.pid());
+        record.procStateAtGrant = Signals.state(a.pid());
         record.queueAtGrant = observer.inspect(Inventory.LOCK);
         timeline.add(
                 Instant.now(),
@@ -210,7 +211,7 @@ final class Story {
     }
 
     private static String proc(PodProcess pod) {
-        String state = Signals.procState(pod.pid());
+        String state = Signals.state(pod.pid());
         return state.isEmpty() ? "" : " [/proc: pod-A " + state + "]";
     }
 

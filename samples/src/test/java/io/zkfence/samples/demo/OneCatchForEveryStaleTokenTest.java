@@ -9,6 +9,7 @@ import io.zkfence.s3.FencedBucket;
 import io.zkfence.s3.S3FenceConfig;
 import io.zkfence.s3.S3StaleTokenException;
 import io.zkfence.samples.testing.SampleDatabase;
+import io.zkfence.testing.EmbeddedServers;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,6 +3,7 @@ package io.zkfence.samples.demo;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zkfence.testing.CommandRun;
+import io.zkfence.testing.EmbeddedServers;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

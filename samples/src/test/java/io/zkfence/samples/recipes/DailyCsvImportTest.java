@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zkfence.recipes.files.FilePass;
 import io.zkfence.recipes.files.FileProcessor;
-import io.zkfence.samples.demo.EmbeddedServers;
+import io.zkfence.testing.EmbeddedServers;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
