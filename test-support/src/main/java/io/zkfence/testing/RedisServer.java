@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -234,7 +235,12 @@ public final class RedisServer implements AutoCloseable {
     }
 
     private static Path binary() {
-        String configured = System.getenv("REDIS_SERVER");
+        return binary(System.getenv(), Path.of("/usr/bin/redis-server"));
+    }
+
+    /** The binary {@code env} points at, else {@code debian}; fails naming the package when there is none. */
+    static Path binary(Map<String, String> env, Path debian) {
+        String configured = env.get("REDIS_SERVER");
         if (configured != null && !configured.isBlank()) {
             Path p = Path.of(configured);
             if (Files.isExecutable(p)) {
@@ -242,7 +248,7 @@ public final class RedisServer implements AutoCloseable {
             }
             throw new IllegalStateException("REDIS_SERVER=" + configured + " is not an executable file");
         }
-        String path = System.getenv().getOrDefault("PATH", "");
+        String path = env.getOrDefault("PATH", "");
         for (String entry : path.split(java.io.File.pathSeparator)) {
             if (!entry.isEmpty()) {
                 Path p = Path.of(entry, "redis-server");
@@ -251,7 +257,6 @@ public final class RedisServer implements AutoCloseable {
                 }
             }
         }
-        Path debian = Path.of("/usr/bin/redis-server");
         if (Files.isExecutable(debian)) {
             return debian;
         }
