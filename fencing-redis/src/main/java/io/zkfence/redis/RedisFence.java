@@ -129,7 +129,7 @@ public final class RedisFence {
         }
         List<String> args = new ArrayList<>(call.args);
         args.add(Integer.toString(writes.size()));
-        for (RedisWrite w : Objects.requireNonNull(writes, "writes")) {
+        for (RedisWrite w : writes) {
             Objects.requireNonNull(w, "a write must not be null");
             for (String key : w.keys()) {
                 call.addKey(key);

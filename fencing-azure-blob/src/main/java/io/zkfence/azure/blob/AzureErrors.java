@@ -12,7 +12,12 @@ final class AzureErrors {
 
     private AzureErrors() {}
 
-    /** Whether {@code e} came from a request to the service (not from the fence's own code). */
+    /**
+     * Whether {@code e} came from a request to the service (not from the fence's own code). The
+     * SDK's failures have no common type (a {@code BlobStorageException}, an
+     * {@code UncheckedIOException}, a reactor wrapper around a connection error), so this names
+     * what is not one: the fence's own exceptions and programming errors.
+     */
     static boolean isStoreFailure(RuntimeException e) {
         return !(e instanceof FencingException
                 || e instanceof IllegalArgumentException
