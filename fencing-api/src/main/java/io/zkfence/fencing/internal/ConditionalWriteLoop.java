@@ -17,7 +17,11 @@ public final class ConditionalWriteLoop {
 
     private static final System.Logger log = System.getLogger(ConditionalWriteLoop.class.getName());
 
-    /** One conditional request against the state it was decided on. */
+    /**
+     * One conditional request against the state it was decided on.
+     *
+     * @param <R> what the request answers
+     */
     @FunctionalInterface
     public interface Attempt<R> {
 
