@@ -109,8 +109,7 @@ final class FinishedRequests {
             } catch (KeeperException.NoNodeException notThere) {
                 continue;
             } catch (KeeperException e) {
-                throw new LockServiceException(
-                        ErrorCode.UNAVAILABLE, "reading a finished request failed: " + e.code(), e);
+                throw Unavailable.zooKeeperAnswered("reading a finished request", e);
             }
             try {
                 JsonNode o = json.readTree(node.data());
@@ -217,7 +216,7 @@ final class FinishedRequests {
         } catch (KeeperException.NodeExistsException exists) {
             // made before
         } catch (KeeperException e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating " + done + " failed: " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("creating " + done, e);
         }
     }
 
@@ -239,10 +238,10 @@ final class FinishedRequests {
             } catch (KeeperException.NodeExistsException madeByAnother) {
                 // as above
             } catch (KeeperException e) {
-                throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating " + bucket + " failed: " + e.code(), e);
+                throw Unavailable.zooKeeperAnswered("creating " + bucket, e);
             }
         } catch (KeeperException e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating " + bucket + " failed: " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("creating " + bucket, e);
         }
     }
 

@@ -258,13 +258,12 @@ final class LeaseService implements AutoCloseable {
                 } catch (KeeperException.NodeExistsException another) {
                     // another replica made it first: read theirs
                 } catch (KeeperException e) {
-                    throw new LockServiceException(
-                            ErrorCode.UNAVAILABLE, "creating the service key failed: " + e.code(), e);
+                    throw Unavailable.zooKeeperAnswered("creating the service key", e);
                 }
             } catch (KeeperException e) {
-                throw new LockServiceException(ErrorCode.UNAVAILABLE, "reading the service key failed: " + e.code(), e);
+                throw Unavailable.zooKeeperAnswered("reading the service key", e);
             }
         }
-        throw new LockServiceException(ErrorCode.UNAVAILABLE, "the service key could not be read");
+        throw Unavailable.because("the service key could not be read", null);
     }
 }

@@ -135,7 +135,7 @@ final class LockQueue {
         } catch (KeeperException.NoNodeException none) {
             return List.of();
         } catch (KeeperException e) {
-            throw unavailable("reading a lock's queue", e);
+            throw Unavailable.zooKeeperAnswered("reading a lock's queue", e);
         }
     }
 
@@ -169,7 +169,7 @@ final class LockQueue {
                                 (k, d) -> new Answer(k == null ? null : k.names(), null, d, d == null));
             });
         } catch (KeeperException e) {
-            throw unavailable("reading a lock's queue", e);
+            throw Unavailable.zooKeeperAnswered("reading a lock's queue", e);
         }
         List<EntryName> line = a.children() == null ? queue(lockPath) : EntryName.inQueueOrder(a.children());
         return new Listing(line, a.gone() ? null : entry(name, a.node()));
@@ -190,7 +190,7 @@ final class LockQueue {
         try {
             wire.call("syncing", () -> wire.sync(path));
         } catch (KeeperException e) {
-            throw unavailable("syncing", e);
+            throw Unavailable.zooKeeperAnswered("syncing", e);
         }
     }
 
@@ -206,7 +206,7 @@ final class LockQueue {
         } catch (KeeperException.NoNodeException gone) {
             return Optional.empty();
         } catch (KeeperException e) {
-            throw unavailable("reading an entry", e);
+            throw Unavailable.zooKeeperAnswered("reading an entry", e);
         }
         return Optional.of(entry(name, node));
     }
@@ -239,7 +239,7 @@ final class LockQueue {
             } catch (KeeperException.NoNodeException gone) {
                 continue;
             } catch (KeeperException e) {
-                throw unavailable("reading an entry", e);
+                throw Unavailable.zooKeeperAnswered("reading an entry", e);
             }
             out.add(entry(n, node));
         }
@@ -258,7 +258,7 @@ final class LockQueue {
                     () -> wire.exists(lockPath + "/" + e.name().node(), null));
             return stat != null && stat.getVersion() == e.version();
         } catch (KeeperException ex) {
-            throw unavailable("reading an entry", ex);
+            throw Unavailable.zooKeeperAnswered("reading an entry", ex);
         }
     }
 
@@ -276,7 +276,7 @@ final class LockQueue {
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
             return Optional.empty();
         } catch (KeeperException ex) {
-            throw unavailable("writing an entry", ex);
+            throw Unavailable.zooKeeperAnswered("writing an entry", ex);
         }
     }
 
@@ -302,7 +302,7 @@ final class LockQueue {
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
             return Optional.empty();
         } catch (KeeperException ex) {
-            throw unavailable("writing an entry", ex);
+            throw Unavailable.zooKeeperAnswered("writing an entry", ex);
         }
     }
 
@@ -413,9 +413,5 @@ final class LockQueue {
             return ke;
         }
         throw new CompletionException(cause);
-    }
-
-    private static LockServiceException unavailable(String what, KeeperException e) {
-        return new LockServiceException(ErrorCode.UNAVAILABLE, what + " failed: ZooKeeper answered " + e.code(), e);
     }
 }

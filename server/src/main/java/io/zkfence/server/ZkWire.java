@@ -189,8 +189,7 @@ final class ZkWire {
             createPath(path.substring(0, path.lastIndexOf('/')), mode);
             createPath(path, mode);
         } catch (KeeperException e) {
-            throw new LockServiceException(
-                    ErrorCode.UNAVAILABLE, "creating " + path + " failed: ZooKeeper answered " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("creating " + path, e);
         }
     }
 
@@ -223,33 +222,25 @@ final class ZkWire {
                     throw answered;
                 }
                 if (!(e.getCause() instanceof KeeperException ke)) {
-                    throw new LockServiceException(ErrorCode.UNAVAILABLE, what + " failed: " + e.getCause(), e);
+                    throw Unavailable.failed(what, e.getCause());
                 }
                 if (!retryable(ke.code())) {
                     if (connectionTrouble(ke.code())) {
-                        throw new LockServiceException(
-                                ErrorCode.UNAVAILABLE, what + " failed: ZooKeeper answered " + ke.code(), ke);
+                        throw Unavailable.zooKeeperAnswered(what, ke);
                     }
                     throw ke;
                 }
                 if (scheduler.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) >= deadline) {
-                    throw new LockServiceException(
-                            ErrorCode.UNAVAILABLE,
-                            what + " failed: no answer from ZooKeeper within " + OPERATION_TIMEOUT.toSeconds() + " s ("
-                                    + ke.code() + ")",
-                            ke);
+                    throw Unavailable.noAnswer(what, OPERATION_TIMEOUT, ke.code(), ke);
                 }
                 // The connection is being re-established: Curator reconnects on its own.
                 scheduler.sleep(TimeUnit.MILLISECONDS.toNanos(pause));
                 pause = Math.min(500, pause * 2);
             } catch (TimeoutException e) {
-                throw new LockServiceException(
-                        ErrorCode.UNAVAILABLE,
-                        what + " failed: no answer from ZooKeeper within " + OPERATION_TIMEOUT.toSeconds() + " s",
-                        e);
+                throw Unavailable.noAnswer(what, OPERATION_TIMEOUT, null, e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new LockServiceException(ErrorCode.UNAVAILABLE, what + " was interrupted", e);
+                throw Unavailable.interrupted(what, e);
             }
         }
     }
@@ -281,24 +272,20 @@ final class ZkWire {
                 throw answered;
             }
             if (!(e.getCause() instanceof KeeperException ke)) {
-                throw new LockServiceException(ErrorCode.UNAVAILABLE, what + " failed: " + e.getCause(), e);
+                throw Unavailable.failed(what, e.getCause());
             }
             if (retryable(ke.code())) {
                 throw new AnswerLost(what, ke);
             }
             if (connectionTrouble(ke.code())) {
-                throw new LockServiceException(
-                        ErrorCode.UNAVAILABLE, what + " failed: ZooKeeper answered " + ke.code(), ke);
+                throw Unavailable.zooKeeperAnswered(what, ke);
             }
             throw ke;
         } catch (TimeoutException e) {
-            throw new LockServiceException(
-                    ErrorCode.UNAVAILABLE,
-                    what + " failed: no answer from ZooKeeper within " + OPERATION_TIMEOUT.toSeconds() + " s",
-                    e);
+            throw Unavailable.noAnswer(what, OPERATION_TIMEOUT, null, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, what + " was interrupted", e);
+            throw Unavailable.interrupted(what, e);
         }
     }
 
