@@ -8,8 +8,8 @@ import org.apache.zookeeper.ZooDefs;
 /**
  * One replica of the lock service in the simulation: a process running the service's real code
  * ({@link LeaseService} with its {@link Acquirer}, {@link LeaseOps} and {@link LockReads}) on a
- * simulated ZooKeeper client, clock and scheduler, answering calls as {@link LockHttpServer}
- * does (an acquire goes on where it must wait; {@code validForMillis} from the request's
+ * simulated ZooKeeper client, clock and scheduler, answering calls as the HTTP routes do
+ * ({@link AcquireRoute}: an acquire goes on where it must wait; {@code validForMillis} from the request's
  * arrival). It can be killed, paused, stopped gracefully and started again (a new process and a
  * new session), and its clock skewed.
  */
@@ -239,7 +239,7 @@ final class SimReplica {
         }
     }
 
-    /** As {@code LockHttpServer.acquireCall}: it runs until it must wait, then goes on waiting. */
+    /** As {@code AcquireRoute.acquire}: it runs until it must wait, then goes on waiting. */
     private SimCall.Answer acquire(LeaseService s, SimCall call, long arrived) {
         acquiresInFlight++;
         try {
