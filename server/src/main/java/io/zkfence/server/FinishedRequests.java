@@ -2,6 +2,7 @@ package io.zkfence.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.zkfence.lock.internal.ZkGateway;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -103,7 +104,7 @@ final class FinishedRequests {
         long current = bucket(clock.millis());
         for (long b = current - 1; b <= current + 1; b++) {
             String path = path(b, request, name);
-            ZkWire.Node node;
+            ZkGateway.NodeContent node;
             try {
                 node = wire.call("reading a finished request", () -> wire.data(path, null));
             } catch (KeeperException.NoNodeException notThere) {

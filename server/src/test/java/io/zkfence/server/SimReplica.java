@@ -3,7 +3,6 @@ package io.zkfence.server;
 import io.zkfence.lock.ForcedRelease;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
-import org.apache.zookeeper.ZooDefs;
 
 /**
  * One replica of the lock service in the simulation: a process running the service's real code
@@ -56,7 +55,7 @@ final class SimReplica {
 
     /** Healthy: running, connected, and holding session {@code session}. */
     boolean holds(long session) {
-        return process != null && process.running() && ready && zk.connected() && zk.sessionId() == session;
+        return process != null && process.running() && ready && zk.isConnected() && zk.sessionId() == session;
     }
 
     /** Starts a new process: a new ZooKeeper session, the service started on it. */
@@ -77,7 +76,6 @@ final class SimReplica {
                 try {
                     LeaseService s = new LeaseService(
                                     link,
-                                    ZooDefs.Ids.OPEN_ACL_UNSAFE,
                                     clock,
                                     new LeaseService.Settings(
                                             ServiceSimulation.ROOT,
