@@ -1,14 +1,15 @@
 package io.zkfence.server;
 
+import io.zkfence.fencing.internal.Backoff;
 import io.zkfence.lock.internal.CuratorClosedException;
 import io.zkfence.lock.internal.Failures;
 import io.zkfence.lock.internal.ZkGateway;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -55,14 +56,24 @@ import org.apache.zookeeper.data.Stat;
  *   <li>trouble of the server (a system error, failed authentication, a throttled operation...):
  *       503 at once; waiting would not help within a call.
  * </ul>
+ *
+ * <p>Between two sends it waits as the one {@link Backoff} says, through the {@link Scheduler}
+ * (whose random gives the jitter, so that the simulation's seed decides it too).
  */
 final class ZkWire {
 
     /** How long one request may take, connection losses and retries included, before a 503. */
     static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(10);
 
+    /** The first pause before a request is sent again, while Curator reconnects; the pauses double from it. */
+    static final Duration FIRST_RETRY = Duration.ofMillis(20);
+
+    /** The longest pause before a request is sent again. */
+    static final Duration MAX_RETRY = Duration.ofMillis(500);
+
     private final ZkGateway link;
     private final Scheduler scheduler;
+    private final Backoff backoff;
     /** Test hook: answers a request with an error code instead of sending it (null: send everything). */
     private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
 
@@ -75,6 +86,7 @@ final class ZkWire {
     ZkWire(ZkGateway link, Scheduler scheduler) {
         this.link = link;
         this.scheduler = scheduler;
+        this.backoff = Backoff.exponential(FIRST_RETRY, MAX_RETRY, scheduler::random);
     }
 
     /** Where this wire's calls wait (and the replica's background work runs). */
@@ -222,8 +234,7 @@ final class ZkWire {
      */
     <T> T call(String what, Supplier<CompletableFuture<T>> send) throws KeeperException {
         long deadline = scheduler.nanoTime() + OPERATION_TIMEOUT.toNanos();
-        long pause = 20;
-        while (true) {
+        for (int retry = 1; ; retry++) {
             KeeperException lost;
             try {
                 return scheduler.await(send.get(), Math.max(1, deadline - scheduler.nanoTime()));
@@ -235,12 +246,12 @@ final class ZkWire {
                 Thread.currentThread().interrupt();
                 throw Unavailable.interrupted(what, e);
             }
-            if (scheduler.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) >= deadline) {
+            OptionalLong pause = backoff.delayNanosWithin(retry, deadline - scheduler.nanoTime());
+            if (pause.isEmpty()) {
                 throw Unavailable.noAnswer(what, OPERATION_TIMEOUT, lost.code(), lost);
             }
             // The connection (or the session) is being re-established: Curator does it on its own.
-            scheduler.sleep(TimeUnit.MILLISECONDS.toNanos(pause));
-            pause = Math.min(500, pause * 2);
+            scheduler.sleep(pause.getAsLong());
         }
     }
 
