@@ -83,7 +83,8 @@ class ServiceCheckerTest {
                 currentOwner,
                 null,
                 null,
-                null));
+                null,
+                0));
     }
 
     private void granted(int n, long sent, long token, long ttl) {
