@@ -20,7 +20,7 @@ public final class ConditionalWriteLoop {
     /**
      * One conditional request against the state it was decided on.
      *
-     * @param <R> what the request returns
+     * @param <R> what the request answers
      */
     @FunctionalInterface
     public interface Attempt<R> {
