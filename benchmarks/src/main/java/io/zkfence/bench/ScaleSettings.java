@@ -44,13 +44,13 @@ record ScaleSettings(
                 Duration.ofSeconds(10),
                 Duration.ofSeconds(30),
                 Duration.ofSeconds(12),
-                List.of(Duration.ofSeconds(60), Duration.ofSeconds(60), Duration.ofSeconds(120)),
+                List.of(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(60)),
                 1_000,
                 10,
-                Duration.ofSeconds(60),
+                Duration.ofSeconds(30),
                 Duration.ofSeconds(280),
-                List.of(Duration.ofSeconds(30), Duration.ofSeconds(30), Duration.ofSeconds(60)),
-                Duration.ofSeconds(10),
+                List.of(Duration.ofSeconds(20), Duration.ofSeconds(20), Duration.ofSeconds(30)),
+                Duration.ofSeconds(5),
                 1_000);
     }
 
