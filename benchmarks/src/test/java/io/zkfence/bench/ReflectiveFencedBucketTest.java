@@ -27,9 +27,9 @@ class ReflectiveFencedBucketTest {
         try (S3MockServer s3mock = S3MockServer.start();
                 S3Client a = s3mock.client();
                 S3Client b = s3mock.client()) {
-            a.createBucket(r -> r.bucket("ab"));
-            ReflectiveFencedBucket.Put isolatedPut = isolated.open(a, "ab");
-            ReflectiveFencedBucket.Put currentPut = current.open(b, "ab");
+            a.createBucket(r -> r.bucket("bench-ab"));
+            ReflectiveFencedBucket.Put isolatedPut = isolated.open(a, "bench-ab");
+            ReflectiveFencedBucket.Put currentPut = current.open(b, "bench-ab");
             currentPut.put("shared", 8, RequestBody.fromString("newer"));
             // The isolated build's own exception type: not this class path's, but a RuntimeException.
             RuntimeException stale = assertThrows(
@@ -37,7 +37,8 @@ class ReflectiveFencedBucketTest {
             assertThat(stale.getClass().getName()).isEqualTo("io.zkfence.s3.S3StaleTokenException");
             assertThat(stale).isNotInstanceOf(FencingException.class);
             isolatedPut.put("shared", 9, RequestBody.fromString("newest"));
-            assertThat(a.getObjectAsBytes(r -> r.bucket("ab").key("shared")).asUtf8String())
+            assertThat(a.getObjectAsBytes(r -> r.bucket("bench-ab").key("shared"))
+                            .asUtf8String())
                     .isEqualTo("newest");
         }
     }
