@@ -294,8 +294,9 @@ final class ServiceScaleBench implements Workload {
                         level,
                         row.held(),
                         row.renewalsPerSecond(),
-                        Fmt.us(row.renew().p50()),
-                        Fmt.us(row.renew().p99()),
+                        // None completed in the window: the ensemble is past its ceiling, a row to record.
+                        row.renew() == null ? "-" : Fmt.us(row.renew().p50()),
+                        row.renew() == null ? "-" : Fmt.us(row.renew().p99()),
                         row.zkWritesPerSecond(),
                         row.lost());
         return row;
