@@ -8,6 +8,7 @@ import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
@@ -120,6 +121,16 @@ final class CuratorZkGateway implements ZkGateway {
             throw new CuratorClosedException();
         }
         curator.getZookeeperClient().getZooKeeper().delete(abs(path), -1);
+    }
+
+    @Override
+    public void deleteSyncRecording(String nodePath, String lockPath, byte[] record) throws Exception {
+        if (curator.getState() == CuratorFrameworkState.STOPPED) {
+            throw new CuratorClosedException();
+        }
+        curator.getZookeeperClient()
+                .getZooKeeper()
+                .multi(List.of(Op.delete(abs(nodePath), -1), Op.setData(abs(lockPath), record, -1)));
     }
 
     @Override

@@ -39,6 +39,14 @@ interface ZkGateway {
     /** Deletes {@code path} synchronously, on the caller's thread. */
     void deleteSync(String path) throws Exception;
 
+    /**
+     * Deletes {@code nodePath} and sets the data of {@code lockPath} (its parent) to {@code record},
+     * in one transaction (a multi), synchronously on the caller's thread: a holder's release with its
+     * {@link ReleaseRecord}. Fails as a whole, with the code of the first operation that failed
+     * (NONODE if the node was gone).
+     */
+    void deleteSyncRecording(String nodePath, String lockPath, byte[] record) throws Exception;
+
     /** Drops {@code watcher} from {@code path}, locally at once and on the server when connected. Fire and forget. */
     void removeWatch(String path, Watcher watcher);
 

@@ -45,6 +45,11 @@ class ForwardingGateway implements ZkGateway {
     }
 
     @Override
+    public void deleteSyncRecording(String nodePath, String lockPath, byte[] record) throws Exception {
+        real.deleteSyncRecording(nodePath, lockPath, record);
+    }
+
+    @Override
     public void removeWatch(String path, Watcher watcher) {
         real.removeWatch(path, watcher);
     }
