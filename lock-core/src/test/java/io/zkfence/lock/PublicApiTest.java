@@ -64,6 +64,8 @@ class PublicApiTest {
                 "StatsRecorder",
                 "ZkGateway",
                 "QueuePosition",
+                "Ahead",
+                "ReleaseRecord",
                 "HoldCount",
                 "HoldLifecycle",
                 "RetryLog",
