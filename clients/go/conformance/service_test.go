@@ -469,13 +469,15 @@ var _ = scenario("queue-grant-renewed-within-shorter-validity", func(e *env) {
 	c1, c2 := e.client(zkfence.Options{}, e.cluster.a.url()), e.client(zkfence.Options{}, e.cluster.b.url())
 	first := e.acquire(c1, zkfence.AcquireOptions{TTL: 10 * time.Second, Wait: zkfence.NoWait})
 	waiting := async(func() (*zkfence.Lease, error) {
-		return c2.Acquire(background, e.key, zkfence.AcquireOptions{TTL: 60 * time.Second, Wait: 20 * time.Second})
+		// A TTL between what an unconfirmed grant may be answered valid for (2/3 of the 15 s session)
+		// and twice that: granted without a write and answered valid for less than its TTL.
+		return c2.Acquire(background, e.key, zkfence.AcquireOptions{TTL: 15 * time.Second, Wait: 20 * time.Second})
 	})
 	awaitTrue(e.t, "owner 2 waits", func() bool { return contains(e.cluster.waiters(e.key), c2.OwnerID()) })
 	_, _ = first.Release(background)
 	lease := e.wait(waiting, "the waiter", patience)
 	ends := time.Now().Add(lease.Remaining())
-	if lease.Remaining() >= 59*time.Second {
+	if lease.Remaining() >= 14*time.Second {
 		e.t.Fatalf("first validity %s", lease.Remaining())
 	}
 	awaitTrue(e.t, "past the first validity", func() bool { return time.Now().After(ends.Add(500 * time.Millisecond)) }, 90*time.Second)

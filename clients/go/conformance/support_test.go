@@ -100,7 +100,9 @@ func (r *replica) start() {
 	r.starts++
 	r.log = filepath.Join(r.c.dir, fmt.Sprintf("replica-%s-%d.log", r.name, r.starts))
 	argv := append(append([]string{r.c.java}, jvm...), "-cp", r.c.classpath, "io.zkfence.server.ServerCommand",
-		"--zookeeper", r.c.zookeeper, "--port", "0", "--api-keys", r.c.keys, "--warm-up-cycles", "0")
+		"--zookeeper", r.c.zookeeper, "--port", "0", "--api-keys", r.c.keys, "--warm-up-cycles", "0",
+		// The suites' ZooKeeper is one standalone server: no follower to fall behind a leader.
+		"--zookeeper-lag-bound-ms", "0")
 	r.cmd = start(argv, r.log)
 }
 

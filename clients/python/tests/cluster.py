@@ -67,12 +67,14 @@ class Replica:
         self.starts += 1
         self.log = os.path.join(self.cluster.dir, "replica-%s-%d.log" % (self.name, self.starts))
         # No warm-up: the scenarios restart replicas often, and a replica's first slow calls are no
-        # behaviour of the client's (the warm-up has its own test, WarmUpTest).
+        # behaviour of the client's (the warm-up has its own test, WarmUpTest). A lag bound of 0: the
+        # suites' ZooKeeper is one standalone server, with no follower to fall behind a leader.
         self.proc = spawn(
             _orphan_guard() + [self.cluster.java] + JVM + ["-cp", self.cluster.classpath,
                                                            "io.zkfence.server.ServerCommand", "--zookeeper",
                                                            self.cluster.zookeeper, "--port", "0", "--api-keys",
-                                                           self.cluster.keys, "--warm-up-cycles", "0"],
+                                                           self.cluster.keys, "--warm-up-cycles", "0",
+                                                           "--zookeeper-lag-bound-ms", "0"],
             self.log)
 
     def await_listening(self) -> None:

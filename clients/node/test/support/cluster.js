@@ -32,9 +32,11 @@ class Replica {
     this.log = join(this.cluster.dir, `replica-${this.name}-${this.starts}.log`);
     const c = this.cluster;
     // No warm-up: the scenarios restart replicas often, and a replica's first slow calls are no
-    // behaviour of the client's (the warm-up has its own test, WarmUpTest).
+    // behaviour of the client's (the warm-up has its own test, WarmUpTest). A lag bound of 0: the
+    // suites' ZooKeeper is one standalone server, with no follower to fall behind a leader.
     this.proc = spawn([c.java, ...JVM, '-cp', c.classpath, 'io.zkfence.server.ServerCommand', '--zookeeper',
-      c.zookeeper, '--port', '0', '--api-keys', c.keys, '--warm-up-cycles', '0'], this.log);
+      c.zookeeper, '--port', '0', '--api-keys', c.keys, '--warm-up-cycles', '0',
+      '--zookeeper-lag-bound-ms', '0'], this.log);
   }
 
   async awaitListening() {

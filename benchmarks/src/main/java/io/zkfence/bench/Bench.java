@@ -38,7 +38,7 @@ public final class Bench implements Callable<Integer> {
             split = ",",
             paramLabel = "WORKLOAD",
             description =
-                    "Run only these workloads: uncontended, contended, handoff, many-locks, cache-rebuild, hot-lock, hot-lock-processes, aggregate, file-processing, server, fencing-jdbc, fencing-s3.")
+                    "Run only these workloads: uncontended, contended, handoff, many-locks, cache-rebuild, hot-lock, hot-lock-processes, aggregate, file-processing, server, fencing-jdbc, fencing-s3, fencing-redis, fencing-azure-blob.")
     List<String> only = List.of();
 
     @Option(

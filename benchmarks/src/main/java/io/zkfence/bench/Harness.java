@@ -30,7 +30,9 @@ final class Harness {
                 new FileProcessingBench(),
                 new ServerBench(),
                 new JdbcFencingBench(),
-                new S3FencingBench());
+                new S3FencingBench(),
+                new RedisFencingBench(),
+                new AzureBlobFencingBench());
     }
 
     private final Settings settings;

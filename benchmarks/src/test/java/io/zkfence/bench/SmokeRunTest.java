@@ -131,6 +131,13 @@ class SmokeRunTest {
         expected.add("server.get_live.jdk.p50_us");
         expected.add("fencing_s3.plain_put.max_us");
         expected.add("fencing_s3.fenced_put.max_us");
+        expected.add("fencing_redis.plain_set.p50_us");
+        expected.add("fencing_redis.fenced_set.p50_us");
+        expected.add("fencing_redis.fenced_set_trust_persistence.p50_us");
+        expected.add("fencing_redis.ratio.fenced_vs_plain.p50");
+        expected.add("fencing_azure_blob.plain_put.p50_us");
+        expected.add("fencing_azure_blob.fenced_put.p50_us");
+        expected.add("fencing_azure_blob.ratio.fenced_vs_plain.p50");
         for (String name : expected) {
             assertThat(figures.has(name)).as("figure %s", name).isTrue();
             assertThat(figures.get(name).isNumber())

@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
@@ -59,7 +58,8 @@ final class Connection {
                 .connectString(zookeeper)
                 .sessionTimeoutMs(15_000)
                 .connectionTimeoutMs(connectSeconds * 1_000)
-                .retryPolicy(new ExponentialBackoffRetry(100, 3));
+                // The library's policy for Curator's own operations, as the service and the starter use.
+                .retryPolicy(LockClient.defaultRetryPolicy());
         if (digest != null) {
             b.authorization("digest", digest.getBytes(StandardCharsets.UTF_8));
         }

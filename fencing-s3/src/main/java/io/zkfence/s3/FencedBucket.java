@@ -2,6 +2,7 @@ package io.zkfence.s3;
 
 import io.zkfence.fencing.internal.Backoff;
 import io.zkfence.fencing.internal.FenceObserver;
+import io.zkfence.fencing.internal.ObjectState;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;

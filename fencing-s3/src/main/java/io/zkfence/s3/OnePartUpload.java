@@ -1,5 +1,6 @@
 package io.zkfence.s3;
 
+import io.zkfence.fencing.internal.ObjectState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.core.exception.SdkException;

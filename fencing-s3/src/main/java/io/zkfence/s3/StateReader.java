@@ -1,5 +1,6 @@
 package io.zkfence.s3;
 
+import io.zkfence.fencing.internal.ObjectState;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.HeadObjectResponse;

@@ -2,6 +2,7 @@ package io.zkfence.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zkfence.fencing.internal.ObjectState;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.Test;
 

@@ -6,8 +6,10 @@ import io.zkfence.fencing.contract.FencedResource;
 import io.zkfence.fencing.contract.FencingContract;
 import io.zkfence.testing.S3MockServer;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -59,14 +61,16 @@ abstract class S3FencingContract extends FencingContract {
     protected FencedResource newResource() {
         String bucketName = newBucket();
         S3Client plain = TestClients.s3(S3MockServer.endpoint());
-        ContractStore store = new ContractStore(TestClients.s3(S3MockServer.endpoint()), abortLeavesObjects());
+        RequestLog requests = new RequestLog();
+        ContractStore store =
+                new ContractStore(TestClients.s3(S3MockServer.endpoint(), requests), abortLeavesObjects());
         FencedBucket bucket = FencedBucket.create(
                 store,
                 configure(S3FenceConfig.builder(bucketName)
                                 .backoffBase(Duration.ofMillis(1))
                                 .backoffMax(Duration.ofMillis(20)))
                         .build());
-        return new ObjectResource(bucketName, plain, store, bucket);
+        return new ObjectResource(bucketName, plain, store, requests, bucket);
     }
 
     static final class ObjectResource implements FencedResource {
@@ -74,12 +78,15 @@ abstract class S3FencingContract extends FencingContract {
         private final String bucketName;
         private final S3Client plain;
         private final ContractStore store;
+        private final RequestLog requests;
         private final FencedBucket bucket;
 
-        ObjectResource(String bucketName, S3Client plain, ContractStore store, FencedBucket bucket) {
+        ObjectResource(
+                String bucketName, S3Client plain, ContractStore store, RequestLog requests, FencedBucket bucket) {
             this.bucketName = bucketName;
             this.plain = plain;
             this.store = store;
+            this.requests = requests;
             this.bucket = bucket;
         }
 
@@ -117,6 +124,29 @@ abstract class S3FencingContract extends FencingContract {
         @Override
         public String resourceName(String key) {
             return "s3://" + bucketName + "/" + key;
+        }
+
+        @Override
+        public long requestsSent() {
+            return requests.requests().size();
+        }
+
+        @Override
+        public Set<String> keysUnder(String prefix) {
+            Set<String> keys = new HashSet<>();
+            plain.listObjectsV2Paginator(r -> r.bucket(bucketName).prefix(prefix))
+                    .contents()
+                    .forEach(o -> keys.add(o.key()));
+            return keys;
+        }
+
+        /**
+         * S3Mock answers If-Match / If-None-Match one request at a time but is not an atomic
+         * compare-and-set under concurrent PUTs to one key (docs/fencing-s3.md); AWS S3 is.
+         */
+        @Override
+        public boolean atomicUnderConcurrentWrites() {
+            return false;
         }
 
         @Override

@@ -1,6 +1,9 @@
 package io.zkfence.lock;
 
 import io.zkfence.fencing.internal.Backoff;
+import io.zkfence.lock.internal.CuratorClosedException;
+import io.zkfence.lock.internal.Failures;
+import io.zkfence.lock.internal.ZkGateway;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -493,7 +496,7 @@ final class Acquisition {
         if (probe) {
             rt.stats.queueChecks.increment();
         }
-        rt.zk.watchData(path, w).whenComplete(on(step, (content, e) -> {
+        rt.zk.getData(path, w).whenComplete(on(step, (content, e) -> {
             if (e == null) {
                 retries = 0;
             } else if (Failures.is(e, KeeperException.Code.NONODE)) {

@@ -1,5 +1,6 @@
 package io.zkfence.lock;
 
+import io.zkfence.lock.internal.Failures;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;

@@ -5,6 +5,7 @@ import static io.zkfence.lock.LockObserver.LossCause.NODE_DELETED;
 import static io.zkfence.lock.LockObserver.LossCause.OTHER;
 import static io.zkfence.lock.LockObserver.LossCause.SESSION_EXPIRED;
 
+import io.zkfence.lock.internal.Failures;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -297,7 +298,7 @@ final class Grant extends Hold {
      */
     private void armOwnNodeWatch(boolean resume) {
         ownNodeWatched = true;
-        rt.zk.watchData(nodePath(), ownNodeWatcher).whenComplete((content, e) -> {
+        rt.zk.getData(nodePath(), ownNodeWatcher).whenComplete((content, e) -> {
             if (e == null) {
                 if (resume) {
                     transition(LeaseState.SUSPECT, LeaseState.HELD);

@@ -1,5 +1,7 @@
 package io.zkfence.lock;
 
+import io.zkfence.lock.internal.CuratorClosedException;
+import io.zkfence.lock.internal.Failures;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;

@@ -1,5 +1,7 @@
 package io.zkfence.lock;
 
+import io.zkfence.lock.internal.CuratorClosedException;
+import io.zkfence.lock.internal.Failures;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,5 +1,7 @@
 package io.zkfence.lock;
 
+import io.zkfence.lock.internal.CuratorZkGateway;
+import io.zkfence.lock.internal.ZkGateway;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;

@@ -1,5 +1,6 @@
 package io.zkfence.lock;
 
+import io.zkfence.lock.internal.ZkGateway;
 import java.time.Clock;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;

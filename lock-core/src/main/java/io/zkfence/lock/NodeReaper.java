@@ -1,6 +1,8 @@
 package io.zkfence.lock;
 
 import io.zkfence.fencing.internal.Backoff;
+import io.zkfence.lock.internal.Failures;
+import io.zkfence.lock.internal.ZkGateway;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -58,7 +60,7 @@ final class NodeReaper {
     }
 
     private void attemptDelete(String path, CompletableFuture<Boolean> done, int retry, long giveUpAt) {
-        zk.delete(path).whenComplete((v, e) -> {
+        zk.delete(path, -1).whenComplete((v, e) -> {
             OptionalLong delay = retryable(e) ? BACKOFF.delayNanosWithin(retry, giveUpAt - System.nanoTime()) : NEVER;
             if (e == null || Failures.is(e, KeeperException.Code.NONODE)) {
                 done.complete(true);

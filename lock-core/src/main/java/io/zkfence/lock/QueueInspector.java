@@ -1,5 +1,7 @@
 package io.zkfence.lock;
 
+import io.zkfence.lock.internal.Failures;
+import io.zkfence.lock.internal.ZkGateway;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

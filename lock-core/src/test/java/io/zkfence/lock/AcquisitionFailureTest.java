@@ -3,6 +3,8 @@ package io.zkfence.lock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.zkfence.lock.internal.CuratorZkGateway;
+import io.zkfence.lock.internal.ZkGateway;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -112,11 +114,11 @@ class AcquisitionFailureTest extends EnsembleTestBase {
         LockClient client = newClient(
                 closeLater(ensemble.curator(Duration.ofSeconds(10))), "flaky", real -> new ForwardingGateway(real) {
                     @Override
-                    public CompletableFuture<NodeContent> watchData(String path, Watcher w) {
-                        if (failuresLeft.getAndDecrement() > 0) {
+                    public CompletableFuture<NodeContent> getData(String path, Watcher w) {
+                        if (w != null && failuresLeft.getAndDecrement() > 0) {
                             return CompletableFuture.failedFuture(new KeeperException.ConnectionLossException());
                         }
-                        return super.watchData(path, w);
+                        return super.getData(path, w);
                     }
                 });
         LockClient holder = newClient("holder");
@@ -160,10 +162,10 @@ class AcquisitionFailureTest extends EnsembleTestBase {
             }
 
             @Override
-            public CompletableFuture<Void> delete(String path) {
+            public CompletableFuture<Void> delete(String path, int version) {
                 // The try's clean-up: held until the test lets it through.
                 deleteAsked.complete(path);
-                return deleteLetThrough.thenCompose(go -> real.delete(path));
+                return deleteLetThrough.thenCompose(go -> real.delete(path, version));
             }
         });
         Acquisition attempt =

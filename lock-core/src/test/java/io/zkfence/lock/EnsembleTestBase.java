@@ -1,5 +1,6 @@
 package io.zkfence.lock;
 
+import io.zkfence.lock.internal.ZkGateway;
 import io.zkfence.testing.Ensemble;
 import io.zkfence.testing.Teardown;
 import java.time.Clock;

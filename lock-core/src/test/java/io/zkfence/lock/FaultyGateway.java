@@ -1,5 +1,6 @@
 package io.zkfence.lock;
 
+import io.zkfence.lock.internal.ZkGateway;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -40,18 +41,31 @@ final class FaultyGateway extends ForwardingGateway {
             CompletableFuture<Created> lost = new CompletableFuture<>();
             if (mode == Mode.APPLIED_ANSWER_LOST) {
                 createsSent.incrementAndGet();
-                real.create(path, data, createMode)
-                        .whenComplete((c, e) -> lost.completeExceptionally(
-                                KeeperException.create(KeeperException.Code.CONNECTIONLOSS, path)));
+                real.create(path, data, createMode).whenComplete((c, e) -> {
+                    if (e != null) {
+                        // Not applied (the lock's container was reaped meanwhile, say): ZooKeeper's
+                        // own answer goes through, and the lost answer waits for the next create.
+                        createsSent.decrementAndGet();
+                        failuresLeft.incrementAndGet();
+                        lost.completeExceptionally(e);
+                    } else {
+                        lost.completeExceptionally(KeeperException.create(KeeperException.Code.CONNECTIONLOSS, path));
+                    }
+                });
             } else {
                 lost.completeExceptionally(KeeperException.create(KeeperException.Code.CONNECTIONLOSS, path));
             }
             return lost;
         }
-        if (createMode == CreateMode.EPHEMERAL_SEQUENTIAL) {
-            createsSent.incrementAndGet();
+        if (createMode != CreateMode.EPHEMERAL_SEQUENTIAL) {
+            return real.create(path, data, createMode);
         }
-        return real.create(path, data, createMode);
+        // Counted once applied: a create refused (its container reaped meanwhile) is not a second node.
+        return real.create(path, data, createMode).whenComplete((c, e) -> {
+            if (e == null) {
+                createsSent.incrementAndGet();
+            }
+        });
     }
 
     /** The next children read answers "empty", as a read from a server that is behind would. */

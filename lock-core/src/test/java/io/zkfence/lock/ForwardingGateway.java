@@ -1,9 +1,14 @@
 package io.zkfence.lock;
 
+import io.zkfence.lock.internal.ZkGateway;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
 
 /** A gateway that forwards every call to the real one; tests override the calls they break. */
 class ForwardingGateway implements ZkGateway {
@@ -15,37 +20,58 @@ class ForwardingGateway implements ZkGateway {
     }
 
     @Override
+    public List<ACL> acl() {
+        return real.acl();
+    }
+
+    @Override
+    public String fullPath(String path) {
+        return real.fullPath(path);
+    }
+
+    @Override
     public CompletableFuture<Created> create(String path, byte[] data, CreateMode mode) {
         return real.create(path, data, mode);
     }
 
     @Override
-    public CompletableFuture<List<String>> children(String path) {
-        return real.children(path);
+    public CompletableFuture<Children> children(String path, Watcher watcher) {
+        return real.children(path, watcher);
     }
 
     @Override
-    public CompletableFuture<NodeContent> watchData(String path, Watcher watcher) {
-        return real.watchData(path, watcher);
+    public CompletableFuture<NodeContent> getData(String path, Watcher watcher) {
+        return real.getData(path, watcher);
     }
 
     @Override
-    public CompletableFuture<NodeContent> getData(String path) {
-        return real.getData(path);
+    public CompletableFuture<Stat> exists(String path, Watcher watcher) {
+        return real.exists(path, watcher);
     }
 
     @Override
-    public CompletableFuture<Void> delete(String path) {
-        return real.delete(path);
+    public CompletableFuture<Stat> setData(String path, byte[] data, int version) {
+        return real.setData(path, data, version);
     }
 
     @Override
-    public void deleteSync(String path) throws Exception {
-        real.deleteSync(path);
+    public CompletableFuture<Void> delete(String path, int version) {
+        return real.delete(path, version);
     }
 
     @Override
-    public void deleteSyncRecording(String nodePath, String lockPath, byte[] record) throws Exception {
+    public CompletableFuture<MultiAnswer> multi(List<Op> ops) {
+        return real.multi(ops);
+    }
+
+    @Override
+    public CompletableFuture<Void> sync(String path) {
+        return real.sync(path);
+    }
+
+    @Override
+    public void deleteSyncRecording(String nodePath, String lockPath, byte[] record)
+            throws KeeperException, InterruptedException {
         real.deleteSyncRecording(nodePath, lockPath, record);
     }
 
@@ -55,7 +81,12 @@ class ForwardingGateway implements ZkGateway {
     }
 
     @Override
-    public void createContainers(String path) throws Exception {
+    public void deleteSync(String path) throws KeeperException, InterruptedException {
+        real.deleteSync(path);
+    }
+
+    @Override
+    public void createContainers(String path) throws KeeperException, InterruptedException {
         real.createContainers(path);
     }
 
@@ -72,5 +103,10 @@ class ForwardingGateway implements ZkGateway {
     @Override
     public int sessionTimeoutMs() {
         return real.sessionTimeoutMs();
+    }
+
+    @Override
+    public Runnable onConnected(Runnable listener) {
+        return real.onConnected(listener);
     }
 }

@@ -1,5 +1,6 @@
 package io.zkfence.lock;
 
+import io.zkfence.lock.internal.ZkGateway;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -11,8 +12,10 @@ import java.util.concurrent.ExecutionException;
 import java.util.function.Supplier;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
 /**
@@ -96,7 +99,7 @@ final class InProcessZooKeeper implements ZkGateway {
 
     /** Another session's delete of {@code path}, sent now: a waiter giving up, a session expiring. */
     CompletableFuture<Void> deleteAs(String path) {
-        return delete(path);
+        return delete(path, -1);
     }
 
     /**
@@ -173,7 +176,7 @@ final class InProcessZooKeeper implements ZkGateway {
         return creates;
     }
 
-    // ---- ZkGateway ----
+    // ---- ZkGateway: the requests lock-core sends ----
 
     @Override
     public CompletableFuture<Created> create(String path, byte[] data, CreateMode mode) {
@@ -191,48 +194,46 @@ final class InProcessZooKeeper implements ZkGateway {
     }
 
     @Override
-    public CompletableFuture<List<String>> children(String path) {
+    public CompletableFuture<Children> children(String path, Watcher watcher) {
+        if (watcher != null) {
+            throw notModelled("a watch on children");
+        }
         sent("children", path);
         return request(() -> {
             synchronized (this) {
-                List<String> children = List.copyOf(existing(path).children);
-                if (!path.equals(lagging)) {
-                    return children;
+                Znode n = existing(path);
+                List<String> children = List.copyOf(n.children);
+                if (path.equals(lagging)) {
+                    lagging = null;
+                    children = children.stream()
+                            .filter(c -> nodes.get(path + "/" + c).owner == SESSION)
+                            .toList();
                 }
-                lagging = null;
-                return children.stream()
-                        .filter(c -> nodes.get(path + "/" + c).owner == SESSION)
-                        .toList();
+                return new Children(children, n.stat());
             }
         });
     }
 
     @Override
-    public CompletableFuture<NodeContent> watchData(String path, Watcher watcher) {
-        sent("watch", path);
+    public CompletableFuture<NodeContent> getData(String path, Watcher watcher) {
+        sent(watcher == null ? "read" : "watch", path);
         return request(() -> {
             synchronized (this) {
                 Znode n = existing(path);
-                dataWatches.computeIfAbsent(path, p -> new ArrayList<>()).add(watcher);
-                notifyAll();
+                if (watcher != null) {
+                    dataWatches.computeIfAbsent(path, p -> new ArrayList<>()).add(watcher);
+                    notifyAll();
+                }
                 return new NodeContent(n.data, n.stat());
             }
         });
     }
 
     @Override
-    public CompletableFuture<NodeContent> getData(String path) {
-        sent("read", path);
-        return request(() -> {
-            synchronized (this) {
-                Znode n = existing(path);
-                return new NodeContent(n.data, n.stat());
-            }
-        });
-    }
-
-    @Override
-    public CompletableFuture<Void> delete(String path) {
+    public CompletableFuture<Void> delete(String path, int version) {
+        if (version != -1) {
+            throw notModelled("a versioned delete");
+        }
         return deleteRecording(path, null, null);
     }
 
@@ -274,20 +275,21 @@ final class InProcessZooKeeper implements ZkGateway {
     }
 
     @Override
-    public void deleteSync(String path) throws Exception {
+    public void deleteSync(String path) throws KeeperException, InterruptedException {
         try {
-            delete(path).get();
+            delete(path, -1).get();
         } catch (ExecutionException e) {
-            throw (Exception) e.getCause();
+            throw (KeeperException) e.getCause();
         }
     }
 
     @Override
-    public void deleteSyncRecording(String nodePath, String lockPath, byte[] record) throws Exception {
+    public void deleteSyncRecording(String nodePath, String lockPath, byte[] record)
+            throws KeeperException, InterruptedException {
         try {
             deleteRecording(nodePath, lockPath, record).get();
         } catch (ExecutionException e) {
-            throw (Exception) e.getCause();
+            throw (KeeperException) e.getCause();
         }
     }
 
@@ -300,7 +302,7 @@ final class InProcessZooKeeper implements ZkGateway {
     }
 
     @Override
-    public void createContainers(String path) throws Exception {
+    public void createContainers(String path) throws KeeperException, InterruptedException {
         try {
             request(() -> {
                         createContainersNow(path);
@@ -308,7 +310,7 @@ final class InProcessZooKeeper implements ZkGateway {
                     })
                     .get();
         } catch (ExecutionException e) {
-            throw (Exception) e.getCause();
+            throw (KeeperException) e.getCause();
         }
     }
 
@@ -325,6 +327,49 @@ final class InProcessZooKeeper implements ZkGateway {
     @Override
     public int sessionTimeoutMs() {
         return 10_000;
+    }
+
+    /** The one connection never drops, so it is never made again. */
+    @Override
+    public Runnable onConnected(Runnable listener) {
+        return () -> {};
+    }
+
+    // The lock service's requests and a multi's ops: lock-core sends none, so this model has none.
+
+    @Override
+    public List<ACL> acl() {
+        throw notModelled("multi, and so needs no ACL for a multi's ops");
+    }
+
+    @Override
+    public String fullPath(String path) {
+        throw notModelled("multi, and so needs no full path for a multi's ops");
+    }
+
+    @Override
+    public CompletableFuture<Stat> exists(String path, Watcher watcher) {
+        throw notModelled("exists");
+    }
+
+    @Override
+    public CompletableFuture<Stat> setData(String path, byte[] data, int version) {
+        throw notModelled("setData");
+    }
+
+    @Override
+    public CompletableFuture<MultiAnswer> multi(List<Op> ops) {
+        throw notModelled("multi");
+    }
+
+    @Override
+    public CompletableFuture<Void> sync(String path) {
+        throw notModelled("sync");
+    }
+
+    private static UnsupportedOperationException notModelled(String request) {
+        return new UnsupportedOperationException(
+                "the in-process ZooKeeper models the requests lock-core sends, and lock-core sends no " + request);
     }
 
     // ---- the server ----

@@ -2,6 +2,7 @@ package io.zkfence.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zkfence.lock.internal.ZkGateway;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -24,7 +25,7 @@ class NodeReaperTest {
     /** A gateway that never reaches a server: every delete and read loses its connection. */
     private final ZkGateway disconnected = new ForwardingGateway(null) {
         @Override
-        public CompletableFuture<Void> delete(String path) {
+        public CompletableFuture<Void> delete(String path, int version) {
             deletes.incrementAndGet();
             return CompletableFuture.failedFuture(KeeperException.create(KeeperException.Code.CONNECTIONLOSS, path));
         }
@@ -73,8 +74,10 @@ class NodeReaperTest {
         AtomicInteger failuresLeft = new AtomicInteger(3);
         ZkGateway flaky = new ForwardingGateway(disconnected) {
             @Override
-            public CompletableFuture<Void> delete(String path) {
-                return failuresLeft.getAndDecrement() > 0 ? real.delete(path) : CompletableFuture.completedFuture(null);
+            public CompletableFuture<Void> delete(String path, int version) {
+                return failuresLeft.getAndDecrement() > 0
+                        ? real.delete(path, version)
+                        : CompletableFuture.completedFuture(null);
             }
         };
         NodeReaper reaper = new NodeReaper(flaky, timer);

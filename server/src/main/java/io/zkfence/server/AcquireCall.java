@@ -116,7 +116,7 @@ final class AcquireCall implements AutoCloseable {
                         req.waiting() ? replicas.markerPath(self) : null,
                         notFinished);
             } catch (KeeperException e) {
-                throw AcquireRefusals.unavailable(
+                throw Unavailable.zooKeeperAnswered(
                         "queueing on lock '" + req.key().key() + "'", e);
             }
             readAt = t0;
@@ -140,10 +140,7 @@ final class AcquireCall implements AutoCloseable {
                 case LockQueue.LockMissing missing -> queue.createLock(lockPath);
             }
         }
-        throw new LockServiceException(
-                ErrorCode.UNAVAILABLE,
-                "could not queue on lock '" + req.key().key() + "' in " + QUEUE_ATTEMPTS
-                        + " attempts; retry with the same requestId");
+        throw AcquireRefusals.notQueued(req.key(), QUEUE_ATTEMPTS);
     }
 
     /**
@@ -413,10 +410,7 @@ final class AcquireCall implements AutoCloseable {
         }
         now = clock.millis();
         if (now >= expiresAt) {
-            throw new LockServiceException(
-                    ErrorCode.UNAVAILABLE,
-                    "the lease on lock '" + req.key().key() + "' ended " + (now - expiresAt)
-                            + " ms before it could be answered (ZooKeeper was slow); retry");
+            throw AcquireRefusals.endedBeforeAnswered(req.key(), now - expiresAt);
         }
         if (waitingSince > 0) {
             metrics.waited(Duration.ofMillis(now - waitingSince));
@@ -522,7 +516,7 @@ final class AcquireCall implements AutoCloseable {
             scheduler.await(changed, millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "interrupted while waiting in the queue");
+            throw Unavailable.interrupted("waiting in the queue", e);
         } finally {
             waits.close(changed);
             stopWatchingCaller.run();

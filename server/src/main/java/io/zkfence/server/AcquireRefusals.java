@@ -2,7 +2,6 @@ package io.zkfence.server;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import org.apache.zookeeper.KeeperException;
 
 /**
  * The refusals an acquire answers, each with its error code, its words and its fields (never a
@@ -55,15 +54,26 @@ final class AcquireRefusals {
                 Map.of("retryAfterMillis", 1000));
     }
 
+    /** 503 {@code UNAVAILABLE}: the request could not be queued in {@code attempts} attempts. */
+    static LockServiceException notQueued(LockKey key, int attempts) {
+        return Unavailable.because(
+                "could not queue on lock '" + key.key() + "' in " + attempts
+                        + " attempts; retry with the same requestId",
+                null);
+    }
+
+    /** 503 {@code UNAVAILABLE}: the lease granted ended {@code lateMillis} before its answer was ready. */
+    static LockServiceException endedBeforeAnswered(LockKey key, long lateMillis) {
+        return Unavailable.because(
+                "the lease on lock '" + key.key() + "' ended " + lateMillis
+                        + " ms before it could be answered (ZooKeeper was slow); retry",
+                null);
+    }
+
     /** 503 {@code SHUTTING_DOWN}. */
     static LockServiceException shuttingDown() {
         return new LockServiceException(
                 ErrorCode.SHUTTING_DOWN,
                 "this replica is shutting down; retry the acquire with the same requestId on another replica");
-    }
-
-    /** 503 {@code UNAVAILABLE}: ZooKeeper's answer to {@code what}. */
-    static LockServiceException unavailable(String what, KeeperException e) {
-        return new LockServiceException(ErrorCode.UNAVAILABLE, what + " failed: ZooKeeper answered " + e.code(), e);
     }
 }

@@ -50,7 +50,7 @@ final class AuditTrail {
         } catch (KeeperException.NodeExistsException exists) {
             // made before
         } catch (KeeperException e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating " + path + " failed: " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("creating " + path, e);
         }
     }
 
@@ -94,7 +94,7 @@ final class AuditTrail {
         try {
             wire.call("syncing the audit trail", () -> wire.sync(path));
         } catch (KeeperException e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "syncing the audit trail failed: " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("syncing the audit trail", e);
         }
         return newest(RECENT).contains(entry);
     }
@@ -108,7 +108,7 @@ final class AuditTrail {
         } catch (KeeperException.NoNodeException none) {
             return List.of();
         } catch (KeeperException e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "reading the audit trail failed: " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("reading the audit trail", e);
         }
         children.sort(null);
         List<ForcedRelease> out = new ArrayList<>();
@@ -121,8 +121,7 @@ final class AuditTrail {
             } catch (KeeperException.NoNodeException trimmed) {
                 // trimmed by retention since the list was read
             } catch (KeeperException e) {
-                throw new LockServiceException(
-                        ErrorCode.UNAVAILABLE, "reading audit entry " + child + " failed: " + e.code(), e);
+                throw Unavailable.zooKeeperAnswered("reading audit entry " + child, e);
             } catch (IOException e) {
                 throw new LockServiceException(ErrorCode.INTERNAL, "audit entry " + child + " is malformed", e);
             }

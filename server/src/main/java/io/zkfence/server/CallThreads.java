@@ -3,6 +3,9 @@ package io.zkfence.server;
 import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.util.function.ThrowingRunnable;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.jetty.JettyServerThreadPoolMetrics;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -30,10 +33,12 @@ final class CallThreads implements AutoCloseable {
         this.zooKeeperConnected = zooKeeperConnected;
     }
 
-    /** A new pool for Jetty, of {@link #JETTY_THREADS} platform threads. */
-    static QueuedThreadPool jettyPool() {
+    /** A new pool for Jetty, of {@link #JETTY_THREADS} platform threads, metered in {@code registry}. */
+    static QueuedThreadPool jettyPool(MeterRegistry registry) {
         QueuedThreadPool pool = new QueuedThreadPool(JETTY_THREADS, 8, 60_000);
         pool.setName("zkfence-http");
+        // jetty_threads_busy, _jobs (calls queued for a thread), _config_max ...: whether the pool suffices.
+        new JettyServerThreadPoolMetrics(pool, List.of()).bindTo(registry);
         return pool;
     }
 

@@ -155,8 +155,7 @@ final class EntryRemovals {
         } catch (KeeperException.NoNodeException | KeeperException.BadVersionException moved) {
             return Outcome.CHANGED;
         } catch (KeeperException e) {
-            throw new LockServiceException(
-                    ErrorCode.UNAVAILABLE, "removing dead entries failed: ZooKeeper answered " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("removing dead entries", e);
         }
     }
 
@@ -185,11 +184,9 @@ final class EntryRemovals {
             if (aheadPath != null && aheadPath.equals(gone.getPath())) {
                 return Outcome.NOW_FIRST;
             }
-            throw new LockServiceException(
-                    ErrorCode.UNAVAILABLE, "removing an entry failed: ZooKeeper answered " + gone.code(), gone);
+            throw Unavailable.zooKeeperAnswered("removing an entry", gone);
         } catch (KeeperException e) {
-            throw new LockServiceException(
-                    ErrorCode.UNAVAILABLE, "removing an entry failed: ZooKeeper answered " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("removing an entry", e);
         }
     }
 }

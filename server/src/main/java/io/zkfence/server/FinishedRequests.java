@@ -2,6 +2,7 @@ package io.zkfence.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.zkfence.lock.internal.ZkGateway;
 import java.io.IOException;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -103,14 +104,13 @@ final class FinishedRequests {
         long current = bucket(clock.millis());
         for (long b = current - 1; b <= current + 1; b++) {
             String path = path(b, request, name);
-            ZkWire.Node node;
+            ZkGateway.NodeContent node;
             try {
                 node = wire.call("reading a finished request", () -> wire.data(path, null));
             } catch (KeeperException.NoNodeException notThere) {
                 continue;
             } catch (KeeperException e) {
-                throw new LockServiceException(
-                        ErrorCode.UNAVAILABLE, "reading a finished request failed: " + e.code(), e);
+                throw Unavailable.zooKeeperAnswered("reading a finished request", e);
             }
             try {
                 JsonNode o = json.readTree(node.data());
@@ -217,7 +217,7 @@ final class FinishedRequests {
         } catch (KeeperException.NodeExistsException exists) {
             // made before
         } catch (KeeperException e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating " + done + " failed: " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("creating " + done, e);
         }
     }
 
@@ -239,10 +239,10 @@ final class FinishedRequests {
             } catch (KeeperException.NodeExistsException madeByAnother) {
                 // as above
             } catch (KeeperException e) {
-                throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating " + bucket + " failed: " + e.code(), e);
+                throw Unavailable.zooKeeperAnswered("creating " + bucket, e);
             }
         } catch (KeeperException e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating " + bucket + " failed: " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("creating " + bucket, e);
         }
     }
 

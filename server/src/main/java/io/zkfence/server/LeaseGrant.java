@@ -24,6 +24,11 @@ record LeaseGrant(String lockKey, String lockToken, long fencingToken, String ow
         return Math.max(0, expiresAt - nowMillis) + sinceArrivalMillis;
     }
 
+    /** {@link #validForMillis} now, on this JVM's clocks, for a request that arrived at {@code arrivedNanos} ({@link System#nanoTime()}). */
+    static long validForMillisNow(long expiresAt, long arrivedNanos) {
+        return validForMillis(expiresAt, System.currentTimeMillis(), (System.nanoTime() - arrivedNanos) / 1_000_000);
+    }
+
     @Override
     public String toString() {
         return "LeaseGrant[" + lockKey + ", owner " + ownerId + ", fencing token " + fencingToken + ", expiresAt "

@@ -137,14 +137,12 @@ final class LeaseOps {
                 }
                 return releasedHere(lockPath, name);
             } catch (KeeperException e) {
-                throw unavailable(key, "releasing", e);
+                throw Unavailable.zooKeeperAnswered("releasing lock '" + key.key() + "'", e);
             }
             // The multi's answer comes from the leader: GONE is not a lagging read.
             return removal == LockQueue.Removal.DELETED;
         }
-        throw new LockServiceException(
-                ErrorCode.UNAVAILABLE,
-                "releasing lock '" + key.key() + "' failed: ZooKeeper's answer was lost " + SEND_ATTEMPTS + " times");
+        throw Unavailable.answerLost("releasing lock '" + key.key() + "'", SEND_ATTEMPTS, null);
     }
 
     /**
@@ -226,7 +224,7 @@ final class LeaseOps {
                 }
                 removal = LockQueue.Removal.DELETED;
             } catch (KeeperException e) {
-                throw unavailable(key, "force-releasing", e);
+                throw Unavailable.zooKeeperAnswered("force-releasing lock '" + key.key() + "'", e);
             }
             if (removal == LockQueue.Removal.CHANGED) {
                 continue; // renewed meanwhile: the same holder, read again
@@ -252,17 +250,11 @@ final class LeaseOps {
                     break;
                 }
                 if (attempt + 1 >= SEND_ATTEMPTS) {
-                    throw new LockServiceException(
-                            ErrorCode.UNAVAILABLE,
-                            "recording the forced release of '" + result.lockName()
-                                    + "' failed: ZooKeeper's answer was lost " + SEND_ATTEMPTS + " times",
-                            lost);
+                    throw Unavailable.answerLost(
+                            "recording the forced release of '" + result.lockName() + "'", SEND_ATTEMPTS, lost);
                 }
             } catch (KeeperException e) {
-                throw new LockServiceException(
-                        ErrorCode.UNAVAILABLE,
-                        "recording the forced release of '" + result.lockName() + "' failed: " + e.code(),
-                        e);
+                throw Unavailable.zooKeeperAnswered("recording the forced release of '" + result.lockName() + "'", e);
             }
         }
         audit.trim();
@@ -282,7 +274,7 @@ final class LeaseOps {
         try {
             return queue.remove(lockPath, name, version, List.of());
         } catch (KeeperException e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "removing an entry failed: " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("removing an entry", e);
         }
     }
 
@@ -344,10 +336,5 @@ final class LeaseOps {
                 reason,
                 by,
                 clock.instant());
-    }
-
-    private static LockServiceException unavailable(LockKey key, String what, KeeperException e) {
-        return new LockServiceException(
-                ErrorCode.UNAVAILABLE, what + " lock '" + key.key() + "' failed: ZooKeeper answered " + e.code(), e);
     }
 }

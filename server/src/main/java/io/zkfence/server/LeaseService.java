@@ -1,6 +1,8 @@
 package io.zkfence.server;
 
 import io.zkfence.lock.ForcedRelease;
+import io.zkfence.lock.internal.CuratorZkGateway;
+import io.zkfence.lock.internal.ZkGateway;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.HashMap;
@@ -67,28 +69,24 @@ final class LeaseService implements AutoCloseable {
     private LeaseOps ops;
     private LockReads reads;
 
-    /** A replica on a Curator client: real threads and time, entry names from a {@link SecureRandom}. */
+    /**
+     * A replica on a Curator client, its znodes created with {@code acl}: real threads and time,
+     * entry names from a {@link SecureRandom}.
+     */
     LeaseService(CuratorFramework curator, List<ACL> acl, Clock clock, Settings settings) {
-        this(new CuratorZkConnection(curator), acl, clock, settings, Scheduler.real(), true, new SecureRandom());
+        this(new CuratorZkGateway(curator, acl), clock, settings, Scheduler.real(), true, new SecureRandom());
     }
 
     /**
-     * A replica on any {@link ZkConnection}, waiting and running its background work on
+     * A replica on any {@link ZkGateway}, waiting and running its background work on
      * {@code scheduler} (which the caller closes): how the service simulation runs it.
      */
-    LeaseService(
-            ZkConnection link,
-            List<ACL> acl,
-            Clock clock,
-            Settings settings,
-            Scheduler scheduler,
-            RandomGenerator random) {
-        this(link, acl, clock, settings, scheduler, false, random);
+    LeaseService(ZkGateway link, Clock clock, Settings settings, Scheduler scheduler, RandomGenerator random) {
+        this(link, clock, settings, scheduler, false, random);
     }
 
     private LeaseService(
-            ZkConnection link,
-            List<ACL> acl,
+            ZkGateway link,
             Clock clock,
             Settings settings,
             Scheduler scheduler,
@@ -97,7 +95,7 @@ final class LeaseService implements AutoCloseable {
         if (settings.maxWaiters() < 1) {
             throw new IllegalArgumentException("--max-waiters must be at least 1, was " + settings.maxWaiters());
         }
-        this.wire = new ZkWire(link, scheduler, acl);
+        this.wire = new ZkWire(link, scheduler);
         this.scheduler = scheduler;
         this.ownsScheduler = ownsScheduler;
         this.random = random;
@@ -258,13 +256,12 @@ final class LeaseService implements AutoCloseable {
                 } catch (KeeperException.NodeExistsException another) {
                     // another replica made it first: read theirs
                 } catch (KeeperException e) {
-                    throw new LockServiceException(
-                            ErrorCode.UNAVAILABLE, "creating the service key failed: " + e.code(), e);
+                    throw Unavailable.zooKeeperAnswered("creating the service key", e);
                 }
             } catch (KeeperException e) {
-                throw new LockServiceException(ErrorCode.UNAVAILABLE, "reading the service key failed: " + e.code(), e);
+                throw Unavailable.zooKeeperAnswered("reading the service key", e);
             }
         }
-        throw new LockServiceException(ErrorCode.UNAVAILABLE, "the service key could not be read");
+        throw Unavailable.because("the service key could not be read", null);
     }
 }

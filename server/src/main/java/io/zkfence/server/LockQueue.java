@@ -2,6 +2,8 @@ package io.zkfence.server;
 
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.zkfence.lock.internal.Failures;
+import io.zkfence.lock.internal.ZkGateway;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -87,7 +89,7 @@ final class LockQueue {
         Answer answer = wire.call("queueing on a lock", () -> {
             CompletableFuture<List<OpResult>> multi = wire.multi(ops);
             // Pipelined: the same session's next request, answered after the multi took effect.
-            CompletableFuture<ZkWire.Children> children = wire.children(lockPath);
+            CompletableFuture<ZkGateway.Children> children = wire.children(lockPath);
             return multi.handle((results, failure) -> {
                         KeeperException refused = refusal(failure);
                         return new Answer(results, refused, null);
@@ -135,7 +137,7 @@ final class LockQueue {
         } catch (KeeperException.NoNodeException none) {
             return List.of();
         } catch (KeeperException e) {
-            throw unavailable("reading a lock's queue", e);
+            throw Unavailable.zooKeeperAnswered("reading a lock's queue", e);
         }
     }
 
@@ -149,12 +151,13 @@ final class LockQueue {
      * data rests on one consistent view, not on a copy kept from before.
      */
     Listing list(String lockPath, EntryName name) {
-        record Answer(List<String> children, KeeperException childrenFailed, ZkWire.Node node, boolean gone) {}
+        record Answer(
+                List<String> children, KeeperException childrenFailed, ZkGateway.NodeContent node, boolean gone) {}
         Answer a;
         try {
             a = wire.call("reading a lock's queue", () -> {
-                CompletableFuture<ZkWire.Children> kids = wire.children(lockPath);
-                CompletableFuture<ZkWire.Node> data = wire.data(lockPath + "/" + name.node(), null);
+                CompletableFuture<ZkGateway.Children> kids = wire.children(lockPath);
+                CompletableFuture<ZkGateway.NodeContent> data = wire.data(lockPath + "/" + name.node(), null);
                 return kids.handle((k, kf) -> k)
                         .thenCombine(
                                 data.handle((d, df) -> {
@@ -169,7 +172,7 @@ final class LockQueue {
                                 (k, d) -> new Answer(k == null ? null : k.names(), null, d, d == null));
             });
         } catch (KeeperException e) {
-            throw unavailable("reading a lock's queue", e);
+            throw Unavailable.zooKeeperAnswered("reading a lock's queue", e);
         }
         List<EntryName> line = a.children() == null ? queue(lockPath) : EntryName.inQueueOrder(a.children());
         return new Listing(line, a.gone() ? null : entry(name, a.node()));
@@ -190,7 +193,7 @@ final class LockQueue {
         try {
             wire.call("syncing", () -> wire.sync(path));
         } catch (KeeperException e) {
-            throw unavailable("syncing", e);
+            throw Unavailable.zooKeeperAnswered("syncing", e);
         }
     }
 
@@ -200,35 +203,35 @@ final class LockQueue {
      * @param watcher if not null, set on the entry: it fires when the entry changes or goes after this read
      */
     Optional<QueueEntry> read(String lockPath, EntryName name, Watcher watcher) {
-        ZkWire.Node node;
+        ZkGateway.NodeContent node;
         try {
             node = wire.call("reading an entry", () -> wire.data(lockPath + "/" + name.node(), watcher));
         } catch (KeeperException.NoNodeException gone) {
             return Optional.empty();
         } catch (KeeperException e) {
-            throw unavailable("reading an entry", e);
+            throw Unavailable.zooKeeperAnswered("reading an entry", e);
         }
         return Optional.of(entry(name, node));
     }
 
     /** Several entries read at once (pipelined); gone ones are left out. Keeps the order given. */
     List<QueueEntry> readAll(String lockPath, List<EntryName> names) {
-        List<CompletableFuture<ZkWire.Node>> reads = new ArrayList<>(names.size());
+        List<CompletableFuture<ZkGateway.NodeContent>> reads = new ArrayList<>(names.size());
         for (EntryName n : names) {
             reads.add(wire.data(lockPath + "/" + n.node(), null));
         }
         List<QueueEntry> out = new ArrayList<>(names.size());
         for (int i = 0; i < names.size(); i++) {
-            CompletableFuture<ZkWire.Node> sent = reads.get(i);
+            CompletableFuture<ZkGateway.NodeContent> sent = reads.get(i);
             EntryName n = names.get(i);
-            ZkWire.Node node;
+            ZkGateway.NodeContent node;
             try {
                 // The first attempt was pipelined above; a connection loss sends it again alone.
                 node = wire.call("reading an entry", new Supplier<>() {
                     private boolean first = true;
 
                     @Override
-                    public CompletableFuture<ZkWire.Node> get() {
+                    public CompletableFuture<ZkGateway.NodeContent> get() {
                         if (first) {
                             first = false;
                             return sent;
@@ -239,7 +242,7 @@ final class LockQueue {
             } catch (KeeperException.NoNodeException gone) {
                 continue;
             } catch (KeeperException e) {
-                throw unavailable("reading an entry", e);
+                throw Unavailable.zooKeeperAnswered("reading an entry", e);
             }
             out.add(entry(n, node));
         }
@@ -258,7 +261,7 @@ final class LockQueue {
                     () -> wire.exists(lockPath + "/" + e.name().node(), null));
             return stat != null && stat.getVersion() == e.version();
         } catch (KeeperException ex) {
-            throw unavailable("reading an entry", ex);
+            throw Unavailable.zooKeeperAnswered("reading an entry", ex);
         }
     }
 
@@ -276,7 +279,7 @@ final class LockQueue {
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
             return Optional.empty();
         } catch (KeeperException ex) {
-            throw unavailable("writing an entry", ex);
+            throw Unavailable.zooKeeperAnswered("writing an entry", ex);
         }
     }
 
@@ -302,7 +305,7 @@ final class LockQueue {
         } catch (KeeperException.BadVersionException | KeeperException.NoNodeException changed) {
             return Optional.empty();
         } catch (KeeperException ex) {
-            throw unavailable("writing an entry", ex);
+            throw Unavailable.zooKeeperAnswered("writing an entry", ex);
         }
     }
 
@@ -373,7 +376,7 @@ final class LockQueue {
         return wire.call("writing", () -> wire.multi(ops));
     }
 
-    QueueEntry entry(EntryName name, ZkWire.Node node) {
+    QueueEntry entry(EntryName name, ZkGateway.NodeContent node) {
         try {
             return new QueueEntry(
                     name,
@@ -399,23 +402,15 @@ final class LockQueue {
         return children == null ? queue(lockPath) : EntryName.inQueueOrder(children);
     }
 
-    /** A multi's refusal about the data; a connection failure is passed on for the call to retry. */
+    /** A multi's refusal about the data; a lost answer (or any other failure) is passed on for the call to retry. */
     private static KeeperException refusal(Throwable failure) {
         if (failure == null) {
             return null;
         }
         Throwable cause = failure instanceof CompletionException ? failure.getCause() : failure;
-        if (cause instanceof KeeperException ke
-                && ke.code() != KeeperException.Code.CONNECTIONLOSS
-                && ke.code() != KeeperException.Code.OPERATIONTIMEOUT
-                && ke.code() != KeeperException.Code.SESSIONEXPIRED
-                && ke.code() != KeeperException.Code.SESSIONMOVED) {
+        if (cause instanceof KeeperException ke && !Failures.isAnswerLost(ke)) {
             return ke;
         }
         throw new CompletionException(cause);
-    }
-
-    private static LockServiceException unavailable(String what, KeeperException e) {
-        return new LockServiceException(ErrorCode.UNAVAILABLE, what + " failed: ZooKeeper answered " + e.code(), e);
     }
 }

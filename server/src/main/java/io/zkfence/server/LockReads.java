@@ -84,8 +84,7 @@ final class LockReads {
         } catch (KeeperException.NoNodeException e) {
             return new Page(List.of(), null);
         } catch (KeeperException e) {
-            throw new LockServiceException(
-                    ErrorCode.UNAVAILABLE, "listing namespace '" + namespace + "' failed: " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("listing namespace '" + namespace + "'", e);
         }
         locks.sort(null);
         long now = clock.millis();

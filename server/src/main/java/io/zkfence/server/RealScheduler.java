@@ -6,9 +6,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
+import java.util.random.RandomGenerator;
 
 /** {@link Scheduler#real()}: the JVM's own clock, waits and threads. */
 final class RealScheduler implements Scheduler {
@@ -36,6 +38,11 @@ final class RealScheduler implements Scheduler {
     @Override
     public void sleep(long nanos) {
         LockSupport.parkNanos(nanos);
+    }
+
+    @Override
+    public RandomGenerator random() {
+        return ThreadLocalRandom.current();
     }
 
     @Override

@@ -57,7 +57,7 @@ final class ReplicaRegistry implements AutoCloseable {
         } catch (KeeperException.NodeExistsException exists) {
             // Another replica made it first: what we wanted.
         } catch (KeeperException e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "creating " + path + " failed: " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("creating " + path, e);
         }
         ensureOwnMarker();
         stopListening = wire.onConnected(this::connected);
@@ -88,7 +88,7 @@ final class ReplicaRegistry implements AutoCloseable {
         } catch (KeeperException.NodeExistsException exists) {
             live.add(session);
         } catch (KeeperException e) {
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, "registering this replica failed: " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("registering this replica", e);
         }
     }
 
@@ -110,8 +110,7 @@ final class ReplicaRegistry implements AutoCloseable {
         try {
             exists = wire.call("looking up replica " + session, () -> wire.exists(markerPath(session), null)) != null;
         } catch (KeeperException e) {
-            throw new LockServiceException(
-                    ErrorCode.UNAVAILABLE, "looking up replica " + session + " failed: " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("looking up replica " + session, e);
         }
         if (exists) {
             live.add(session);

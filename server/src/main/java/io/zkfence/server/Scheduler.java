@@ -4,15 +4,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.random.RandomGenerator;
 
 /**
  * Where the service's calls wait and its background work runs: the monotonic time, the waits for
  * ZooKeeper's answers and for a latch, pauses between retries, timers and new threads.
  *
- * <p>Every wait of the service's decisions goes through here, so that one implementation can run
- * them on real threads ({@link #real()}) and another, the service simulation's, can decide which
- * waiting call goes on next and what time it is: the same decisions, under a schedule one seed
- * chooses. A wait may therefore end with any {@link Error} the implementation throws (the
+ * <p>Every wait of the service's decisions goes through here (a retry's pause too, as long as
+ * {@link io.zkfence.fencing.internal.Backoff} says, with jitter from {@link #random()}), so that one
+ * implementation can run them on real threads ({@link #real()}) and another, the service
+ * simulation's, can decide which waiting call goes on next and what time it is: the same
+ * decisions, under a schedule one seed chooses. A wait may therefore end with any {@link Error} the implementation throws (the
  * simulation ends the calls of a replica it kills that way); code must not catch {@code Error}.
  */
 interface Scheduler extends AutoCloseable {
@@ -29,6 +31,13 @@ interface Scheduler extends AutoCloseable {
 
     /** Pauses the calling thread for {@code nanos} (between retries). */
     void sleep(long nanos);
+
+    /**
+     * Where a retry's jitter comes from ({@link io.zkfence.fencing.internal.Backoff} draws from it
+     * on the drawing thread): the thread's own random on real threads, the seed's in the
+     * simulation, so that a seed decides every pause too.
+     */
+    RandomGenerator random();
 
     /**
      * Runs {@code task} on a thread of its own (it may wait) after {@code delayMillis}.

@@ -35,6 +35,12 @@ final class WarmUp {
     static final String NAMESPACE = "zkfence-warm-up";
 
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** True for a lock of the warm-up's: its calls are left out of the replica's metrics. */
+    static boolean isWarmUpLock(LockKey key) {
+        return key.namespace().equals(NAMESPACE);
+    }
+
     private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
 
     private final String host;

@@ -1,11 +1,15 @@
 package io.zkfence.server;
 
+import io.zkfence.fencing.internal.Backoff;
+import io.zkfence.lock.internal.CuratorClosedException;
+import io.zkfence.lock.internal.Failures;
+import io.zkfence.lock.internal.ZkGateway;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -14,12 +18,12 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
-import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * The replica's ZooKeeper requests, on its {@link ZkConnection}: the service's paths, its ACL,
- * a {@code multi}'s refusal as the exception of the op refused, and waiting for an answer.
+ * The replica's ZooKeeper requests, on zkfence's one gateway ({@link ZkGateway}: a real replica's
+ * is lock-core's {@code CuratorZkGateway}, the simulation's its own): a {@code multi}'s refusal as
+ * the exception of the op refused, and waiting for an answer through the {@link Scheduler}.
  *
  * <p>The service sends its own requests because it needs what Curator's builders do not give
  * together: a {@code multi} and a read pipelined behind it (ZooKeeper answers one session's
@@ -27,20 +31,49 @@ import org.apache.zookeeper.data.Stat;
  * results, and its own recovery of a write whose answer was lost (every write of the service is
  * built so that sending it again is safe or detectably refused).
  *
- * <p>{@link #call} waits for one request, sending it again after a connection loss until
+ * <p>{@link #call} waits for one request, sending it again while its answer is lost, until
  * {@link #OPERATION_TIMEOUT} has passed; then, or on any other failure of the connection, it
  * answers 503 {@link ErrorCode#UNAVAILABLE}. Answers from ZooKeeper about the data (no node, bad
- * version, node exists) come back as the {@link KeeperException} for the caller to decide.
+ * version, node exists) come back as the {@link KeeperException} for the caller to decide. What a
+ * failure is, lock-core's {@link Failures} says; what the service does about each:
+ *
+ * <ul>
+ *   <li>a connection problem ({@code CONNECTIONLOSS}, {@code OPERATIONTIMEOUT}): the request may
+ *       or may not have been applied. {@link #call} sends it again once Curator has reconnected;
+ *       {@link #callOnce} hands it to its caller to read back ({@link AnswerLost}).
+ *   <li>the session gone ({@code SESSIONEXPIRED}, {@code SESSIONMOVED}): treated the same,
+ *       sent again on the session Curator makes next (or read back). lock-core restarts on it
+ *       instead, because its queue node is ephemeral and went with the session; nothing the
+ *       service decides on lives on its session that way. Its entries and records are persistent
+ *       nodes, and a write that relies on this replica's session (queueing a waiting entry,
+ *       taking an entry over) checks the session's marker in the same multi: sent again on a new
+ *       session, that check fails with {@code NONODE}, and the caller registers the new session
+ *       and decides again. Every caller reads back or decides again after a retry, so sending it
+ *       again is safe whether or not it was applied. The one ephemeral node the service writes,
+ *       the marker itself ({@link ReplicaRegistry#ensureOwnMarker}), is created under the name
+ *       its caller chose: sent again on a new session, it makes a marker named after the old
+ *       session that lives as long as the new one.
+ *   <li>trouble of the server (a system error, failed authentication, a throttled operation...):
+ *       503 at once; waiting would not help within a call.
+ * </ul>
+ *
+ * <p>Between two sends it waits as the one {@link Backoff} says, through the {@link Scheduler}
+ * (whose random gives the jitter, so that the simulation's seed decides it too).
  */
 final class ZkWire {
 
     /** How long one request may take, connection losses and retries included, before a 503. */
     static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(10);
 
-    private final ZkConnection link;
+    /** The first pause before a request is sent again, while Curator reconnects; the pauses double from it. */
+    static final Duration FIRST_RETRY = Duration.ofMillis(20);
+
+    /** The longest pause before a request is sent again. */
+    static final Duration MAX_RETRY = Duration.ofMillis(500);
+
+    private final ZkGateway link;
     private final Scheduler scheduler;
-    private final List<ACL> acl;
-    private final String namespace;
+    private final Backoff backoff;
     /** Test hook: answers a request with an error code instead of sending it (null: send everything). */
     private final AtomicReference<FaultInjector> faults = new AtomicReference<>();
 
@@ -50,11 +83,10 @@ final class ZkWire {
         KeeperException.Code inject(String kind, String path);
     }
 
-    ZkWire(ZkConnection link, Scheduler scheduler, List<ACL> acl) {
+    ZkWire(ZkGateway link, Scheduler scheduler) {
         this.link = link;
         this.scheduler = scheduler;
-        this.acl = List.copyOf(acl);
-        this.namespace = link.namespace();
+        this.backoff = Backoff.exponential(FIRST_RETRY, MAX_RETRY, scheduler::random);
     }
 
     /** Where this wire's calls wait (and the replica's background work runs). */
@@ -62,19 +94,14 @@ final class ZkWire {
         return scheduler;
     }
 
-    /** The ACL every znode of the service is created with. */
-    List<ACL> acl() {
-        return acl;
-    }
-
     /** Test hook: from now on, requests {@code faults} names fail with its code. */
     void injectFaults(FaultInjector injector) {
         faults.set(injector);
     }
 
-    /** A {@code create} op for a {@link #multi}, with the service's ACL. */
+    /** A {@code create} op for a {@link #multi}, with the gateway's ACL. */
     Op createOp(String path, byte[] data, CreateMode mode) {
-        return Op.create(abs(path), data, acl, mode);
+        return Op.create(abs(path), data, link.acl(), mode);
     }
 
     /** A {@code delete} op for a {@link #multi} ({@code version} -1: any version). */
@@ -112,7 +139,7 @@ final class ZkWire {
 
     /**
      * A multi's refusal as the exception of the op that was refused, carrying that op's path (with
-     * the namespace): callers tell by the path which op it was.
+     * the namespace, {@link #abs}): callers tell by the path which op it was.
      */
     private static KeeperException refusal(int rc, List<Op> ops, List<OpResult> results) {
         if (results != null) {
@@ -128,50 +155,44 @@ final class ZkWire {
         return KeeperException.create(KeeperException.Code.get(rc));
     }
 
-    /** A node's children and the node's own stat. */
-    record Children(List<String> names, Stat stat) {}
-
-    CompletableFuture<Children> children(String path) {
+    CompletableFuture<ZkGateway.Children> children(String path) {
         return watchChildren(path, null);
     }
 
     /** The children of {@code path}; with {@code watcher} (may be null), a watch that fires once when they change. */
-    CompletableFuture<Children> watchChildren(String path, Watcher watcher) {
-        CompletableFuture<Children> f = injected("children", path);
-        return f != null ? f : link.children(abs(path), watcher);
+    CompletableFuture<ZkGateway.Children> watchChildren(String path, Watcher watcher) {
+        CompletableFuture<ZkGateway.Children> f = injected("children", path);
+        return f != null ? f : link.children(path, watcher);
     }
 
-    /** A node's data and stat. */
-    record Node(byte[] data, Stat stat) {}
-
     /** A node's data; with {@code watcher} (may be null), a watch that fires when it changes or goes. */
-    CompletableFuture<Node> data(String path, Watcher watcher) {
-        CompletableFuture<Node> f = injected("data", path);
-        return f != null ? f : link.data(abs(path), watcher);
+    CompletableFuture<ZkGateway.NodeContent> data(String path, Watcher watcher) {
+        CompletableFuture<ZkGateway.NodeContent> f = injected("data", path);
+        return f != null ? f : link.getData(path, watcher);
     }
 
     /** The node's stat, or null if it does not exist; with {@code watcher}, a watch on its creation or deletion. */
     CompletableFuture<Stat> exists(String path, Watcher watcher) {
         CompletableFuture<Stat> f = injected("exists", path);
-        return f != null ? f : link.exists(abs(path), watcher);
+        return f != null ? f : link.exists(path, watcher);
     }
 
     /** A versioned write; fails with {@code BADVERSION} or {@code NONODE} if the node changed or went. */
     CompletableFuture<Stat> setData(String path, byte[] data, int version) {
         CompletableFuture<Stat> f = injected("setData", path);
-        return f != null ? f : link.setData(abs(path), data, version);
+        return f != null ? f : link.setData(path, data, version);
     }
 
     /** A versioned delete ({@code version} -1: any version). */
     CompletableFuture<Void> delete(String path, int version) {
         CompletableFuture<Void> f = injected("delete", path);
-        return f != null ? f : link.delete(abs(path), version);
+        return f != null ? f : link.delete(path, version);
     }
 
-    /** A plain create (parents must exist); fails with {@code NODEEXISTS} or {@code NONODE}. */
-    CompletableFuture<String> create(String path, byte[] data, CreateMode mode) {
-        CompletableFuture<String> f = injected("create", path);
-        return f != null ? f : link.create(abs(path), data, acl, mode);
+    /** A plain create (parents must exist), with the gateway's ACL; fails with {@code NODEEXISTS} or {@code NONODE}. */
+    CompletableFuture<ZkGateway.Created> create(String path, byte[] data, CreateMode mode) {
+        CompletableFuture<ZkGateway.Created> f = injected("create", path);
+        return f != null ? f : link.create(path, data, mode);
     }
 
     /**
@@ -189,8 +210,7 @@ final class ZkWire {
             createPath(path.substring(0, path.lastIndexOf('/')), mode);
             createPath(path, mode);
         } catch (KeeperException e) {
-            throw new LockServiceException(
-                    ErrorCode.UNAVAILABLE, "creating " + path + " failed: ZooKeeper answered " + e.code(), e);
+            throw Unavailable.zooKeeperAnswered("creating " + path, e);
         }
     }
 
@@ -201,12 +221,12 @@ final class ZkWire {
      */
     CompletableFuture<Void> sync(String path) {
         CompletableFuture<Void> f = injected("sync", path);
-        return f != null ? f : link.sync(abs(path));
+        return f != null ? f : link.sync(path);
     }
 
     /**
      * Sends the request {@code send} makes and waits for its answer, sending it again (a new
-     * request from {@code send}) after a connection loss, until {@link #OPERATION_TIMEOUT}.
+     * request from {@code send}) while its answer is lost, until {@link #OPERATION_TIMEOUT}.
      *
      * @param what the request in words, for the 503's message (never a lockToken)
      * @throws KeeperException ZooKeeper's answer about the data (no node, exists, bad version...)
@@ -214,43 +234,24 @@ final class ZkWire {
      */
     <T> T call(String what, Supplier<CompletableFuture<T>> send) throws KeeperException {
         long deadline = scheduler.nanoTime() + OPERATION_TIMEOUT.toNanos();
-        long pause = 20;
-        while (true) {
+        for (int retry = 1; ; retry++) {
+            KeeperException lost;
             try {
                 return scheduler.await(send.get(), Math.max(1, deadline - scheduler.nanoTime()));
             } catch (ExecutionException e) {
-                if (e.getCause() instanceof LockServiceException answered) {
-                    throw answered;
-                }
-                if (!(e.getCause() instanceof KeeperException ke)) {
-                    throw new LockServiceException(ErrorCode.UNAVAILABLE, what + " failed: " + e.getCause(), e);
-                }
-                if (!retryable(ke.code())) {
-                    if (connectionTrouble(ke.code())) {
-                        throw new LockServiceException(
-                                ErrorCode.UNAVAILABLE, what + " failed: ZooKeeper answered " + ke.code(), ke);
-                    }
-                    throw ke;
-                }
-                if (scheduler.nanoTime() + TimeUnit.MILLISECONDS.toNanos(pause) >= deadline) {
-                    throw new LockServiceException(
-                            ErrorCode.UNAVAILABLE,
-                            what + " failed: no answer from ZooKeeper within " + OPERATION_TIMEOUT.toSeconds() + " s ("
-                                    + ke.code() + ")",
-                            ke);
-                }
-                // The connection is being re-established: Curator reconnects on its own.
-                scheduler.sleep(TimeUnit.MILLISECONDS.toNanos(pause));
-                pause = Math.min(500, pause * 2);
+                lost = answerLost(what, e.getCause());
             } catch (TimeoutException e) {
-                throw new LockServiceException(
-                        ErrorCode.UNAVAILABLE,
-                        what + " failed: no answer from ZooKeeper within " + OPERATION_TIMEOUT.toSeconds() + " s",
-                        e);
+                throw Unavailable.noAnswer(what, OPERATION_TIMEOUT, null, e);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new LockServiceException(ErrorCode.UNAVAILABLE, what + " was interrupted", e);
+                throw Unavailable.interrupted(what, e);
             }
+            OptionalLong pause = backoff.delayNanosWithin(retry, deadline - scheduler.nanoTime());
+            if (pause.isEmpty()) {
+                throw Unavailable.noAnswer(what, OPERATION_TIMEOUT, lost.code(), lost);
+            }
+            // The connection (or the session) is being re-established: Curator does it on its own.
+            scheduler.sleep(pause.getAsLong());
         }
     }
 
@@ -277,49 +278,38 @@ final class ZkWire {
         try {
             return scheduler.await(send.get(), OPERATION_TIMEOUT.toNanos());
         } catch (ExecutionException e) {
-            if (e.getCause() instanceof LockServiceException answered) {
-                throw answered;
-            }
-            if (!(e.getCause() instanceof KeeperException ke)) {
-                throw new LockServiceException(ErrorCode.UNAVAILABLE, what + " failed: " + e.getCause(), e);
-            }
-            if (retryable(ke.code())) {
-                throw new AnswerLost(what, ke);
-            }
-            if (connectionTrouble(ke.code())) {
-                throw new LockServiceException(
-                        ErrorCode.UNAVAILABLE, what + " failed: ZooKeeper answered " + ke.code(), ke);
-            }
-            throw ke;
+            throw new AnswerLost(what, answerLost(what, e.getCause()));
         } catch (TimeoutException e) {
-            throw new LockServiceException(
-                    ErrorCode.UNAVAILABLE,
-                    what + " failed: no answer from ZooKeeper within " + OPERATION_TIMEOUT.toSeconds() + " s",
-                    e);
+            throw Unavailable.noAnswer(what, OPERATION_TIMEOUT, null, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockServiceException(ErrorCode.UNAVAILABLE, what + " was interrupted", e);
+            throw Unavailable.interrupted(what, e);
         }
     }
 
-    /** A request whose answer was lost with the connection: sending it again is how to go on. */
-    private static boolean retryable(KeeperException.Code code) {
-        return code == KeeperException.Code.CONNECTIONLOSS
-                || code == KeeperException.Code.OPERATIONTIMEOUT
-                || code == KeeperException.Code.SESSIONEXPIRED
-                || code == KeeperException.Code.SESSIONMOVED;
-    }
-
-    /** Errors about the connection or the server, not about the data. */
-    private static boolean connectionTrouble(KeeperException.Code code) {
-        return code == KeeperException.Code.SYSTEMERROR
-                || code == KeeperException.Code.MARSHALLINGERROR
-                || code == KeeperException.Code.UNIMPLEMENTED
-                || code == KeeperException.Code.NEWCONFIGNOQUORUM
-                || code == KeeperException.Code.RECONFIGINPROGRESS
-                || code == KeeperException.Code.AUTHFAILED
-                || code == KeeperException.Code.THROTTLEDOP
-                || code == KeeperException.Code.QUOTAEXCEEDED;
+    /**
+     * A request's failure as its caller gets it: the {@link KeeperException} if its answer was
+     * lost ({@link Failures#isAnswerLost}: send it again or read back), thrown otherwise: ZooKeeper's
+     * answer about the data as it is, the service's own answer as it is, a closed client as 503
+     * {@code SHUTTING_DOWN}, anything else as 503 {@code UNAVAILABLE}.
+     */
+    private static KeeperException answerLost(String what, Throwable failure) throws KeeperException {
+        if (failure instanceof LockServiceException answered) {
+            throw answered;
+        }
+        if (failure instanceof CuratorClosedException) {
+            throw new LockServiceException(ErrorCode.SHUTTING_DOWN, "this replica is stopping");
+        }
+        if (!(failure instanceof KeeperException ke)) {
+            throw Unavailable.failed(what, failure);
+        }
+        if (Failures.isAnswerLost(ke)) {
+            return ke;
+        }
+        if (Failures.isServerTrouble(ke)) {
+            throw Unavailable.zooKeeperAnswered(what, ke);
+        }
+        throw ke;
     }
 
     /** The current session's id, 0 while there is none. */
@@ -333,7 +323,7 @@ final class ZkWire {
     }
 
     boolean connected() {
-        return link.connected();
+        return link.isConnected();
     }
 
     /** Runs {@code listener} each time the link (re)connects; returns what stops that. */
@@ -341,8 +331,9 @@ final class ZkWire {
         return link.onConnected(listener);
     }
 
+    /** The full path of {@code path}, as a multi's ops and its refusals carry it. */
     String abs(String path) {
-        return namespace + path;
+        return link.fullPath(path);
     }
 
     /** A failed future if a test's injector answers this request, else null (send it). */

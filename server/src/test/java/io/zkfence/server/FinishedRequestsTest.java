@@ -2,6 +2,7 @@ package io.zkfence.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.zkfence.lock.internal.CuratorZkGateway;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.time.Clock;
 import java.time.Instant;
@@ -39,7 +40,7 @@ class FinishedRequestsTest {
         zk = CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3));
         zk.start();
         zk.create().forPath("/finished");
-        wire = new ZkWire(new CuratorZkConnection(zk), Scheduler.real(), ZooDefs.Ids.OPEN_ACL_UNSAFE);
+        wire = new ZkWire(new CuratorZkGateway(zk, ZooDefs.Ids.OPEN_ACL_UNSAFE), Scheduler.real());
         Clock clock = new Clock() {
             @Override
             public ZoneOffset getZone() {

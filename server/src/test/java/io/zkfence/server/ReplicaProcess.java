@@ -1,5 +1,6 @@
 package io.zkfence.server;
 
+import io.zkfence.testing.Signals;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -67,14 +68,14 @@ final class ReplicaProcess implements AutoCloseable {
 
     /** SIGSTOP: the replica freezes (its sockets stay open, the kernel queues what arrives). */
     void pause() {
-        signal("STOP");
+        if (!Signals.stop(process)) {
+            throw new IllegalStateException("the replica (pid " + process.pid() + ") is not running: " + output);
+        }
     }
 
     /** SIGCONT after {@link #pause()}; nothing if the replica is no longer running. */
     void resume() {
-        if (process.isAlive()) {
-            signal("CONT");
-        }
+        Signals.resume(process);
     }
 
     /** SIGKILL: the replica dies at once; its ZooKeeper session ends only when the ensemble expires it. */
@@ -85,22 +86,6 @@ final class ReplicaProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while killing the replica", e);
-        }
-    }
-
-    private void signal(String name) {
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + name, String.valueOf(process.pid()))
-                    .inheritIO()
-                    .start();
-            if (kill.waitFor() != 0) {
-                throw new IllegalStateException("kill -" + name + " " + process.pid() + " failed");
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("could not run kill -" + name, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while signalling the replica", e);
         }
     }
 

@@ -1,5 +1,6 @@
 package io.zkfence.server;
 
+import io.zkfence.lock.internal.ZkGateway;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -276,7 +277,7 @@ final class SimEnsemble {
                         : i == failed ? failure.intValue() : KeeperException.Code.RUNTIMEINCONSISTENCY.intValue();
                 errs.add(new OpResult.ErrorResult(code));
             }
-            return new Outcome(new ZkConnection.MultiAnswer(failure.intValue(), errs), failure, zxid);
+            return new Outcome(new ZkGateway.MultiAnswer(failure.intValue(), errs), failure, zxid);
         }
         long zxid = commit(prep.changes, tag);
         // Stats in results carry the transaction's zxid.
@@ -295,11 +296,12 @@ final class SimEnsemble {
             }
         }
         if (r.isMulti()) {
-            return new Outcome(new ZkConnection.MultiAnswer(0, fixed), KeeperException.Code.OK, zxid);
+            return new Outcome(new ZkGateway.MultiAnswer(0, fixed), KeeperException.Code.OK, zxid);
         }
         OpResult only = fixed.get(0);
         Object answer = switch (only) {
-            case OpResult.CreateResult cr -> cr.getPath();
+            case OpResult.CreateResult cr ->
+                new ZkGateway.Created(cr.getPath().substring(cr.getPath().lastIndexOf('/') + 1), cr.getStat());
             case OpResult.SetDataResult sd -> sd.getStat();
             default -> null;
         };

@@ -3,13 +3,12 @@ package io.zkfence.server;
 import io.zkfence.lock.ForcedRelease;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
-import org.apache.zookeeper.ZooDefs;
 
 /**
  * One replica of the lock service in the simulation: a process running the service's real code
  * ({@link LeaseService} with its {@link Acquirer}, {@link LeaseOps} and {@link LockReads}) on a
- * simulated ZooKeeper client, clock and scheduler, answering calls as {@link LockHttpServer}
- * does (an acquire goes on where it must wait; {@code validForMillis} from the request's
+ * simulated ZooKeeper client, clock and scheduler, answering calls as the HTTP routes do
+ * ({@link AcquireRoute}: an acquire goes on where it must wait; {@code validForMillis} from the request's
  * arrival). It can be killed, paused, stopped gracefully and started again (a new process and a
  * new session), and its clock skewed.
  */
@@ -56,7 +55,7 @@ final class SimReplica {
 
     /** Healthy: running, connected, and holding session {@code session}. */
     boolean holds(long session) {
-        return process != null && process.running() && ready && zk.connected() && zk.sessionId() == session;
+        return process != null && process.running() && ready && zk.isConnected() && zk.sessionId() == session;
     }
 
     /** Starts a new process: a new ZooKeeper session, the service started on it. */
@@ -77,7 +76,6 @@ final class SimReplica {
                 try {
                     LeaseService s = new LeaseService(
                                     link,
-                                    ZooDefs.Ids.OPEN_ACL_UNSAFE,
                                     clock,
                                     new LeaseService.Settings(
                                             ServiceSimulation.ROOT,
@@ -239,7 +237,7 @@ final class SimReplica {
         }
     }
 
-    /** As {@code LockHttpServer.acquireCall}: it runs until it must wait, then goes on waiting. */
+    /** As {@code AcquireRoute.acquire}: it runs until it must wait, then goes on waiting. */
     private SimCall.Answer acquire(LeaseService s, SimCall call, long arrived) {
         acquiresInFlight++;
         try {

@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.random.RandomGenerator;
 
 /**
  * A replica's {@link Scheduler} in the simulation: time is the world's, every wait hands control
@@ -47,6 +48,12 @@ final class SimScheduler implements Scheduler {
     @Override
     public void sleep(long nanos) {
         world.block(() -> false, world.now() + Math.max(1, nanos / 1000));
+    }
+
+    /** The seed's random: a retry's pause is the seed's choice too. */
+    @Override
+    public RandomGenerator random() {
+        return world.random();
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.zkfence.server;
 
+import io.zkfence.lock.internal.CuratorClosedException;
+import io.zkfence.lock.internal.ZkGateway;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -14,23 +16,27 @@ import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.Watcher.Event.EventType;
 import org.apache.zookeeper.Watcher.Event.KeeperState;
+import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
 
 /**
- * One replica's ZooKeeper client in the simulation, behind the same {@link ZkConnection} as the
- * real one: a session, a connection to one server at a time, requests answered in order, watches
- * kept client-side and set again on a new server (fired if the node changed since the last zxid
- * the client saw, as ZooKeeper's {@code SetWatches} does), a ping every third of the session
- * timeout, and what a Curator client does after a connection loss (reconnect to any server that is
- * as up to date as the client) or a session expiry (every watch told {@code Expired}, a new
- * session, the listeners told). Between an expiry and the new session, {@link #sessionId()} is 0,
- * as a new ZooKeeper handle's is.
+ * One replica's ZooKeeper client in the simulation, behind the same {@link ZkGateway} as the
+ * real one (lock-core's {@code CuratorZkGateway}): a session, a connection to one server at a
+ * time, requests answered in order, watches kept client-side and set again on a new server (fired
+ * if the node changed since the last zxid the client saw, as ZooKeeper's {@code SetWatches} does),
+ * a ping every third of the session timeout, and what a Curator client does after a connection
+ * loss (reconnect to any server that is as up to date as the client) or a session expiry (every
+ * watch told {@code Expired}, a new session, the listeners told). Between an expiry and the new
+ * session, {@link #sessionId()} is 0, as a new ZooKeeper handle's is.
+ *
+ * <p>It serves the requests the service sends; lock-core's blocking ones and {@link #removeWatch}
+ * the service never sends, and they are not modelled.
  *
  * <p>Everything the client itself sees (answers, watch events, the loss of its connection) is an
  * event of its replica's process: a paused replica sees it when it goes on.
  */
-final class SimZkClient implements ZkConnection {
+final class SimZkClient implements ZkGateway {
 
     enum Kind {
         MULTI,
@@ -120,11 +126,18 @@ final class SimZkClient implements ZkConnection {
         });
     }
 
-    // ---- ZkConnection ----
+    // ---- ZkGateway ----
 
+    /** The ACL is not modelled: every node is open. */
     @Override
-    public String namespace() {
-        return "";
+    public List<ACL> acl() {
+        return ZooDefs.Ids.OPEN_ACL_UNSAFE;
+    }
+
+    /** No namespace: the service's paths are the ensemble's. */
+    @Override
+    public String fullPath(String path) {
+        return path;
     }
 
     @Override
@@ -134,12 +147,12 @@ final class SimZkClient implements ZkConnection {
     }
 
     @Override
-    public CompletableFuture<ZkWire.Children> children(String path, Watcher watcher) {
+    public CompletableFuture<Children> children(String path, Watcher watcher) {
         return send(new Request(Kind.CHILDREN, List.of(), path, watcher, new CompletableFuture<>(), tag()));
     }
 
     @Override
-    public CompletableFuture<ZkWire.Node> data(String path, Watcher watcher) {
+    public CompletableFuture<NodeContent> getData(String path, Watcher watcher) {
         return send(new Request(Kind.DATA, List.of(), path, watcher, new CompletableFuture<>(), tag()));
     }
 
@@ -161,9 +174,14 @@ final class SimZkClient implements ZkConnection {
     }
 
     @Override
-    public CompletableFuture<String> create(String path, byte[] data, List<ACL> acl, CreateMode mode) {
+    public CompletableFuture<Created> create(String path, byte[] data, CreateMode mode) {
         return send(new Request(
-                Kind.CREATE, List.of(Op.create(path, data, acl, mode)), path, null, new CompletableFuture<>(), tag()));
+                Kind.CREATE,
+                List.of(Op.create(path, data, acl(), mode)),
+                path,
+                null,
+                new CompletableFuture<>(),
+                tag()));
     }
 
     @Override
@@ -182,7 +200,7 @@ final class SimZkClient implements ZkConnection {
     }
 
     @Override
-    public boolean connected() {
+    public boolean isConnected() {
         return state == State.CONNECTED;
     }
 
@@ -190,6 +208,26 @@ final class SimZkClient implements ZkConnection {
     public Runnable onConnected(Runnable listener) {
         listeners.add(listener);
         return () -> listeners.remove(listener);
+    }
+
+    @Override
+    public void removeWatch(String path, Watcher watcher) {
+        throw notModelled("removes no watch");
+    }
+
+    @Override
+    public void deleteSync(String path) {
+        throw notModelled("waits for its requests through its Scheduler, never on a blocking call");
+    }
+
+    @Override
+    public void createContainers(String path) {
+        throw notModelled("creates its znodes request by request (ZkWire.createPath)");
+    }
+
+    private static UnsupportedOperationException notModelled(String what) {
+        return new UnsupportedOperationException(
+                "the simulation models what the service sends, and the service " + what);
     }
 
     // ---- faults and the replica's life ----
@@ -285,9 +323,8 @@ final class SimZkClient implements ZkConnection {
             if (process.dead()) {
                 throw new SimWorld.SimKilled();
             }
-            r.future()
-                    .completeExceptionally(
-                            new LockServiceException(ErrorCode.SHUTTING_DOWN, "this replica is stopping"));
+            // As CuratorZkGateway once its Curator client is closed: nothing is sent.
+            r.future().completeExceptionally(new CuratorClosedException());
         } else if (state == State.CONNECTED) {
             transmit(r);
         } else {
@@ -401,7 +438,7 @@ final class SimZkClient implements ZkConnection {
                             e,
                             r,
                             KeeperException.Code.OK,
-                            new ZkWire.Children(new ArrayList<>(n.children), n.stat()),
+                            new ZkGateway.Children(new ArrayList<>(n.children), n.stat()),
                             zxid);
                 }
             }
@@ -412,7 +449,7 @@ final class SimZkClient implements ZkConnection {
                     if (r.watcher() != null) {
                         s.addWatch(r.path(), this, r.watcher(), SimEnsemble.WatchKind.DATA);
                     }
-                    respond(e, r, KeeperException.Code.OK, new ZkWire.Node(n.data.clone(), n.stat()), zxid);
+                    respond(e, r, KeeperException.Code.OK, new ZkGateway.NodeContent(n.data.clone(), n.stat()), zxid);
                 }
             }
             case EXISTS -> {

@@ -1,7 +1,9 @@
 package io.zkfence.fencing.contract;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * A fenced resource as {@link FencingContract} drives it, whatever stands behind it: a row
@@ -49,6 +51,40 @@ public interface FencedResource extends AutoCloseable {
 
     /** What {@link io.zkfence.fencing.StaleTokenException#resource()} names for {@code key}. */
     String resourceName(String key);
+
+    /**
+     * How many requests the adapter has sent to the store through this resource so far (HTTP
+     * requests, Redis commands, connections taken from a pool), counted by the resource's own
+     * client. The contract reads it around calls that must be refused before anything is sent.
+     */
+    long requestsSent();
+
+    /**
+     * The keys that hold a value under {@code prefix} (starting with it), as the store lists
+     * them: the contract checks that a key is stored exactly as given, never another key a store
+     * or a client library turned it into.
+     */
+    Set<String> keysUnder(String prefix);
+
+    /**
+     * The values of the accepted writes to {@code key}, in the order the store committed them,
+     * when the resource records that history in the same unit of work as each write (a history
+     * row in the same SQL transaction, a list append in the same Redis script); empty when the
+     * store cannot (an object store keeps the last write only).
+     */
+    default Optional<List<String>> history(String key) {
+        return Optional.empty();
+    }
+
+    /**
+     * Whether the store applies concurrent conditional writes to one key as an atomic
+     * compare-and-set. True for databases, Redis and the real object stores; an emulator that is
+     * not (S3Mock, docs/fencing-s3.md) answers false and the contract's many-writer race is not run
+     * against it (JUnit reports it skipped, with this reason).
+     */
+    default boolean atomicUnderConcurrentWrites() {
+        return true;
+    }
 
     /**
      * Whether some writer is now blocked waiting for another one (on a row lock, say). An adapter

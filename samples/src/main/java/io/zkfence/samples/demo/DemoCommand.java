@@ -122,6 +122,31 @@ public final class DemoCommand implements Callable<Integer> {
     private boolean s3PathStyle;
 
     @Option(
+            names = "--with-redis",
+            description = "Also write to Redis, fenced by fencing-redis: an embedded redis-server (Debian's"
+                    + " redis-server package must be installed).")
+    private boolean withRedis;
+
+    @Option(
+            names = "--redis-uri",
+            paramLabel = "<uri>",
+            description = "Also write to this Redis, e.g. redis://cache:6379 (the demo deletes its own keys there).")
+    private String redisUri;
+
+    @Option(
+            names = "--with-azure-blob",
+            description = "Also write to Azure Blob Storage, fenced by fencing-azure-blob: an embedded Azurite"
+                    + " (npm's azurite, installed into ~/.cache/zkfence on first use; needs Node.js and npm).")
+    private boolean withAzureBlob;
+
+    @Option(
+            names = "--azure-blob-container",
+            paramLabel = "<container>",
+            description = "Also write to this existing container, the account from $"
+                    + ExtraStores.ENV_AZURE_CONNECTION_STRING + ".")
+    private String azureContainer;
+
+    @Option(
             names = "--work-dir",
             paramLabel = "<dir>",
             description =
@@ -164,6 +189,18 @@ public final class DemoCommand implements Callable<Integer> {
                     spec.commandLine(),
                     "--session-timeout must be between 1s and 60s, was " + sessionTimeout.toMillis() + "ms");
         }
+        if (withRedis && redisUri != null || withAzureBlob && azureContainer != null) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--with-redis and --redis-uri, or --with-azure-blob and --azure-blob-container,"
+                            + " are two answers to one question: give one of each");
+        }
+        if (azureContainer != null && System.getenv(ExtraStores.ENV_AZURE_CONNECTION_STRING) == null) {
+            throw new ParameterException(
+                    spec.commandLine(),
+                    "--azure-blob-container needs the account's connection string in $"
+                            + ExtraStores.ENV_AZURE_CONNECTION_STRING);
+        }
         if (workDir != null && !Files.isDirectory(workDir)) {
             throw new ParameterException(spec.commandLine(), "--work-dir must be an existing folder, was " + workDir);
         }
@@ -181,6 +218,10 @@ public final class DemoCommand implements Callable<Integer> {
                 s3Endpoint,
                 s3Region,
                 s3PathStyle,
+                withRedis,
+                redisUri,
+                withAzureBlob,
+                azureContainer,
                 workDir != null ? workDir : Path.of(System.getProperty("java.io.tmpdir")));
         return new PausedHolderDemo(options, out).run();
     }

@@ -21,9 +21,14 @@ record DemoOptions(
         URI s3Endpoint,
         String s3Region,
         boolean s3PathStyle,
+        boolean embeddedRedis,
+        String redisUri,
+        boolean embeddedAzureBlob,
+        String azureContainer,
         Path workParent) {
 
     static final String EMBEDDED_BUCKET = "zkfence-demo";
+    static final String EMBEDDED_CONTAINER = "zkfence-demo";
 
     boolean embeddedZookeeper() {
         return zookeeper == null;

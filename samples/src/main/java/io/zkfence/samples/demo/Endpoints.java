@@ -28,7 +28,8 @@ record Endpoints(
         String bucket,
         String region,
         boolean pathStyle,
-        AwsCredentials s3Credentials) {
+        AwsCredentials s3Credentials,
+        ExtraStores extra) {
 
     static final String ENV_JDBC_PASSWORD = "ZKFENCE_DEMO_JDBC_PASSWORD";
 
@@ -65,6 +66,12 @@ record Endpoints(
         if (pathStyle) {
             args.add("--s3-path-style");
         }
+        if (extra.redisUri() != null) {
+            args.addAll(List.of("--redis-uri", extra.redisUri()));
+        }
+        if (extra.azureContainer() != null) {
+            args.addAll(List.of("--azure-blob-container", extra.azureContainer()));
+        }
         return args;
     }
 
@@ -78,6 +85,9 @@ record Endpoints(
         env.put("AWS_SECRET_ACCESS_KEY", s3Credentials.secretAccessKey());
         if (s3Credentials instanceof AwsSessionCredentials session) {
             env.put("AWS_SESSION_TOKEN", session.sessionToken());
+        }
+        if (extra.azureConnectionString() != null) {
+            env.put(ExtraStores.ENV_AZURE_CONNECTION_STRING, extra.azureConnectionString());
         }
         return env;
     }

@@ -22,9 +22,10 @@ record FinalState(
         Map<Inventory.Copy, List<Inventory.Reservation>> reservations,
         Map<Inventory.Copy, Optional<StockDocument>> objects,
         OptionalLong fencedObjectToken,
-        OptionalLong fenceToken) {
+        OptionalLong fenceToken,
+        Map<String, ExtraStores.Held> extras) {
 
-    static FinalState read(DataSource pool, JdbcFence fence, FencedBucket bucket) {
+    static FinalState read(DataSource pool, JdbcFence fence, FencedBucket bucket, ExtraStores.Open extra) {
         Map<Inventory.Copy, Inventory.Stock> rows = new EnumMap<>(Inventory.Copy.class);
         Map<Inventory.Copy, List<Inventory.Reservation>> reservations = new EnumMap<>(Inventory.Copy.class);
         Map<Inventory.Copy, Optional<StockDocument>> objects = new EnumMap<>(Inventory.Copy.class);
@@ -42,7 +43,8 @@ record FinalState(
         objects.put(FENCED, fenced.map(o -> StockDocument.parse(o.asUtf8String())));
         objects.put(UNFENCED, bucket.read(UNFENCED.objectKey).map(o -> StockDocument.parse(o.asUtf8String())));
         OptionalLong objectToken = fenced.map(FencedObject::token).orElse(OptionalLong.empty());
-        return new FinalState(rows, reservations, objects, objectToken, fence.currentToken(Inventory.LOCK));
+        return new FinalState(
+                rows, reservations, objects, objectToken, fence.currentToken(Inventory.LOCK), extra.held());
     }
 
     /** Units reserved in a copy's reservation table. */
@@ -93,6 +95,19 @@ record FinalState(
                             format, "S3", copy.label(), d.stock(), d.lastOrder(), d.writtenBy(), d.token(), note))
                     .orElse(String.format(format, "S3", copy.label(), "-", "-", "-", "-", "no object")));
         }
+        extras.forEach((store, held) -> {
+            for (Inventory.Copy copy : Inventory.Copy.values()) {
+                Optional<StockDocument> doc = copy == FENCED ? held.fenced() : held.unfenced();
+                String note = copy == FENCED
+                        ? "fence token "
+                                + (held.token().isPresent() ? held.token().getAsLong() : "none")
+                        : "plain write, no token check";
+                String label = ExtraStores.label(store);
+                out.text(doc.map(d -> String.format(
+                                format, label, copy.label(), d.stock(), d.lastOrder(), d.writtenBy(), d.token(), note))
+                        .orElse(String.format(format, label, copy.label(), "-", "-", "-", "-", "nothing written")));
+            }
+        });
         out.text("  fence table " + Inventory.FENCE_TABLE + ": highest token accepted for " + Inventory.LOCK + " = "
                 + (fenceToken.isPresent() ? fenceToken.getAsLong() : "none"));
     }

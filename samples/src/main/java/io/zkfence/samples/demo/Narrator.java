@@ -79,8 +79,7 @@ final class Narrator implements Consumer<PodEvent> {
     }
 
     private String write(PodEvent e) {
-        String where = String.format(
-                "  %-8s  %-10s  ", e.get("copy"), "postgres".equals(e.get("store")) ? "PostgreSQL" : "S3");
+        String where = String.format("  %-8s  %-10s  ", e.get("copy"), ExtraStores.label(e.get("store")));
         boolean stale = e.getLong("token") < newestGrant;
         return switch (e.get("outcome")) {
             case "accepted" -> where + "accepted" + (stale ? "   <-- a stale write went through: lost update" : "");

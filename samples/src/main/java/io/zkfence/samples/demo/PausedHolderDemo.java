@@ -8,7 +8,9 @@ import io.zkfence.lock.LockClient;
 import io.zkfence.lock.LockClientConfig;
 import io.zkfence.s3.FencedBucket;
 import io.zkfence.s3.S3FenceConfig;
+import io.zkfence.testing.AzuriteServer;
 import io.zkfence.testing.EmbeddedServers;
+import io.zkfence.testing.RedisServer;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -60,7 +62,8 @@ final class PausedHolderDemo {
                 servers = cleanup.add(EmbeddedServers.start(
                         options.embeddedZookeeper(), options.embeddedPostgres(), options.embeddedS3(), workDir));
             }
-            Endpoints endpoints = endpoints(servers);
+            ExtraStores extra = extraStores(cleanup);
+            Endpoints endpoints = endpoints(servers, extra);
             describe(timeline, endpoints, workDir);
 
             LockClient observer = cleanup.add(LockClient.connect(
@@ -83,12 +86,17 @@ final class PausedHolderDemo {
                             .build());
             FencedBucket bucket = FencedBucket.create(s3, S3FenceConfig.of(endpoints.bucket()));
             DemoStores.reset(pool, fence, s3, endpoints.bucket(), options.embeddedS3());
+            ExtraStores.Open extraStores = cleanup.add(extra.open());
+            extraStores.reset(options.embeddedAzureBlob());
             timeline.add(
                     Instant.now(),
                     "demo",
                     "stores reset: stock of SKU " + Inventory.SKU + " = " + Inventory.INITIAL_STOCK
                             + " in both copies, no S3 objects, empty fence table");
             Story story = new Story(endpoints, timeline, observer, workDir, options.maxFreeze(), cleanup::add);
+            List<String> stores = new ArrayList<>(List.of("postgres", "s3"));
+            stores.addAll(extra.stores());
+            story.record().stores = List.copyOf(stores);
             try {
                 story.play();
             } catch (StoryFailedException e) {
@@ -96,7 +104,7 @@ final class PausedHolderDemo {
             }
             Optional<FinalState> state = Optional.empty();
             try {
-                state = Optional.of(FinalState.read(pool, fence, bucket));
+                state = Optional.of(FinalState.read(pool, fence, bucket, extraStores));
                 state.get().print(timeline);
             } catch (RuntimeException e) {
                 timeline.text("cannot read what the stores hold: " + e);
@@ -113,7 +121,22 @@ final class PausedHolderDemo {
         }
     }
 
-    private Endpoints endpoints(EmbeddedServers servers) {
+    /** Redis and Azure Blob Storage when asked for: started here (embedded) or named on the command line. */
+    private ExtraStores extraStores(Cleanup cleanup) {
+        String redisUri = options.redisUri();
+        if (options.embeddedRedis()) {
+            redisUri = cleanup.add(RedisServer.start(List.of())).uri();
+        }
+        String connection = System.getenv(ExtraStores.ENV_AZURE_CONNECTION_STRING);
+        String container = options.azureContainer();
+        if (options.embeddedAzureBlob()) {
+            connection = cleanup.add(AzuriteServer.start()).connectionString();
+            container = DemoOptions.EMBEDDED_CONTAINER;
+        }
+        return new ExtraStores(redisUri, container == null ? null : connection, container);
+    }
+
+    private Endpoints endpoints(EmbeddedServers servers, ExtraStores extra) {
         AwsCredentials credentials = options.embeddedS3()
                 ? AwsBasicCredentials.create("demo", "demo")
                 : DefaultCredentialsProvider.builder().build().resolveCredentials();
@@ -128,7 +151,8 @@ final class PausedHolderDemo {
                 options.embeddedS3() ? DemoOptions.EMBEDDED_BUCKET : options.s3Bucket(),
                 options.s3Region(),
                 options.embeddedS3() || options.s3PathStyle(),
-                credentials);
+                credentials,
+                extra);
     }
 
     private String embeddedList() {
@@ -155,6 +179,14 @@ final class PausedHolderDemo {
                 + e.jdbcUrl().replaceAll("password=[^&]*", "password=***"));
         t.detail("S3          " + (options.embeddedS3() ? "(embedded S3Mock) " : "")
                 + (e.s3Endpoint() == null ? "AWS S3 (" + e.region() + ")" : e.s3Endpoint()) + ", bucket " + e.bucket());
+        if (e.extra().redisUri() != null) {
+            t.detail("Redis       " + (options.embeddedRedis() ? "(embedded redis-server) " : "")
+                    + e.extra().redisUri() + ", fence key " + ExtraStores.REDIS_FENCE);
+        }
+        if (e.extra().azureContainer() != null) {
+            t.detail("Azure Blob  " + (options.embeddedAzureBlob() ? "(embedded Azurite) " : "") + "container "
+                    + e.extra().azureContainer());
+        }
         t.detail("work folder " + workDir + " (pods' logs" + (options.embeddedS3() ? ", S3Mock's objects" : "")
                 + "), deleted at the end");
     }

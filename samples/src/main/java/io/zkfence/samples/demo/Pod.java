@@ -80,12 +80,20 @@ public final class Pod implements Callable<Integer> {
     @Option(names = "--s3-path-style")
     private boolean pathStyle;
 
+    @Option(names = "--redis-uri")
+    private String redisUri;
+
+    @Option(names = "--azure-blob-container")
+    private String azureContainer;
+
     private final PrintStream events;
     private LockClient locks;
     private HikariDataSource pool;
     private JdbcFence fence;
     private S3Client s3;
     private FencedBucket bucket;
+    private ExtraStores extra;
+    private ExtraStores.Open extraStores;
     private Lease lease;
 
     private Pod(PrintStream events) {
@@ -161,6 +169,8 @@ public final class Pod implements Callable<Integer> {
                 DefaultCredentialsProvider.builder().build());
         bucket = FencedBucket.create(s3, S3FenceConfig.of(bucketName));
         bucket.verifyConditionalWrites(); // fail now, not in the middle of the story, on a store that ignores If-Match
+        extra = new ExtraStores(redisUri, System.getenv(ExtraStores.ENV_AZURE_CONNECTION_STRING), azureContainer);
+        extraStores = extra.open();
     }
 
     private void acquire() {
@@ -235,6 +245,9 @@ public final class Pod implements Callable<Integer> {
                         token,
                         RequestBody.fromString(doc.toJson()),
                         r -> r.contentType("application/json")));
+        for (String store : extra.stores()) {
+            write(FENCED, store, token, () -> extraStores.write(store, FENCED, token, doc));
+        }
         write(UNFENCED, "postgres", token, () -> {
             try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
@@ -251,6 +264,9 @@ public final class Pod implements Callable<Integer> {
                 () -> s3.putObject(
                         r -> r.bucket(bucketName).key(UNFENCED.objectKey).contentType("application/json"),
                         RequestBody.fromString(doc.toJson())));
+        for (String store : extra.stores()) {
+            write(UNFENCED, store, token, () -> extraStores.write(store, UNFENCED, token, doc));
+        }
         emit("order-done", "order", orderId);
     }
 
@@ -312,6 +328,9 @@ public final class Pod implements Callable<Integer> {
         }
         if (s3 != null) {
             s3.close();
+        }
+        if (extraStores != null) {
+            extraStores.close();
         }
     }
 }

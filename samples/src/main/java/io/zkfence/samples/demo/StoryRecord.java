@@ -35,5 +35,8 @@ final class StoryRecord {
     final List<Write> firstWritesOfA = new ArrayList<>();
     final List<Write> writesOfB = new ArrayList<>();
     final List<Write> staleWritesOfA = new ArrayList<>();
+    /** The stores each order writes, once fenced and once unfenced (PostgreSQL, S3 and the extra ones). */
+    List<String> stores = List.of("postgres", "s3");
+
     String failure;
 }

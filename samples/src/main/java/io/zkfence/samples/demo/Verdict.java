@@ -35,6 +35,8 @@ final class Verdict {
     }
 
     private final List<Check> checks = new ArrayList<>();
+    /** The stores named in the RESULT line: "PostgreSQL and S3", "PostgreSQL, S3, Redis and Azure Blob". */
+    private String stores = "PostgreSQL and S3";
 
     private Verdict() {}
 
@@ -44,6 +46,8 @@ final class Verdict {
 
     static Verdict of(StoryRecord r, Optional<FinalState> state) {
         Verdict v = new Verdict();
+        List<String> labels = r.stores.stream().map(ExtraStores::label).toList();
+        v.stores = String.join(", ", labels.subList(0, labels.size() - 1)) + " and " + labels.getLast();
         v.story(
                 r.failure == null,
                 r.failure == null ? "every step of the story happened" : "the story stopped early: " + r.failure);
@@ -55,8 +59,8 @@ final class Verdict {
                         : "tokens increase: pod-B's " + r.tokenB + " > pod-A's " + r.tokenA);
         v.story(
                 !r.firstWritesOfA.isEmpty(),
-                allAccepted(r.firstWritesOfA),
-                "pod-A's first order was accepted by all four paths");
+                allAccepted(r, r.firstWritesOfA),
+                "pod-A's first order was accepted by all " + 2 * r.stores.size() + " paths");
         v.story(
                 r.grantedToBAt != null,
                 expiredOnTheServers(r),
@@ -75,10 +79,13 @@ final class Verdict {
                 r.resumedAt != null,
                 r.resumedAt != null && Duration.between(r.frozenAt, r.resumedAt).compareTo(r.ttlA) > 0,
                 "pod-A was frozen for longer than its session timeout");
-        v.story(!r.writesOfB.isEmpty(), allAccepted(r.writesOfB), "pod-B's order was accepted by all four paths");
+        v.story(
+                !r.writesOfB.isEmpty(),
+                allAccepted(r, r.writesOfB),
+                "pod-B's order was accepted by all " + 2 * r.stores.size() + " paths");
         v.story(!r.staleWritesOfA.isEmpty(), !r.staleWritesOfA.isEmpty(), "pod-A, resumed, wrote with its old token");
 
-        for (String store : List.of("postgres", "s3")) {
+        for (String store : r.stores) {
             Optional<StoryRecord.Write> w =
                     r.staleWritesOfA.stream().filter(x -> x.is(FENCED, store)).findFirst();
             String text = "pod-A's stale write to " + label(store) + " through the fence was rejected"
@@ -90,7 +97,7 @@ final class Verdict {
                 v.add(outcome.equals("accepted"), outcome.equals("rejected") ? Status.OK : Status.FAIL, text);
             }
         }
-        for (String store : List.of("postgres", "s3")) {
+        for (String store : r.stores) {
             Optional<StoryRecord.Write> w =
                     r.staleWritesOfA.stream().filter(x -> x.is(UNFENCED, store)).findFirst();
             v.story(
@@ -101,7 +108,7 @@ final class Verdict {
                             + w.map(x -> " (outcome: " + x.outcome() + ")").orElse(""));
         }
 
-        boolean bWrote = r.tokenB != null && allAccepted(r.writesOfB);
+        boolean bWrote = r.tokenB != null && allAccepted(r, r.writesOfB);
         Optional<FinalState> s = state.filter(x -> bWrote);
         Inventory.Stock row = s.map(x -> x.rows().get(FENCED)).orElse(null);
         v.holdsB(
@@ -131,6 +138,26 @@ final class Verdict {
                                 : " (written by "
                                         + doc.map(StockDocument::writtenBy).orElse("nobody") + ", token metadata "
                                         + objectToken + ")"));
+        for (String store : r.stores.subList(2, r.stores.size())) {
+            Optional<ExtraStores.Held> held = s.map(x -> x.extras().get(store));
+            Optional<StockDocument> fencedDoc = held.flatMap(ExtraStores.Held::fenced);
+            Long token = held.filter(h -> h.token().isPresent())
+                    .map(h -> h.token().getAsLong())
+                    .orElse(null);
+            v.holdsB(
+                    r,
+                    held.isPresent(),
+                    fencedDoc.map(StockDocument::writtenBy).orElse(null),
+                    token,
+                    true,
+                    "fenced " + label(store) + " holds pod-B's write"
+                            + (held.isEmpty()
+                                    ? ""
+                                    : " (written by "
+                                            + fencedDoc
+                                                    .map(StockDocument::writtenBy)
+                                                    .orElse("nobody") + ", fence token " + token + ")"));
+        }
         Inventory.Stock plain = s.map(x -> x.rows().get(UNFENCED)).orElse(null);
         v.story(
                 s.isPresent() && !r.staleWritesOfA.isEmpty(),
@@ -162,7 +189,7 @@ final class Verdict {
         out.text("");
         out.text(
                 switch (exitCode()) {
-                    case OK -> "RESULT: the paused holder's stale writes were rejected by PostgreSQL and S3 (exit 0)";
+                    case OK -> "RESULT: the paused holder's stale writes were rejected by " + stores + " (exit 0)";
                     case STALE_WRITE_ACCEPTED -> "RESULT: A STALE WRITE WAS ACCEPTED by a fenced store (exit 1)";
                     default -> "RESULT: the story did not happen as told (exit 3)";
                 });
@@ -191,8 +218,9 @@ final class Verdict {
         checks.add(new Check(safety, status, text));
     }
 
-    private static boolean allAccepted(List<StoryRecord.Write> writes) {
-        return writes.size() == 4 && writes.stream().allMatch(w -> w.outcome().equals("accepted"));
+    private static boolean allAccepted(StoryRecord r, List<StoryRecord.Write> writes) {
+        return writes.size() == 2 * r.stores.size()
+                && writes.stream().allMatch(w -> w.outcome().equals("accepted"));
     }
 
     private static boolean expiredOnTheServers(StoryRecord r) {
@@ -212,6 +240,6 @@ final class Verdict {
     }
 
     private static String label(String store) {
-        return store.equals("postgres") ? "PostgreSQL" : "S3";
+        return ExtraStores.label(store);
     }
 }

@@ -105,6 +105,29 @@ class PausedHolderDemoTest {
         assertPodsGone(run.output);
     }
 
+    /** {@code --with-redis --with-azure-blob}: Debian's redis-server and Azurite, embedded, join the story. */
+    @Test
+    void demoWithRedisAndAzureBlobRejectsTheirStaleWritesToo() {
+        List<String> args = new ArrayList<>(List.of(givenServerFlags()));
+        args.addAll(List.of("--with-redis", "--with-azure-blob"));
+
+        Run run = run(args.toArray(String[]::new));
+
+        assertThat(run.exitCode).as(run.output).isZero();
+        assertThat(run.output)
+                .containsPattern("pod-A    fenced    Redis       REJECTED: RedisStaleTokenException")
+                .containsPattern("pod-A    fenced    Azure Blob  REJECTED: AzureBlobStaleTokenException")
+                .containsPattern("pod-A    unfenced  Redis       accepted   <-- a stale write went through")
+                .containsPattern("pod-A    unfenced  Azure Blob  accepted   <-- a stale write went through")
+                .containsPattern("Redis       fenced\\s+7  B-1\\s+pod-B")
+                .contains("pod-B's order was accepted by all 8 paths")
+                .contains(
+                        "RESULT: the paused holder's stale writes were rejected by PostgreSQL, S3, Redis and Azure Blob"
+                                + " (exit 0)")
+                .doesNotContain("[FAIL]");
+        assertPodsGone(run.output);
+    }
+
     @Test
     void demoFailsWithExitThreeWhenTheSessionDoesNotExpireDuringTheFreeze() {
         List<String> args = new ArrayList<>(List.of(givenServerFlags()));
@@ -177,6 +200,9 @@ class PausedHolderDemoTest {
 
         assertThat(run.exitCode).isEqualTo(2);
         assertThat(run.errors).contains("--s3-endpoint needs --s3-bucket");
+        Run both = run("--with-redis", "--redis-uri=redis://localhost:6379");
+        assertThat(both.exitCode).isEqualTo(2);
+        assertThat(both.errors).contains("--with-redis and --redis-uri");
     }
 
     @Test

@@ -145,7 +145,70 @@ class VerdictTest {
                         UNFENCED,
                         Optional.of(new StockDocument(6, "A-2", "pod-A", TA))),
                 OptionalLong.of(fencedToken),
-                OptionalLong.of(fencedToken));
+                OptionalLong.of(fencedToken),
+                Map.of());
+    }
+
+    /** The story with Redis and Azure Blob Storage too ({@code --with-redis --with-azure-blob}). */
+    private static StoryRecord toldWithExtraStores(String redisStaleOutcome) {
+        StoryRecord r = told();
+        r.stores = List.of("postgres", "s3", "redis", "azure-blob");
+        for (String copy : List.of("fenced", "unfenced")) {
+            for (String store : List.of("redis", "azure-blob")) {
+                r.firstWritesOfA.add(new StoryRecord.Write(copy, store, TA, "accepted"));
+                r.writesOfB.add(new StoryRecord.Write(copy, store, TB, "accepted"));
+                String stale =
+                        copy.equals("unfenced") ? "accepted" : store.equals("redis") ? redisStaleOutcome : "rejected";
+                r.staleWritesOfA.add(new StoryRecord.Write(copy, store, TA, stale));
+            }
+        }
+        return r;
+    }
+
+    private static FinalState withExtras(FinalState s, String redisWriter, long redisToken) {
+        ExtraStores.Held redis = new ExtraStores.Held(
+                Optional.of(new StockDocument(7, "B-1", redisWriter, redisToken)),
+                Optional.of(new StockDocument(6, "A-2", "pod-A", TA)),
+                OptionalLong.of(redisToken));
+        ExtraStores.Held blob = new ExtraStores.Held(
+                Optional.of(new StockDocument(7, "B-1", "pod-B", TB)),
+                Optional.of(new StockDocument(6, "A-2", "pod-A", TA)),
+                OptionalLong.of(TB));
+        return new FinalState(
+                s.rows(),
+                s.reservations(),
+                s.objects(),
+                s.fencedObjectToken(),
+                s.fenceToken(),
+                Map.of("redis", redis, "azure-blob", blob));
+    }
+
+    @Test
+    void withRedisAndAzureBlobTheStoryAsToldExitsZeroNamingEveryStore() {
+        Verdict v = Verdict.of(
+                toldWithExtraStores("rejected"), Optional.of(withExtras(finalState("pod-B", TB, 7), "pod-B", TB)));
+
+        assertThat(v.checks()).allMatch(Verdict.Check::passed);
+        assertThat(v.exitCode()).isEqualTo(Verdict.OK);
+        assertThat(v.checks())
+                .extracting(Verdict.Check::text)
+                .contains(
+                        "pod-B's order was accepted by all 8 paths",
+                        "fenced Redis holds pod-B's write (written by pod-B, fence token " + TB + ")")
+                .anyMatch(t -> t.startsWith("pod-A's stale write to Azure Blob through the fence was rejected"));
+    }
+
+    @Test
+    void redisAcceptingTheStaleWriteExitsOne() {
+        Verdict v = Verdict.of(
+                toldWithExtraStores("accepted"), Optional.of(withExtras(finalState("pod-B", TB, 7), "pod-A", TA)));
+
+        assertThat(v.exitCode()).isEqualTo(Verdict.STALE_WRITE_ACCEPTED);
+        assertThat(v.checks())
+                .filteredOn(c -> !c.passed())
+                .extracting(Verdict.Check::text)
+                .anyMatch(t -> t.startsWith("pod-A's stale write to Redis through the fence"))
+                .anyMatch(t -> t.startsWith("fenced Redis holds pod-B's write"));
     }
 
     private static LockInfo.Entry entry(String owner, long token) {

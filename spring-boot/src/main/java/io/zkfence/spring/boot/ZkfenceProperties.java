@@ -45,6 +45,10 @@ public class ZkfenceProperties {
 
     private final S3 s3 = new S3();
 
+    private final Redis redis = new Redis();
+
+    private final AzureBlob azureBlob = new AzureBlob();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -123,6 +127,14 @@ public class ZkfenceProperties {
 
     public S3 getS3() {
         return s3;
+    }
+
+    public Redis getRedis() {
+        return redis;
+    }
+
+    public AzureBlob getAzureBlob() {
+        return azureBlob;
     }
 
     /** Which ACL the client puts on the znodes it creates. */
@@ -384,6 +396,150 @@ public class ZkfenceProperties {
 
         public void setBucket(String bucket) {
             this.bucket = bucket;
+        }
+
+        public String getTokenMetadataKey() {
+            return tokenMetadataKey;
+        }
+
+        public void setTokenMetadataKey(String tokenMetadataKey) {
+            this.tokenMetadataKey = tokenMetadataKey;
+        }
+
+        public Integer getMaxConflictRetries() {
+            return maxConflictRetries;
+        }
+
+        public void setMaxConflictRetries(Integer maxConflictRetries) {
+            this.maxConflictRetries = maxConflictRetries;
+        }
+
+        public Duration getBackoffBase() {
+            return backoffBase;
+        }
+
+        public void setBackoffBase(Duration backoffBase) {
+            this.backoffBase = backoffBase;
+        }
+
+        public Duration getBackoffMax() {
+            return backoffMax;
+        }
+
+        public void setBackoffMax(Duration backoffMax) {
+            this.backoffMax = backoffMax;
+        }
+
+        public Integer getEtagCacheSize() {
+            return etagCacheSize;
+        }
+
+        public void setEtagCacheSize(Integer etagCacheSize) {
+            this.etagCacheSize = etagCacheSize;
+        }
+
+        public boolean isVerifyOnStartup() {
+            return verifyOnStartup;
+        }
+
+        public void setVerifyOnStartup(boolean verifyOnStartup) {
+            this.verifyOnStartup = verifyOnStartup;
+        }
+    }
+
+    /**
+     * A RedisFence bean; configured when any zkfence.redis.* property is set. It uses the
+     * application's RedisConnector bean if there is one, else a Lettuce connection to
+     * zkfence.redis.uri.
+     */
+    public static class Redis {
+
+        /** Redis to connect to, e.g. "redis://localhost:6379" (required unless the application has a RedisConnector bean). */
+        private String uri;
+
+        /** Prefix of the fence's own keys. Default: fencing-redis's ("zkfence:"). */
+        private String keyPrefix;
+
+        /** What a fenced call does when the server restarted since its slot was seeded: refuse-until-reseeded (default) or trust-persistence. */
+        private String restartPolicy;
+
+        /** Whether the fence seeds by itself, with the token of a fresh grant of zkfence.redis.seed-lock, when it finds a slot unseeded or its server restarted (needs the LockClient). */
+        private boolean autoSeed;
+
+        /** The lock whose fresh grants give the auto-seed its tokens. */
+        private String seedLock = "zkfence-redis-seed";
+
+        public String getUri() {
+            return uri;
+        }
+
+        public void setUri(String uri) {
+            this.uri = uri;
+        }
+
+        public String getKeyPrefix() {
+            return keyPrefix;
+        }
+
+        public void setKeyPrefix(String keyPrefix) {
+            this.keyPrefix = keyPrefix;
+        }
+
+        public String getRestartPolicy() {
+            return restartPolicy;
+        }
+
+        public void setRestartPolicy(String restartPolicy) {
+            this.restartPolicy = restartPolicy;
+        }
+
+        public boolean isAutoSeed() {
+            return autoSeed;
+        }
+
+        public void setAutoSeed(boolean autoSeed) {
+            this.autoSeed = autoSeed;
+        }
+
+        public String getSeedLock() {
+            return seedLock;
+        }
+
+        public void setSeedLock(String seedLock) {
+            this.seedLock = seedLock;
+        }
+    }
+
+    /** A FencedContainer bean over the application's BlobServiceClient; configured when any zkfence.azure-blob.* property is set. */
+    public static class AzureBlob {
+
+        /** Container the fenced writes go to (required once any zkfence.azure-blob.* property is set). */
+        private String container;
+
+        /** Metadata name holding the token on each blob. Default "fence_token". */
+        private String tokenMetadataKey;
+
+        /** How often a write retries after losing a conditional-write race to an equal or older token. Default: fencing-azure-blob's. */
+        private Integer maxConflictRetries;
+
+        /** First back-off between those retries. Default: fencing-azure-blob's. */
+        private Duration backoffBase;
+
+        /** Longest back-off between those retries. Default: fencing-azure-blob's. */
+        private Duration backoffMax;
+
+        /** Entries of the ETag cache. Default: fencing-azure-blob's. */
+        private Integer etagCacheSize;
+
+        /** Whether to check at start-up that the service honours conditional writes (writes and deletes a probe blob). */
+        private boolean verifyOnStartup;
+
+        public String getContainer() {
+            return container;
+        }
+
+        public void setContainer(String container) {
+            this.container = container;
         }
 
         public String getTokenMetadataKey() {

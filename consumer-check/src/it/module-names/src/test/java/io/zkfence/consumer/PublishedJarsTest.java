@@ -28,6 +28,8 @@ class PublishedJarsTest {
             Map.entry("zkfence-lock-core", "io.zkfence.lock"),
             Map.entry("zkfence-fencing-jdbc", "io.zkfence.jdbc"),
             Map.entry("zkfence-fencing-s3", "io.zkfence.s3"),
+            Map.entry("zkfence-fencing-redis", "io.zkfence.redis"),
+            Map.entry("zkfence-fencing-azure-blob", "io.zkfence.azure.blob"),
             Map.entry("zkfence-recipes", "io.zkfence.recipes"),
             Map.entry("zkfence-testkit", "io.zkfence.testkit"),
             Map.entry("zkfence-spring-boot-starter", "io.zkfence.spring.boot"),

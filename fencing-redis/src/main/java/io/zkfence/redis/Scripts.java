@@ -1,0 +1,131 @@
+package io.zkfence.redis;
+
+/**
+ * The Lua the fence runs on the server. Every fenced call is one script, so the token check, the
+ * fence record's advance and the writes are one atomic step: Redis runs a script to its end
+ * before any other command.
+ *
+ * <p>Calling convention of the fenced scripts: {@code KEYS[1]} the fence record, {@code KEYS[2]}
+ * the floor of its slot, then the data keys; {@code ARGV[1]} the token (a canonical decimal),
+ * {@code ARGV[2]} {@code strict} or {@code trust} (the restart policy), then the writes'
+ * arguments. Tokens are compared as decimal strings (longer is larger, then lexically): Lua's
+ * numbers are doubles, exact only to 2^53, and tokens are any positive {@code long}.
+ *
+ * <p>Replies, always an array whose first element says what happened: {@code ok} (then the
+ * replies of the writes), {@code stale <stored>}, {@code unseeded}, {@code restarted <seeded run>
+ * <current run>}, {@code invalid <what the record holds>}, {@code failed <write #> <error>}.
+ */
+final class Scripts {
+
+    /** Checks the token against the record and the slot's floor and advances the record; may return early. */
+    private static final String PRELUDE = """
+            local function above(a, b)
+              if #a ~= #b then return #a > #b end
+              return a > b
+            end
+            local token = ARGV[1]
+            local floor = redis.call('HMGET', KEYS[2], 'floor', 'run')
+            if not floor[1] then return {'unseeded'} end
+            if ARGV[2] == 'strict' then
+              local run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+              if floor[2] ~= run then return {'restarted', floor[2] or '', run or ''} end
+            end
+            local stored = redis.pcall('GET', KEYS[1])
+            if type(stored) == 'table' and stored.err then return {'invalid', stored.err} end
+            if stored and not string.match(stored, '^[1-9]%d*$') then return {'invalid', stored} end
+            local effective = floor[1]
+            if stored and above(stored, effective) then effective = stored end
+            if above(effective, token) then return {'stale', effective} end
+            if not stored or above(token, stored) then redis.call('SET', KEYS[1], token) end
+            """;
+
+    /**
+     * The fenced writes: {@code ARGV[3]} is their count, then per write its command, how many
+     * keys it takes (the next ones of {@code KEYS}, in order) and how many arguments (the next
+     * ones of {@code ARGV}). A write that fails stops the script; the writes before it stay (Redis
+     * does not roll a script back) and so does the fence's advance.
+     */
+    static final Script WRITES = Script.of(PRELUDE + """
+            local replies = {'ok'}
+            local a = 4
+            local k = 3
+            for w = 1, tonumber(ARGV[3]) do
+              local name = ARGV[a]
+              local nkeys = tonumber(ARGV[a + 1])
+              local nargs = tonumber(ARGV[a + 2])
+              a = a + 3
+              local args = {}
+              for i = 1, nkeys do args[#args + 1] = KEYS[k]; k = k + 1 end
+              for i = 1, nargs do args[#args + 1] = ARGV[a]; a = a + 1 end
+              local r = redis.pcall(name, unpack(args))
+              if type(r) == 'table' and r.err then return {'failed', tostring(w), r.err} end
+              replies[#replies + 1] = r
+            end
+            return replies
+            """);
+
+    /** The fence record and the slot's floor: {@code KEYS[1]}, {@code KEYS[2]}. */
+    static final Script READ = Script.of("""
+            local stored = redis.pcall('GET', KEYS[1])
+            if type(stored) == 'table' and stored.err then return {'invalid', stored.err} end
+            local floor = redis.call('HMGET', KEYS[2], 'floor', 'run')
+            return {'ok', stored, floor[1], floor[2]}
+            """);
+
+    /**
+     * Raises the floors in {@code KEYS} (one slot's on Redis Cluster, a batch of slots' on a single
+     * server) to {@code ARGV[1]} unless higher already, and stamps each with this server's run id.
+     * Answers the lowest floor it left, the server's eviction policy and its run id.
+     */
+    static final Script SEED = Script.of("""
+            local function above(a, b)
+              if #a ~= #b then return #a > #b end
+              return a > b
+            end
+            local function field(section, name)
+              local info = redis.pcall('INFO', section)
+              if type(info) ~= 'string' then return '' end
+              return string.match(info, name .. ':([^\\r\\n]*)') or ''
+            end
+            local run = field('server', 'run_id')
+            local lowest = nil
+            for _, key in ipairs(KEYS) do
+              local floor = ARGV[1]
+              local current = redis.call('HGET', key, 'floor')
+              if current and above(current, floor) then floor = current end
+              redis.call('HSET', key, 'floor', floor, 'run', run)
+              if not lowest or above(lowest, floor) then lowest = floor end
+            end
+            return {'ok', lowest, field('memory', 'maxmemory_policy'), run}
+            """);
+
+    /** Whether the server runs in cluster mode: {@code {'1'}} or {@code {'0'}}. */
+    static final Script CLUSTER_MODE = Script.of("""
+            local info = redis.pcall('INFO', 'cluster')
+            if type(info) ~= 'string' then return {'0'} end
+            return {string.match(info, 'cluster_enabled:(%d)') or '0'}
+            """);
+
+    private Scripts() {}
+
+    /**
+     * A user's script: {@code body} is the body of a Lua function of {@code KEYS} and
+     * {@code ARGV} (the caller's keys and arguments, without the fence's), run after the check
+     * and the fence's advance. Defined before the prelude, so the fence's locals are out of its
+     * reach; an error in it is caught and answered as {@code failed 1 <error>}.
+     */
+    static Script user(String body) {
+        return Script.of("local function user(KEYS, ARGV)\n" + body + "\nend\n" + PRELUDE + """
+                local keys, args = {}, {}
+                for i = 3, #KEYS do keys[#keys + 1] = KEYS[i] end
+                for i = 3, #ARGV do args[#args + 1] = ARGV[i] end
+                local ok, r = pcall(user, keys, args)
+                if not ok then
+                  if type(r) == 'table' and r.err then r = r.err end
+                  return {'failed', '1', tostring(r)}
+                end
+                if r == nil then r = false end
+                return {'ok', r}
+                """);
+    }
+}
