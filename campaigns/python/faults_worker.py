@@ -151,7 +151,8 @@ class Worker:
             self.attempts += 1
             return self.attempts
 
-    def log_call(self, thread, req, op, replica, hedge, sent_at, a):
+    def log_call(self, thread, req, op, replica, hedge, sent_at, a, lease=0):
+        """One call and its answer; lease: for a renew or a release, the fencing token of its lease."""
         self.record("call", {
             "worker": self.name, "inc": self.inc, "thread": thread, "owner": req["owner"],
             "request": req["id"], "key": req["key"], "op": op, "replica": self.replica_names[replica],
@@ -161,6 +162,7 @@ class Worker:
             "currentOwner": a.get("currentOwner"), "wasHeld": a.get("wasHeld"), "outcome": a.get("outcome"),
             # A problem's detail may name queue entries, whose names carry lock tokens: not logged.
             "detail": a.get("detail") if a["status"] == 0 else None,
+            "lease": lease,
         })
 
     def end(self, req, result, token):
@@ -239,7 +241,7 @@ class Worker:
                 break
             if now >= renew_at and (writes > 0 or now < hold_until):
                 renew_sent = time.monotonic()
-                r = self.renew(req, lock_token, renew_replica, deadline)
+                r = self.renew(req, lock_token, token, renew_replica, deadline)
                 if r["status"] == 200:
                     deadline = renew_sent + self.validity(r, req["ttl"])
                     renew_at = renew_sent + self.validity(r, req["ttl"]) / 3
@@ -266,18 +268,18 @@ class Worker:
             rep = (release_replica + i) % len(self.replica_names)
             sent_at = now_ms()
             r = self.service.release(rep, req["key"], req["owner"], lock_token)
-            self.log_call(req["thread"], req, "release", rep, False, sent_at, r)
+            self.log_call(req["thread"], req, "release", rep, False, sent_at, r, token)
             if r["status"] not in RETRYABLE:
                 return
 
-    def renew(self, req, lock_token, replica, deadline):
+    def renew(self, req, lock_token, token, replica, deadline):
         rep = replica
         while True:
             sent_at = now_ms()
             left = deadline - time.monotonic()
             r = self.service.renew(rep, req["key"], req["owner"], lock_token, req["ttl"],
                                    max(0.001, min(CALL_TIMEOUT, left)))
-            self.log_call(req["thread"], req, "renew", rep, False, sent_at, r)
+            self.log_call(req["thread"], req, "renew", rep, False, sent_at, r, token)
             if r["status"] not in RETRYABLE or time.monotonic() >= deadline:
                 return r
             rep = (rep + 1) % len(self.replica_names)

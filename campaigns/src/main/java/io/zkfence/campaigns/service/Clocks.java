@@ -8,36 +8,84 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/** The replicas' clocks as the campaign skewed them, and as their answers showed them. */
+/**
+ * The replicas' clocks: the skews the campaign applied (libfaketime, {@link ServiceFaults.Skew}),
+ * each measured from the skewed replica's own answers, and the one allowance the strict checks
+ * give for them.
+ *
+ * <p>Why skew is the only allowance. A replica answers a lease valid for {@code validForMillis}
+ * counted from the request's arrival, by its own clock against the entry's {@code expiresAt}: the
+ * holder's deadline (send time plus {@code validForMillis}) is at most {@code expiresAt − dY} in
+ * true time, where {@code dY} is the answering replica's offset. Any replica J ends the lease when
+ * its own clock passes {@code expiresAt}, at {@code expiresAt − dJ}. So a lease can end before its
+ * answered validity by at most {@code dJ − dY}: the largest offset of any replica at the time less
+ * the answering replica's (docs/server.md: skew moves when a lease ends, by the skew). Without a
+ * skewed replica that is 0, and what is left is measurement: millisecond clocks read in separate
+ * processes ({@link #MEASUREMENT_MILLIS}).
+ *
+ * <p>Measured: a skewed replica's fresh grants and renewals carry {@code expiresAt} = its clock +
+ * the TTL, against the campaign's clock halfway through the call; the median of those is the
+ * offset the checks use, with half the median call's duration as its uncertainty (the applied
+ * offset when it answered too few such calls to measure).
+ */
 final class Clocks {
 
-    private Clocks() {}
+    /** Clocks read to the millisecond in separate processes on one machine: what a bound needs beyond the skew. */
+    static final long MEASUREMENT_MILLIS = 5;
 
-    /** The clock offset {@code replica} ran with at {@code at} (0 outside its skew windows). */
-    static long offsetOf(List<ServiceFaults.Skew> skews, String replica, long at) {
-        return skews.stream()
-                .filter(s -> s.replica().equals(replica) && s.fromMillis() <= at && s.toMillis() >= at)
-                .mapToLong(ServiceFaults.Skew::offsetMillis)
-                .findFirst()
-                .orElse(0);
-    }
+    /** How many fresh answers a skew needs to be measured rather than taken as applied. */
+    static final int MEASURED_FROM = 3;
 
     /**
-     * What each skewed replica's answers say its clock was: the {@code expiresAt} of a renewal, or of
-     * a grant to a first attempt that did not wait, is the replica's clock plus the TTL when it
-     * answered, against the campaign's clock halfway through the call.
+     * One skew window.
+     *
+     * @param applied     the offset libfaketime was given (ms)
+     * @param measured    the median of what its answers showed, or null if too few
+     * @param samples     how many answers were measured
+     * @param low         the lowest measurement (0 if none)
+     * @param high        the highest (0 if none)
+     * @param uncertainty half the median duration of the measured calls (0 for an applied offset)
      */
-    static List<String> measured(ServiceLog.Logs logs, List<ServiceFaults.Skew> skews) {
+    record Window(
+            String replica,
+            long from,
+            long to,
+            long applied,
+            Long measured,
+            int samples,
+            long low,
+            long high,
+            long uncertainty) {
+
+        /** The offset the checks use: measured when it could be, else applied. */
+        long offset() {
+            return measured != null ? measured : applied;
+        }
+    }
+
+    private final List<Window> windows;
+
+    private Clocks(List<Window> windows) {
+        this.windows = windows;
+    }
+
+    /** No skew at all: every replica on the machine's clock. */
+    static Clocks none() {
+        return new Clocks(List.of());
+    }
+
+    /** The skews, each measured from the logged answers of its replica while it ran skewed. */
+    static Clocks of(ServiceLog.Logs logs, List<ServiceFaults.Skew> skews) {
         Map<String, Long> ttlOf = new HashMap<>();
         logs.requests().forEach(r -> ttlOf.put(r.owner(), r.ttl()));
         Set<String> waited = logs.requests().stream()
                 .filter(ServiceLog.RequestEnd::waiting)
                 .map(ServiceLog.RequestEnd::owner)
                 .collect(Collectors.toSet());
-        List<String> out = new ArrayList<>();
+        List<Window> out = new ArrayList<>();
         for (ServiceFaults.Skew s : skews) {
             Set<String> firstAttempts = new HashSet<>();
-            List<Long> offsets = logs.calls().stream()
+            List<ServiceLog.Call> fresh = logs.calls().stream()
                     // A grant answered to a request's first attempt that did not wait was made by this replica
                     // just then; a renewal always is.
                     .filter(c -> !"acquire".equals(c.op()) || firstAttempts.add(c.owner()))
@@ -48,17 +96,100 @@ final class Clocks {
                             && c.doneAt() <= s.toMillis()
                             && c.doneAt() - c.sentAt() < 500
                             && ttlOf.containsKey(c.owner()))
+                    .toList();
+            List<Long> offsets = fresh.stream()
                     .map(c -> c.expiresAt() - ttlOf.get(c.owner()) - (c.sentAt() + c.doneAt()) / 2)
                     .sorted()
                     .toList();
-            out.add(s.replica() + " run with FAKETIME=" + (s.offsetMillis() > 0 ? "+" : "") + s.offsetMillis() / 1000
-                    + "s: "
-                    + (offsets.isEmpty()
-                            ? "no fresh grant or renewal answered by it while it ran skewed"
+            List<Long> halfDurations = fresh.stream()
+                    .map(c -> (c.doneAt() - c.sentAt() + 1) / 2)
+                    .sorted()
+                    .toList();
+            boolean measured = offsets.size() >= MEASURED_FROM;
+            out.add(new Window(
+                    s.replica(),
+                    s.fromMillis(),
+                    s.toMillis(),
+                    s.offsetMillis(),
+                    measured ? offsets.get(offsets.size() / 2) : null,
+                    offsets.size(),
+                    offsets.isEmpty() ? 0 : offsets.getFirst(),
+                    offsets.isEmpty() ? 0 : offsets.getLast(),
+                    measured ? Math.max(1, halfDurations.get(halfDurations.size() / 2)) : 0));
+        }
+        return new Clocks(out);
+    }
+
+    List<Window> windows() {
+        return windows;
+    }
+
+    /** The offset {@code replica} ran with at {@code at} (0 outside its skew windows). */
+    long offsetOf(String replica, long at) {
+        Window w = windowOf(replica, at);
+        return w == null ? 0 : w.offset();
+    }
+
+    private Window windowOf(String replica, long at) {
+        for (Window w : windows) {
+            if (w.replica().equals(replica) && w.from() <= at && at <= w.to()) {
+                return w;
+            }
+        }
+        return null;
+    }
+
+    /** The largest offset any replica ran with at some moment of [from, to] (0: an unskewed one). */
+    long maxOffset(long from, long to) {
+        long max = 0;
+        for (Window w : windows) {
+            if (w.from() <= to && w.to() >= from) {
+                max = Math.max(max, w.offset() + w.uncertainty());
+            }
+        }
+        return max;
+    }
+
+    /** The smallest offset any replica ran with at some moment of [from, to] (0: an unskewed one). */
+    long minOffset(long from, long to) {
+        long min = 0;
+        for (Window w : windows) {
+            if (w.from() <= to && w.to() >= from) {
+                min = Math.min(min, w.offset() - w.uncertainty());
+            }
+        }
+        return min;
+    }
+
+    /**
+     * How much earlier than its answered validity a lease may end because of clock skew: the largest
+     * offset any replica ran with in [from, to] (a replica that may have ended it then) less the
+     * offset of {@code answered}, the replica whose answer set that validity, when it answered; and
+     * the measurement's few milliseconds.
+     */
+    long allowance(String answered, long answeredAt, long from, long to) {
+        Window y = windowOf(answered, answeredAt);
+        long dy = y == null ? 0 : y.offset() - y.uncertainty();
+        return Math.max(0, maxOffset(Math.min(from, answeredAt), Math.max(to, answeredAt)) - dy) + MEASUREMENT_MILLIS;
+    }
+
+    /** One line per skew, for the report: what libfaketime was given and what the answers showed. */
+    List<String> lines() {
+        List<String> out = new ArrayList<>();
+        for (Window w : windows) {
+            out.add(w.replica() + " run with FAKETIME=" + (w.applied() > 0 ? "+" : "") + w.applied() / 1000 + "s: "
+                    + (w.samples() == 0
+                            ? "no fresh grant or renewal answered by it while it ran skewed; the checks take "
+                                    + signed(w.applied()) + " ms"
                             : "its fresh grants and renewals put its clock at "
-                                    + signed(offsets.get(offsets.size() / 2))
-                                    + " ms (median of " + offsets.size() + ", from " + signed(offsets.get(0)) + " to "
-                                    + signed(offsets.getLast()) + ")"));
+                                    + (w.measured() == null ? "about " : "")
+                                    + signed(w.measured() == null ? w.low() : w.measured())
+                                    + " ms (median of " + w.samples() + ", from " + signed(w.low()) + " to "
+                                    + signed(w.high()) + ")"
+                                    + (w.measured() == null
+                                            ? "; too few to measure, the checks take " + signed(w.applied()) + " ms"
+                                            : "; the checks take " + signed(w.offset()) + " ± " + w.uncertainty()
+                                                    + " ms")));
         }
         return out;
     }

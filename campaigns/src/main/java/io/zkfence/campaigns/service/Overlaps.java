@@ -2,30 +2,31 @@ package io.zkfence.campaigns.service;
 
 import io.zkfence.campaigns.Attempt;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Two workers believing they held one key at once: their belief intervals (from the grant's answer
- * to the local deadline, the release or a refused renewal) overlap on one key with different
- * tokens. Each is reported with what PostgreSQL's fence did with the lower token's writes and why
- * its holder still believed. Overlaps break no promise by themselves (a lease that ended early by a
- * skewed replica's clock is one); writes accepted out of token order would, and the PostgreSQL
- * check counts those.
+ * Two leases of one key answered valid at once ({@link AnsweredLeases}): their stretches overlap,
+ * with different fencing tokens. The service may only cause that through clock skew (docs/server.md,
+ * "Clocks decide when a lease ends"), by at most the difference between the clocks of the replicas
+ * involved ({@link Clocks#allowance}); an overlap longer than that allowance is a finding, and one
+ * within it is listed with the skew that explains it. Each is shown with what PostgreSQL's fence
+ * did with the lower token's writes.
  */
 final class Overlaps {
 
     /**
-     * Two workers that believed they held one key at once.
+     * Two leases of one key answered valid at once.
      *
+     * @param from          when the later of the two began (its caller heard its 200)
+     * @param to            when the first of them ended
+     * @param allowance     what the replicas' measured clock skew allows (ms)
+     * @param finding       whether the overlap is longer than {@code allowance}
      * @param lowerRejected writes of the lower token's holder rejected by the fence
-     * @param lowerAccepted writes of the lower token's holder accepted (all of them before the higher token's first)
-     * @param cause         why the lower holder still believed: its grant was a dead lease (promise 1), a
-     *                      replica's clock was skewed, or another fault (a pause, a cut-off)
+     * @param lowerAccepted writes of the lower token's holder accepted
+     * @param why           the replicas and clocks behind the allowance, in one line
      */
     record Overlap(
             String key,
@@ -35,69 +36,92 @@ final class Overlaps {
             String higherOwner,
             long from,
             long to,
+            long allowance,
+            boolean finding,
             int lowerRejected,
             int lowerAccepted,
-            String cause) {}
+            String why) {
+
+        long millis() {
+            return to - from;
+        }
+    }
 
     private Overlaps() {}
 
-    /** Holds of different tokens on one key that overlapped in time, with what the fence did with the lower one's writes. */
-    static List<Overlap> of(
-            List<ServiceLog.Hold> holds,
-            List<ServiceLog.Write> writes,
-            Set<Long> deadGrants,
-            List<ServiceFaults.Skew> skews) {
+    /** Every pair of differently tokened stretches on one key that overlap, the longest overlap per pair of leases. */
+    static List<Overlap> of(List<AnsweredLeases.Segment> segments, List<ServiceLog.Write> writes, Clocks clocks) {
         Map<Long, List<ServiceLog.Write>> writesByToken =
                 writes.stream().collect(Collectors.groupingBy(ServiceLog.Write::fencingToken));
-        Map<String, List<ServiceLog.Hold>> byKey =
-                holds.stream().filter(h -> h.fencingToken() > 0).collect(Collectors.groupingBy(ServiceLog.Hold::key));
-        List<Overlap> out = new ArrayList<>();
-        Set<String> seen = new HashSet<>();
-        for (List<ServiceLog.Hold> list : byKey.values()) {
-            list.sort(Comparator.comparingLong(ServiceLog.Hold::fromAt));
+        Map<String, List<AnsweredLeases.Segment>> byKey =
+                segments.stream().collect(Collectors.groupingBy(AnsweredLeases.Segment::key));
+        Map<String, Overlap> worst = new HashMap<>();
+        for (List<AnsweredLeases.Segment> list : byKey.values()) {
+            // sorted by start (AnsweredLeases.segments): each one is compared with those that start before it ends
             for (int i = 0; i < list.size(); i++) {
-                ServiceLog.Hold a = list.get(i);
-                for (int j = i + 1; j < list.size() && list.get(j).fromAt() < a.toAt(); j++) {
-                    ServiceLog.Hold b = list.get(j);
-                    if (a.fencingToken() == b.fencingToken()) {
+                AnsweredLeases.Segment a = list.get(i);
+                for (int j = i + 1; j < list.size() && list.get(j).from() < a.to(); j++) {
+                    AnsweredLeases.Segment b = list.get(j);
+                    if (a.token() == b.token()) {
                         continue;
                     }
-                    ServiceLog.Hold lower = a.fencingToken() < b.fencingToken() ? a : b;
-                    ServiceLog.Hold higher = lower == a ? b : a;
-                    if (!seen.add(lower.fencingToken() + "|" + higher.fencingToken())) {
-                        continue;
+                    Overlap o = overlap(a, b, writesByToken, clocks);
+                    if (o != null) {
+                        worst.merge(
+                                o.lowerToken() + "|" + o.higherToken(),
+                                o,
+                                (x, y) -> x.millis() - x.allowance() >= y.millis() - y.allowance() ? x : y);
                     }
-                    long from = Math.max(a.fromAt(), b.fromAt());
-                    long to = Math.min(a.toAt(), b.toAt());
-                    if (to <= from) {
-                        continue;
-                    }
-                    List<ServiceLog.Write> lw = writesByToken.getOrDefault(lower.fencingToken(), List.of());
-                    int rejected = (int) lw.stream()
-                            .filter(w -> Attempt.STALE.equals(w.jdbc()))
-                            .count();
-                    int accepted = (int) lw.stream()
-                            .filter(w -> Attempt.ACCEPTED.equals(w.jdbc()))
-                            .count();
-                    String cause = deadGrants.contains(lower.fencingToken())
-                            ? "its grant was a dead lease (promise 1)"
-                            : skews.stream().anyMatch(s -> s.fromMillis() <= to && s.toMillis() >= from)
-                                    ? "a replica's clock was skewed"
-                                    : "another fault (a pause, a cut-off, a lost answer)";
-                    out.add(new Overlap(
-                            lower.key(),
-                            lower.fencingToken(),
-                            lower.owner(),
-                            higher.fencingToken(),
-                            higher.owner(),
-                            from,
-                            to,
-                            rejected,
-                            accepted,
-                            cause));
                 }
             }
         }
+        List<Overlap> out = new ArrayList<>(worst.values());
+        out.sort((x, y) -> Long.compare(x.from(), y.from()));
         return out;
+    }
+
+    /**
+     * {@code first} began before {@code second} (or with it). The allowance is the skew by which
+     * {@code first}'s lease could have ended before its answered validity: any replica's clock at
+     * the time against the one that answered that validity.
+     */
+    private static Overlap overlap(
+            AnsweredLeases.Segment first,
+            AnsweredLeases.Segment second,
+            Map<Long, List<ServiceLog.Write>> writesByToken,
+            Clocks clocks) {
+        long from = second.from();
+        long to = Math.min(first.to(), second.to());
+        if (to <= from) {
+            return null;
+        }
+        AnsweredLeases.Answer y = first.endBy();
+        long allowance = clocks.allowance(y.replica(), y.heardAt(), y.sentAt(), from);
+        AnsweredLeases.Segment lower = first.token() < second.token() ? first : second;
+        AnsweredLeases.Segment higher = lower == first ? second : first;
+        List<ServiceLog.Write> lw = writesByToken.getOrDefault(lower.token(), List.of());
+        long dy = clocks.offsetOf(y.replica(), y.heardAt());
+        long dMax = clocks.maxOffset(y.sentAt(), from);
+        String why = "token " + first.token() + " was answered valid until " + y.validUntil() + " by " + y.replica()
+                + " (its clock " + signed(dy) + " ms), the largest replica clock meanwhile " + signed(dMax)
+                + " ms: allowance " + allowance + " ms"
+                + ("validity".equals(first.endedHow()) ? "" : ", its stretch cut by its " + first.endedHow());
+        return new Overlap(
+                lower.key(),
+                lower.token(),
+                lower.owner(),
+                higher.token(),
+                higher.owner(),
+                from,
+                to,
+                allowance,
+                to - from > allowance,
+                (int) lw.stream().filter(w -> Attempt.STALE.equals(w.jdbc())).count(),
+                (int) lw.stream().filter(w -> Attempt.ACCEPTED.equals(w.jdbc())).count(),
+                why);
+    }
+
+    private static String signed(long v) {
+        return (v > 0 ? "+" : "") + v;
     }
 }

@@ -60,7 +60,7 @@ final class Probes {
 
         /** Logs the call's answer once the replica is gone (a transport failure). */
         void finish() {
-            probes.logCall(owner, request, key, replica, sentAt, call.join(), "acquire");
+            probes.logCall(owner, request, key, replica, sentAt, call.join(), "acquire", 0);
         }
     }
 
@@ -93,7 +93,7 @@ final class Probes {
         }
         if (call.isDone()) {
             ServiceCalls.Answer a = call.join();
-            logCall(owner, request, key, replica, sentAt, a, "acquire");
+            logCall(owner, request, key, replica, sentAt, a, "acquire", 0);
             if (a.status() == 200) {
                 release(owner, request, key, replica, a);
             }
@@ -120,7 +120,7 @@ final class Probes {
         ServiceCalls.Answer lost = calls.acquire(
                         first.directUrl(), key, owner, request, PROBE_TTL, false, 0, Duration.ofSeconds(10))
                 .join();
-        logCall(owner, request, key, first, start, lost, "acquire");
+        logCall(owner, request, key, first, start, lost, "acquire", 0);
         ServiceCampaign.sleep(Duration.ofMillis(Math.max(0, start + PROBE_RETRY_AFTER - System.currentTimeMillis())));
         // The retry goes on, replica after replica, until a final answer: a client that gave up here
         // would leave whatever the service granted meanwhile to nobody.
@@ -134,7 +134,7 @@ final class Probes {
             long sentAt = System.currentTimeMillis();
             retried = calls.acquire(r.directUrl(), key, owner, request, PROBE_TTL, false, 0, Duration.ofSeconds(10))
                     .join();
-            logCall(owner, request, key, r, sentAt, retried, "acquire");
+            logCall(owner, request, key, r, sentAt, retried, "acquire", 0);
         }
         long token = 0;
         for (ServiceCalls.Answer a : List.of(lost, retried)) {
@@ -158,7 +158,7 @@ final class Probes {
             long sentAt = System.currentTimeMillis();
             ServiceCalls.Answer a = calls.release(r.directUrl(), key, owner, grant.lockToken(), Duration.ofSeconds(3))
                     .join();
-            logCall(owner, request, key, r, sentAt, a, "release");
+            logCall(owner, request, key, r, sentAt, a, "release", grant.fencingToken());
             if (isFinal(a)) {
                 return;
             }
@@ -178,11 +178,18 @@ final class Probes {
     }
 
     private void logCall(
-            String owner, String request, String key, Replica replica, long sentAt, ServiceCalls.Answer a, String op) {
+            String owner,
+            String request,
+            String key,
+            Replica replica,
+            long sentAt,
+            ServiceCalls.Answer a,
+            String op,
+            long lease) {
         line(
                 "call",
                 ServiceLog.Call.answered(
-                        "campaign", "0", "injector", owner, request, key, op, replica.name, false, sentAt, a));
+                        "campaign", "0", "injector", owner, request, key, op, replica.name, false, sentAt, a, lease));
     }
 
     private void end(

@@ -7,16 +7,24 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -28,10 +36,15 @@ import org.apache.zookeeper.data.Stat;
  * of every lease it granted:
  *
  * <ul>
- * <li>ZooKeeper read directly under the service's root (no replica in between, nothing written):
- *     every queue entry, its owner and request, whether it is granted, its fencing token (the
- *     entry's creation zxid), and how long a dead entry stood at the head of its queue with others
- *     waiting behind it. An entry is a znode whose data is a JSON object with an {@code ownerId}.
+ * <li>ZooKeeper read directly under the service's root (no replica in between, nothing written),
+ *     after a {@code sync} so that no read lags behind an answer a worker already heard: every
+ *     queue entry, its owner and request, whether it is granted, its fencing token (the entry's
+ *     creation zxid), how its {@code expiresAt} and its tie to a replica's session changed, when
+ *     that session ended while it was tied to it, and when it was removed: the creation time of
+ *     the finished-request record written in the same multi (ZooKeeper's own clock, to the
+ *     millisecond), else the first read that missed it. Every queue with waiters in it, at every
+ *     read ({@link QueueSnapshot}), for the dead-waiter check. The audit trail's forced releases.
+ *     An entry is a znode whose data is a JSON object with an {@code ownerId}.
  *     The service's rule decides who holds a lock (docs/server.md, "How it works"): the first entry
  *     of its queue, unless that entry is dead: a lease past its {@code expiresAt}, or an
  *     unconfirmed entry (a waiting acquire's) whose replica's session marker under
@@ -55,6 +68,15 @@ final class QueueObserver implements AutoCloseable {
      */
     static final Duration EXPIRY_SLACK = Duration.ofSeconds(7);
 
+    /** The replicas' {@code --request-retention-ms} (their default): the length of a finished-request bucket. */
+    static final long REQUEST_RETENTION_MILLIS = 600_000;
+
+    /**
+     * An entry's data as reads found it: whether it stood on its own, and its {@code expiresAt},
+     * from the first read that found it so ({@code at}) to the last ({@code lastAt}).
+     */
+    record State(long at, long lastAt, boolean confirmed, long expiresAt) {}
+
     /** One entry as seen over time (fields written by the polling thread only, read after it stopped). */
     static final class Seen {
         final String path;
@@ -67,19 +89,23 @@ final class QueueObserver implements AutoCloseable {
         long grantedSeen;
         long expiresAt;
         long waitUntil;
-        /** How the entry blocked its key at its longest stretch: {@code waiting} or {@code expired}. */
-        String blockedAs;
-        /** The current (or last) stretch at the head of its queue, waiting, with others behind it. */
-        long blockedFrom;
+        /** Each change of its data, in order: the first read, then every read that found it written again. */
+        final List<State> states = new ArrayList<>();
+        /** The first read that found it unconfirmed with its replica's session marker gone (0: never). */
+        long sessionEndedSeen;
+        /** The first read that missed it after it was seen (0: it was there at the last read). */
+        long goneSeen;
+        /**
+         * When it was removed, by ZooKeeper's clock: the creation time of the finished-request record
+         * written in the removing multi (0: no record, or one older than the entry's last sighting).
+         */
+        long removedAt;
+        /** That record's outcome ({@code RELEASED}, {@code EXPIRED}, {@code FORCE_RELEASED}, {@code GAVE_UP}). */
+        String removedAs;
 
-        long blockedTo;
-        /** The longest such stretch. */
-        long longestBlockedFrom;
-
-        long longestBlockedTo;
-
-        long longestBlockedMillis() {
-            return longestBlockedTo - longestBlockedFrom;
+        /** The latest the entry was removed: the record's time when known, else the first read that missed it. */
+        long removedBy() {
+            return removedAt > 0 ? removedAt : goneSeen;
         }
 
         Seen(String path, String lock, long fencingToken, String owner, String request, long firstSeen) {
@@ -107,12 +133,16 @@ final class QueueObserver implements AutoCloseable {
             .connectTimeout(Duration.ofSeconds(1))
             .build();
     private final Map<String, Seen> entries = new ConcurrentHashMap<>();
+    private final List<QueueSnapshot> snapshots = Collections.synchronizedList(new ArrayList<>());
+    private final List<Long> polls = Collections.synchronizedList(new ArrayList<>());
+    private final Map<Long, Long> evictions = new ConcurrentHashMap<>();
+    private final Set<String> auditRead = ConcurrentHashMap.newKeySet();
+    private Set<String> present = Set.of();
     private final Map<Long, Listed> listed = new ConcurrentHashMap<>();
     private final Map<String, Map<String, Double>> metrics = new ConcurrentHashMap<>();
     private volatile List<String> heldKeys = List.of();
     private volatile boolean stopped;
     private final Thread poller;
-    private long lastPoll;
 
     QueueObserver(String connectString, String root, List<Replica> replicas) {
         this.zk = CuratorFrameworkFactory.newClient(connectString, new ExponentialBackoffRetry(100, 3, 1_000));
@@ -135,6 +165,25 @@ final class QueueObserver implements AutoCloseable {
         return listed.values();
     }
 
+    /** Every queue with waiters in it, at every read. */
+    List<QueueSnapshot> snapshots() {
+        synchronized (snapshots) {
+            return List.copyOf(snapshots);
+        }
+    }
+
+    /** When each read of ZooKeeper that succeeded was done (the snapshots' times among them). */
+    List<Long> polls() {
+        synchronized (polls) {
+            return List.copyOf(polls);
+        }
+    }
+
+    /** Leases evicted by a forced release (the audit trail): fencing token → when, by ZooKeeper's clock. */
+    Map<Long, Long> evictions() {
+        return Map.copyOf(evictions);
+    }
+
     /** The last {@code /metrics} scrape of each replica incarnation ({@code r0#2} → meter → value). */
     Map<String, Map<String, Double>> metrics() {
         return metrics;
@@ -150,7 +199,10 @@ final class QueueObserver implements AutoCloseable {
         return read(System.currentTimeMillis());
     }
 
-    /** One queue entry as read: its znode, its lock's znode, its fencing token and its data. */
+    /**
+     * One queue entry as read: its znode, its lock's znode, its fencing token and its data; for an
+     * unconfirmed entry the session it is tied to and whether that session's marker was there.
+     */
     record Entry(
             String path,
             String lock,
@@ -160,7 +212,9 @@ final class QueueObserver implements AutoCloseable {
             boolean granted,
             boolean confirmed,
             long expiresAt,
-            long waitUntil) {}
+            long waitUntil,
+            String session,
+            boolean sessionLive) {}
 
     /** An entry as its znode says, before its place in the queue is known. */
     private record Raw(
@@ -200,48 +254,156 @@ final class QueueObserver implements AutoCloseable {
         }
     }
 
+    /**
+     * One read. {@code now}, taken before it, is when the read at the earliest saw what it saw: an
+     * entry's data read is at least that recent (so a state read at or after an answer was heard is
+     * one the answer's write is in). {@code by}, taken after it, is when the read at the latest saw it:
+     * the time a grant, a removal or a session's end is known to have happened by.
+     */
     private void observe(long now) {
         List<Entry> all = read(now);
         if (all == null) {
             return;
         }
+        long by = System.currentTimeMillis();
+        polls.add(by);
         Map<String, List<Entry>> byLock = new TreeMap<>();
+        Set<String> seenNow = new HashSet<>();
         for (Entry e : all) {
             byLock.computeIfAbsent(e.lock(), k -> new ArrayList<>()).add(e);
+            seenNow.add(e.path());
             Seen s = entries.computeIfAbsent(
                     e.path(), p -> new Seen(p, e.lock(), e.fencingToken(), e.owner(), e.request(), now));
             s.lastSeen = now;
             s.waitUntil = e.waitUntil();
+            State last = s.states.isEmpty() ? null : s.states.getLast();
+            if (last == null || last.confirmed() != e.confirmed() || last.expiresAt() != e.expiresAt()) {
+                s.states.add(new State(now, now, e.confirmed(), e.expiresAt()));
+            } else {
+                s.states.set(s.states.size() - 1, new State(last.at(), now, last.confirmed(), last.expiresAt()));
+            }
+            if (!e.confirmed() && !e.sessionLive() && s.sessionEndedSeen == 0) {
+                s.sessionEndedSeen = by;
+            }
             if (e.granted() && e.confirmed()) {
                 if (s.grantedSeen == 0) {
-                    s.grantedSeen = now;
+                    s.grantedSeen = by;
                 }
                 s.expiresAt = e.expiresAt();
             }
         }
+        for (String gone : present) {
+            if (!seenNow.contains(gone)) {
+                removed(entries.get(gone), by);
+            }
+        }
+        present = seenNow;
         List<String> held = new ArrayList<>();
         for (List<Entry> queue : byLock.values()) {
             queue.sort(Comparator.comparingLong(Entry::fencingToken)); // creation order: queue order
             Entry head = queue.get(0);
             if (head.granted()) {
                 held.add(ServiceCampaign.keyOfLock(head.lock()));
-            } else if (queue.size() > 1) {
-                // A dead entry at the head with others behind it: nobody is granted until a replica
-                // removes it.
-                Seen s = entries.get(head.path());
-                if (s.blockedTo == 0 || s.blockedTo != lastPoll) {
-                    s.blockedFrom = now; // a new stretch: it was not blocking at the last read
-                }
-                s.blockedTo = now;
-                if (s.blockedTo - s.blockedFrom > s.longestBlockedMillis()) {
-                    s.longestBlockedFrom = s.blockedFrom;
-                    s.longestBlockedTo = s.blockedTo;
-                    s.blockedAs = head.expiresAt() + EXPIRY_SLACK.toMillis() < now ? "expired" : "waiting";
-                }
+            }
+            if (queue.size() > 1) {
+                snapshots.add(new QueueSnapshot(
+                        by,
+                        head.lock(),
+                        queue.stream()
+                                .map(e -> new QueueSnapshot.Slot(
+                                        e.fencingToken(),
+                                        e.owner(),
+                                        e.confirmed(),
+                                        e.session(),
+                                        e.sessionLive(),
+                                        e.expiresAt()))
+                                .toList()));
             }
         }
         heldKeys = held;
-        lastPoll = now;
+        readAudit();
+    }
+
+    /**
+     * An entry missing from this read: when it went. Every removal of an entry that may have been
+     * granted writes its request's finished record in the same multi (docs/server.md, "Removals"),
+     * so that record's creation time is the removal's, by ZooKeeper's clock; a record older than the
+     * entry's last sighting is another entry's of the same request, and only the read that missed
+     * it bounds the removal.
+     */
+    private void removed(Seen s, long now) {
+        if (s == null || s.goneSeen != 0) {
+            return;
+        }
+        s.goneSeen = now;
+        String[] name = s.path.substring(s.path.lastIndexOf('/') + 1).split("-", 4); // e-<id>-<request>-<seq>
+        if (name.length != 4 || name[2].length() < 3) {
+            return;
+        }
+        String request = name[2];
+        String record = lockDigest(s.lock) + "-" + request;
+        long bucket = Math.floorDiv(now, REQUEST_RETENTION_MILLIS);
+        for (long b = bucket + 1; b >= bucket - 1; b--) {
+            Stat stat = new Stat();
+            byte[] data;
+            try {
+                data = zk.getData()
+                        .storingStatIn(stat)
+                        .forPath(root + "/_done/b" + b + "/" + request.substring(1, 3) + "/" + record);
+            } catch (KeeperException.NoNodeException notThere) {
+                continue;
+            } catch (Exception unavailable) {
+                return; // ZooKeeper did not answer: the read that missed it bounds the removal
+            }
+            if (stat.getCtime() >= s.lastSeen) {
+                s.removedAt = stat.getCtime();
+                JsonNode json = parse(data);
+                s.removedAs = json == null ? null : json.path("outcome").asText(null);
+            }
+            return;
+        }
+    }
+
+    /**
+     * 16 hex digits naming a lock in {@code _done} (the service's {@code ServicePaths.digest}: the
+     * first 8 bytes of the path's SHA-256).
+     */
+    static String lockDigest(String lockPath) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(lockPath.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(d, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+        }
+    }
+
+    /** New entries of the audit trail: a forced release that evicted a holder ends its lease on purpose. */
+    private void readAudit() {
+        List<String> names;
+        try {
+            names = children(root + "/_audit");
+        } catch (Exception unavailable) {
+            return;
+        }
+        for (String name : names) {
+            if (auditRead.contains(name)) {
+                continue;
+            }
+            Stat stat = new Stat();
+            try {
+                JsonNode json = parse(zk.getData().storingStatIn(stat).forPath(root + "/_audit/" + name));
+                auditRead.add(name);
+                if (json != null
+                        && "RELEASED".equals(json.path("outcome").asText())
+                        && json.path("fencingToken").asLong(0) > 0) {
+                    evictions.putIfAbsent(json.get("fencingToken").asLong(), stat.getCtime());
+                }
+            } catch (KeeperException.NoNodeException trimmed) {
+                auditRead.add(name);
+            } catch (Exception unavailable) {
+                return; // read again next time
+            }
+        }
     }
 
     /** Every entry under the root, or null if ZooKeeper did not answer. */
@@ -249,8 +411,18 @@ final class QueueObserver implements AutoCloseable {
         List<Raw> raw = new ArrayList<>();
         Set<String> liveReplicas;
         try {
-            liveReplicas = Set.copyOf(children(root + "/_replicas"));
+            if (!sync(root)) {
+                return null;
+            }
+            // The markers before and after the entries: a marker exists before any entry names its session and
+            // goes only when the session ends. Missing from both reads, the session had ended before the entries
+            // were read; missing only from the second, it ended meanwhile, maybe after the entry was confirmed
+            // (a replica that stops confirms its leases, then closes its session): live for this read.
+            Set<String> before = Set.copyOf(children(root + "/_replicas"));
             walk(root + "/" + ServiceCampaign.NAMESPACE, 0, raw);
+            Set<String> after = new HashSet<>(children(root + "/_replicas"));
+            after.addAll(before);
+            liveReplicas = after;
         } catch (KeeperException.NoNodeException nothingYet) {
             return List.of();
         } catch (Exception e) {
@@ -272,9 +444,31 @@ final class QueueObserver implements AutoCloseable {
                     head && !r.dead(now, liveReplicas),
                     r.confirmed(),
                     r.expiresAt(),
-                    r.waitUntil()));
+                    r.waitUntil(),
+                    r.confirmed() ? null : r.replica(),
+                    r.confirmed() || liveReplicas.contains(r.replica())));
         }
         return out;
+    }
+
+    /**
+     * A {@code sync} of {@code path}, waited for: the server this client reads from has then caught
+     * up with the leader, and the reads sent after it on this session see at least what every
+     * answer given before it saw.
+     */
+    private boolean sync(String path) throws Exception {
+        CountDownLatch done = new CountDownLatch(1);
+        int[] rc = {-1};
+        zk.getZookeeperClient()
+                .getZooKeeper()
+                .sync(
+                        path,
+                        (code, p, ctx) -> {
+                            rc[0] = code;
+                            done.countDown();
+                        },
+                        null);
+        return done.await(2, TimeUnit.SECONDS) && rc[0] == KeeperException.Code.OK.intValue();
     }
 
     private List<String> children(String path) throws Exception {

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -22,6 +23,8 @@ import java.util.concurrent.CompletionException;
  * or problem+json out, a timeout per call. A transport failure (timeout, connection refused or
  * reset) is an {@link Answer} with status 0, never an exception: the caller decides whether to
  * retry. Ready for the protocol's next version: {@code validForMillis} is read when an answer has it.
+ * An acquire can be cancelled while it is out ({@link Pending#cancel()}): its connection is closed,
+ * as a hedging client closes the copy it no longer needs, so that the replica sees its caller go.
  */
 final class ServiceCalls {
 
@@ -63,12 +66,44 @@ final class ServiceCalls {
 
         static Answer transport(Throwable e) {
             Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-            String code = cause instanceof HttpTimeoutException ? "timeout" : "io";
+            String code = cause instanceof HttpTimeoutException
+                    ? "timeout"
+                    : cause instanceof CancellationException ? CANCELLED : "io";
             return new Answer(0, code, 0, null, 0, -1, null, 0, null, null, String.valueOf(cause));
         }
     }
 
+    /** The transport code of a call its caller cancelled (its connection closed before an answer). */
+    static final String CANCELLED = "cancelled";
+
+    /**
+     * A call that is out: its answer when it comes, and the exchange, which {@link #cancel()} aborts.
+     * The JDK's client closes an HTTP/1.1 connection whose exchange is cancelled
+     * ({@code ServiceCallsTest} checks it), which is what the replica sees as its caller gone.
+     */
+    record Pending(CompletableFuture<Answer> answer, CompletableFuture<?> exchange) {
+
+        /** Closes the call's connection unless its answer is in; the answer is then a transport failure, {@value ServiceCalls#CANCELLED}. */
+        void cancel() {
+            exchange.cancel(true);
+        }
+    }
+
     CompletableFuture<Answer> acquire(
+            String base,
+            String key,
+            String owner,
+            String requestId,
+            long ttlMillis,
+            boolean wait,
+            long waitMillis,
+            Duration timeout) {
+        return acquirePending(base, key, owner, requestId, ttlMillis, wait, waitMillis, timeout)
+                .answer();
+    }
+
+    /** An acquire that the caller may cancel while it is out. */
+    Pending acquirePending(
             String base,
             String key,
             String owner,
@@ -85,7 +120,7 @@ final class ServiceCalls {
             body.put("waitMillis", waitMillis);
         }
         body.put("requestId", requestId);
-        return post(base, key, "acquire", body, timeout);
+        return send(base, key, "acquire", body, timeout);
     }
 
     CompletableFuture<Answer> renew(
@@ -100,6 +135,10 @@ final class ServiceCalls {
 
     private CompletableFuture<Answer> post(
             String base, String key, String call, Map<String, Object> body, Duration timeout) {
+        return send(base, key, call, body, timeout).answer();
+    }
+
+    private Pending send(String base, String key, String call, Map<String, Object> body, Duration timeout) {
         HttpRequest request;
         try {
             request = HttpRequest.newBuilder(URI.create(
@@ -111,9 +150,9 @@ final class ServiceCalls {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
-                .thenApply(ServiceCalls::answer)
-                .exceptionally(Answer::transport);
+        CompletableFuture<HttpResponse<byte[]>> exchange =
+                http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+        return new Pending(exchange.thenApply(ServiceCalls::answer).exceptionally(Answer::transport), exchange);
     }
 
     private static Answer answer(HttpResponse<byte[]> response) {

@@ -181,6 +181,9 @@ public final class ServiceCampaign {
                     logs,
                     db,
                     observer.entries(),
+                    observer.snapshots(),
+                    observer.polls(),
+                    observer.evictions(),
                     leftover,
                     faults.events(),
                     faults.skews(),
@@ -218,13 +221,18 @@ public final class ServiceCampaign {
                             m.put("grantedSeen", e.grantedSeen);
                             m.put("expiresAt", e.expiresAt);
                             m.put("waitUntil", e.waitUntil);
-                            m.put("longestBlockedFrom", e.longestBlockedFrom);
-                            m.put("longestBlockedTo", e.longestBlockedTo);
-                            m.put("blockedAs", e.blockedAs);
+                            m.put("states", e.states);
+                            m.put("sessionEndedSeen", e.sessionEndedSeen);
+                            m.put("goneSeen", e.goneSeen);
+                            m.put("removedAt", e.removedAt);
+                            m.put("removedAs", e.removedAs);
                             return m;
                         })
                         .toList());
         dump.put("listed", observer.listed());
+        dump.put("evictions", observer.evictions());
+        dump.put("snapshots", observer.snapshots());
+        dump.put("polls", observer.polls());
         try {
             new ObjectMapper().writeValue(dir.resolve("queues.json").toFile(), dump);
         } catch (IOException e) {

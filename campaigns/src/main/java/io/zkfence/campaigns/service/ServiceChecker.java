@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,40 +22,40 @@ import java.util.stream.IntStream;
  * The lock service campaign's judge. PostgreSQL first, as in the library's campaign ({@link
  * Checker}: token order per resource, no lost or doubled update, the workers' logs reconciled),
  * then the service's promises, each finding classified under the promise it breaks (the four of
- * issue 29), so that a run against a fixed service shows each gone:
+ * issue 29, and the overlap the fencing token exists for), so that a run against a fixed service
+ * shows each gone. The checks are strict: what a caller was answered is judged against what
+ * ZooKeeper held and what other callers were answered, with the replicas' measured clock skew as
+ * the only allowance ({@link Clocks}).
  *
  * <ol>
- * <li>{@link Promise#LIVE_GRANT}: an acquire answered 200 with a lease that had already ended
- *     ({@code validForMillis} ≤ 0, or without it an {@code expiresAt} before the request was sent,
- *     allowing for any replica's clock skew at the time);
+ * <li>{@link Promise#LIVE_GRANT}: a 200 whose answered validity outlasts its lease's real end in
+ *     ZooKeeper (its removal, its session's end, its {@code expiresAt}, the next holder's grant) by
+ *     more than the skew allows ({@link LeaseEnds}); or a 200 that says so itself
+ *     ({@code validForMillis} 0, or without it an {@code expiresAt} before the request was sent);
  * <li>{@link Promise#ONE_ANSWER}: one requestId answered with two different grants, or with a grant
  *     and a 409 {@code LOCK_ALREADY_HELD};
  * <li>{@link Promise#FINISHED_STAYS_FINISHED}: a grant for a request after it had finished (its
  *     lease released or ended, or its caller answered with a refusal);
- * <li>{@link Promise#DEAD_WAITER}: a waiting entry whose caller is gone (a caller planted on a
- *     replica that was then killed, or a worker's request that had ended) at the head of its queue,
- *     others waiting behind it, for longer than a replica's session timeout plus 5 s, counted from
- *     the last ZooKeeper leader change in that stretch if there was one (a new leader starts every
- *     session's timeout again: the blocks within that bound are listed as explained).
+ * <li>{@link Promise#DEAD_WAITER}: a waiter that can act, blocked longer than a moment past the end
+ *     of the entries ahead of it nobody uses, by the service's own rule ({@link Blocks});
+ * <li>{@link Promise#NO_OVERLAP}: two leases of one key answered valid at once for longer than the
+ *     skew allows ({@link Overlaps}).
  * </ol>
  *
  * <p>And: every lease the service granted (seen in ZooKeeper, confirmed at the head of its queue, or in an answer) is one some
  * worker heard of; the others are orphan leases, each with its cause. Leases of a worker killed
- * while its acquire was out are counted apart (nobody can hear of those). Overlaps: two workers
- * believing they held one key at once, each shown fenced at PostgreSQL. Liveness per fault kind,
+ * while its acquire was out are counted apart (nobody can hear of those). Liveness per fault kind,
  * per worker and per key. Entries left once everyone stopped.
  */
 final class ServiceChecker {
 
-    /** How long a dead waiter may block its key: a replica's session timeout and 5 s of slack. */
-    static final long DEAD_WAITER_LIMIT_MILLIS = Replica.SESSION.toMillis() + 5_000;
-
-    /** The promises of docs/server.md that issue 29 found broken, in its order. */
+    /** The promises of docs/server.md that issue 29 found broken, in its order, and the overlap fencing is for. */
     enum Promise {
-        LIVE_GRANT("1. A 200 is a live lease"),
+        LIVE_GRANT("1. A 200 is a live lease: its answered validity ends before the lease does"),
         ONE_ANSWER("2. One requestId, one answer"),
         FINISHED_STAYS_FINISHED("3. A finished request never grants again"),
-        DEAD_WAITER("4. A dead waiter (or an expired lease) does not block the key");
+        DEAD_WAITER("4. A dead waiter (or an expired lease) does not block the key"),
+        NO_OVERLAP("5. No two leases of one key answered valid at once");
 
         final String title;
 
@@ -65,8 +64,11 @@ final class ServiceChecker {
         }
     }
 
-    /** One broken promise, with its evidence in one line; {@code owner} is the request's owner id. */
-    record Finding(Promise promise, long at, String key, String owner, String evidence) {}
+    /**
+     * One broken promise, with its evidence in one line; {@code owner} is the request's owner id,
+     * {@code token} the lease's fencing token when one lease is at fault (0 otherwise).
+     */
+    record Finding(Promise promise, long at, String key, String owner, long token, String evidence) {}
 
     /**
      * A lease the service granted that no worker heard of.
@@ -107,11 +109,21 @@ final class ServiceChecker {
      */
     static final String ENDED_BEFORE_ANSWERED = "lease ended before its replica could answer (503), the retry granted";
 
-    /** Everything the campaign recorded. */
+    /**
+     * Everything the campaign recorded.
+     *
+     * @param entries   every queue entry the observer saw, with its changes and its removal
+     * @param snapshots every queue with waiters in it, at every read
+     * @param polls     when each of the observer's reads succeeded
+     * @param evictions leases a forced release evicted: fencing token → when
+     */
     record Input(
             ServiceLog.Logs logs,
             ResourceTables.Contents db,
             Collection<QueueObserver.Seen> entries,
+            List<QueueSnapshot> snapshots,
+            List<Long> polls,
+            Map<Long, Long> evictions,
             List<QueueObserver.Entry> leftover,
             List<FaultEvent> events,
             List<ServiceFaults.Skew> skews,
@@ -121,14 +133,15 @@ final class ServiceChecker {
 
     /**
      * What the checks found. {@code explained} lists what looked like a broken promise and is the
-     * documented cost of a fault instead (a lease ended early by a skewed clock; a dead waiter kept
-     * by ZooKeeper's leader changes), each line saying which.
+     * documented cost of a fault instead (a lease ended early by a skewed clock; a key blocked while
+     * the entries ahead of its waiter lived by the service's rule), each line saying which.
      */
     record Findings(
             Checker.Result pg,
             List<Finding> findings,
             List<Orphan> orphans,
             List<Overlaps.Overlap> overlaps,
+            List<Blocks.Block> blocks,
             List<Recovery.Kind> recovery,
             List<Recovery.Kind> keyRecovery,
             List<QueueObserver.Entry> leftover,
@@ -168,8 +181,17 @@ final class ServiceChecker {
         logs.requests().forEach(r -> ends.put(r.owner(), r));
         Map<String, List<ServiceLog.Hold>> holds =
                 logs.holds().stream().collect(Collectors.groupingBy(ServiceLog.Hold::owner));
-        Set<Long> deadGrants = new HashSet<>();
-        findings.addAll(deadLeases(logs.calls(), in.skews(), deadGrants));
+        Clocks clocks = Clocks.of(logs, in.skews());
+        List<AnsweredLeases.Answer> answers = AnsweredLeases.answers(logs);
+        Map<Long, Long> releasesSent = AnsweredLeases.releasesSent(logs);
+        List<AnsweredLeases.Segment> segments = AnsweredLeases.segments(answers, releasesSent, in.evictions());
+        findings.addAll(deadLeases(logs.calls(), clocks));
+        Set<Long> saidDead = findings.stream().map(f -> f.token()).collect(Collectors.toSet());
+        for (LeaseEnds.Excess e : LeaseEnds.of(answers, releasesSent, in.evictions(), in.entries(), clocks)) {
+            if (!saidDead.contains(e.answer().token())) {
+                findings.add(outlived(e));
+            }
+        }
         List<Finding> answeredTwice = twoAnswers(logs.calls());
         findings.addAll(answeredTwice);
         Set<String> flagged = answeredTwice.stream().map(Finding::owner).collect(Collectors.toSet());
@@ -214,7 +236,7 @@ final class ServiceChecker {
             if (heard.contains(g.fencingToken())) {
                 if ((second || afterRefusal) && !flagged.contains(g.owner())) {
                     // Heard of, but not as the request's answer, and not already one of two answers above.
-                    String early = endedEarlyBySkew(g, logs.calls(), in.skews());
+                    String early = endedEarlyBySkew(g, logs.calls(), clocks);
                     if (early != null) {
                         explained.add(early);
                     } else {
@@ -234,6 +256,7 @@ final class ServiceChecker {
                             g.firstSeen(),
                             g.key(),
                             g.owner(),
+                            g.fencingToken(),
                             "request " + g.owner() + " (" + end.result() + " at "
                                     + Instant.ofEpochMilli(finishedAt)
                                     + ") granted again with token "
@@ -245,6 +268,7 @@ final class ServiceChecker {
                             g.firstSeen(),
                             g.key(),
                             g.owner(),
+                            g.fencingToken(),
                             "request " + g.owner() + " got " + end.result()
                                     + (end.fencingToken() > 0 ? " (token " + end.fencingToken() + ")" : "")
                                     + " and was also granted token " + g.fencingToken()
@@ -255,6 +279,7 @@ final class ServiceChecker {
                             g.firstSeen(),
                             g.key(),
                             g.owner(),
+                            g.fencingToken(),
                             "the dead waiter " + g.owner() + " was granted token " + g.fencingToken()
                                     + ": a lease nobody holds"));
                 default -> {
@@ -262,9 +287,43 @@ final class ServiceChecker {
                 }
             }
         }
-        findings.addAll(deadWaiters(in.entries(), ends, holds, leaderChanges(in.events()), explained));
+        List<Blocks.Block> blocks =
+                Blocks.of(in.snapshots(), in.polls(), logs, segments, in.entries(), in.events(), clocks);
+        for (Blocks.Block b : blocks) {
+            if (b.finding()) {
+                findings.add(new Finding(
+                        Promise.DEAD_WAITER,
+                        b.from(),
+                        b.key(),
+                        b.waiter(),
+                        0,
+                        "a waiter (" + b.waiter() + ") that could act was blocked for " + b.millis()
+                                + " ms, " + b.unexplained() + " ms of it after the entries ahead of it had"
+                                + " ended by the service's rule (limit " + Blocks.REACTION_MILLIS + " ms"
+                                + (b.electing() > 0 ? "; " + b.electing() + " ms of leader election not counted" : "")
+                                + "): " + String.join("; ", b.chain())));
+            } else if (b.millis() > Blocks.REACTION_MILLIS) {
+                explained.add(b.key() + ": a waiter (" + b.waiter() + ") was blocked for " + b.millis()
+                        + " ms by entries nobody used, each living by the service's rule until the block's"
+                        + " last " + (b.to() - Math.min(b.to(), Math.max(b.from(), b.chainEnd()))) + " ms: "
+                        + String.join("; ", b.chain()));
+            }
+        }
+        List<Overlaps.Overlap> overlaps = Overlaps.of(segments, logs.writes(), clocks);
+        for (Overlaps.Overlap o : overlaps) {
+            if (o.finding()) {
+                findings.add(new Finding(
+                        Promise.NO_OVERLAP,
+                        o.from(),
+                        o.key(),
+                        o.lowerOwner(),
+                        o.lowerToken(),
+                        "token " + o.lowerToken() + " (" + o.lowerOwner() + ") and token " + o.higherToken() + " ("
+                                + o.higherOwner() + ") were answered valid at once for " + o.millis() + " ms, beyond"
+                                + " the allowance of " + o.allowance() + " ms: " + o.why()));
+            }
+        }
         findings.sort(Comparator.comparingLong(Finding::at));
-        List<Overlaps.Overlap> overlaps = Overlaps.of(logs.holds(), logs.writes(), deadGrants, in.skews());
         Set<String> resources =
                 IntStream.range(0, in.locks()).mapToObj(i -> "res-" + i).collect(Collectors.toCollection(TreeSet::new));
         return new Findings(
@@ -272,13 +331,29 @@ final class ServiceChecker {
                 findings,
                 orphans,
                 overlaps,
+                blocks,
                 Recovery.of(in.events(), attempts, Set.copyOf(in.workers())),
                 Recovery.ofResources(in.events(), attempts, resources),
                 in.leftover(),
                 granted.size(),
                 heard.size(),
-                Clocks.measured(logs, in.skews()),
+                clocks.lines(),
                 explained);
+    }
+
+    /** Promise 1 from ZooKeeper: an answered validity that outlived its lease beyond the skew. */
+    private static Finding outlived(LeaseEnds.Excess e) {
+        AnsweredLeases.Answer a = e.answer();
+        return new Finding(
+                Promise.LIVE_GRANT,
+                a.heardAt(),
+                a.key(),
+                a.owner(),
+                a.token(),
+                a.replica() + " answered " + a.owner() + "'s " + a.op() + " 200 (token " + a.token() + ") valid for "
+                        + a.validFor() + " ms, until " + Instant.ofEpochMilli(e.validUntil()) + "; the lease ended "
+                        + e.millis() + " ms before that, when " + e.endedBy() + " at " + Instant.ofEpochMilli(e.end())
+                        + " (the clocks allow " + e.allowance() + " ms)");
     }
 
     /**
@@ -297,15 +372,6 @@ final class ServiceChecker {
                                 && expiresAt <= c.doneAt());
     }
 
-    /** When each ZooKeeper leader was killed, in order. */
-    private static List<Long> leaderChanges(List<FaultEvent> events) {
-        return events.stream()
-                .filter(e -> "zk-leader-kill".equals(e.kind()))
-                .map(FaultEvent::startMillis)
-                .sorted()
-                .toList();
-    }
-
     /**
      * A grant heard beside a 409 {@code REQUEST_FINISHED} for the same request, where the replica that
      * answered the 409 ran with a clock at or past the lease's {@code expiresAt} when it answered: by
@@ -313,8 +379,7 @@ final class ServiceChecker {
      * docs/server.md states for skewed replica clocks (a lease removed up to the skew early), not a
      * second answer; the line saying so, or null if the 409 cannot be explained that way.
      */
-    private static String endedEarlyBySkew(
-            QueueObserver.Listed g, List<ServiceLog.Call> calls, List<ServiceFaults.Skew> skews) {
+    private static String endedEarlyBySkew(QueueObserver.Listed g, List<ServiceLog.Call> calls, Clocks clocks) {
         ServiceLog.Call grant = calls.stream()
                 .filter(c -> c.granted() && c.fencingToken() == g.fencingToken())
                 .findFirst()
@@ -326,7 +391,7 @@ final class ServiceChecker {
             if (!c.owner().equals(g.owner()) || !"REQUEST_FINISHED".equals(c.code())) {
                 continue;
             }
-            long offset = Clocks.offsetOf(skews, c.replica(), c.sentAt());
+            long offset = clocks.offsetOf(c.replica(), c.sentAt());
             if (offset > 0 && c.doneAt() + offset >= grant.expiresAt()) {
                 return c.replica() + " (clock +" + offset + " ms) answered request " + g.owner()
                         + " 409 REQUEST_FINISHED: by its clock the lease " + grant.replica()
@@ -353,6 +418,7 @@ final class ServiceChecker {
                 g.firstSeen(),
                 g.key(),
                 g.owner(),
+                g.fencingToken(),
                 "request " + g.owner() + " ended " + end.result()
                         + (end.fencingToken() > 0 ? " with token " + end.fencingToken() : "")
                         + " and its worker was also answered a grant with token " + g.fencingToken()
@@ -386,9 +452,12 @@ final class ServiceChecker {
         };
     }
 
-    /** Promise 1: a 200 whose lease had ended before the request was even sent. */
-    private static List<Finding> deadLeases(
-            List<ServiceLog.Call> calls, List<ServiceFaults.Skew> skews, Set<Long> dead) {
+    /**
+     * Promise 1 by the answer itself: a 200 valid for nothing ({@code validForMillis} 0), or, from a
+     * service without {@code validForMillis}, an {@code expiresAt} that had passed before the
+     * request was even sent.
+     */
+    private static List<Finding> deadLeases(List<ServiceLog.Call> calls, Clocks clocks) {
         List<Finding> out = new ArrayList<>();
         for (ServiceLog.Call c : calls) {
             if (!c.granted()) {
@@ -403,7 +472,7 @@ final class ServiceChecker {
                 // Judged by the answering replica's clock: dead when expiresAt had passed on it when the request was
                 // sent (it answered later still). Inside a skew window the replica may still have run unskewed (the
                 // window spans its restarts), so only a skew that makes the verdict less likely is applied.
-                long offset = Math.min(0, Clocks.offsetOf(skews, c.replica(), c.sentAt()));
+                long offset = Math.min(0, clocks.offsetOf(c.replica(), c.sentAt()));
                 ended = c.expiresAt() <= c.sentAt() + offset;
                 how = "expiresAt " + (c.sentAt() - c.expiresAt()) + " ms before the request was sent"
                         + (offset != 0
@@ -412,12 +481,12 @@ final class ServiceChecker {
                                 : "");
             }
             if (ended) {
-                dead.add(c.fencingToken());
                 out.add(new Finding(
                         Promise.LIVE_GRANT,
                         c.doneAt(),
                         c.key(),
                         c.owner(),
+                        c.fencingToken(),
                         c.replica() + " answered 200 to " + c.owner() + " with token " + c.fencingToken() + ", "
                                 + how));
             }
@@ -451,6 +520,7 @@ final class ServiceChecker {
                                 .orElseThrow(),
                         first.key(),
                         first.owner(),
+                        0,
                         "request " + first.owner() + " was answered "
                                 + answers.stream()
                                         .map(c -> c.replica() + ": "
@@ -469,64 +539,6 @@ final class ServiceChecker {
                                                                         : "")))
                                         .collect(Collectors.joining(", "))
                                 + (self ? " - a 409 naming the caller itself" : "")));
-            }
-        }
-        return out;
-    }
-
-    /**
-     * Promise 4: a dead entry at the head of its queue, others waiting behind it, past the limit: a
-     * waiting entry whose caller is gone, or a lease well past its expiry that nobody removed.
-     */
-    private static List<Finding> deadWaiters(
-            Collection<QueueObserver.Seen> entries,
-            Map<String, ServiceLog.RequestEnd> ends,
-            Map<String, List<ServiceLog.Hold>> holds,
-            List<Long> leaderChanges,
-            List<String> explained) {
-        List<Finding> out = new ArrayList<>();
-        for (QueueObserver.Seen s : entries) {
-            if (s.longestBlockedMillis() <= DEAD_WAITER_LIMIT_MILLIS) {
-                continue;
-            }
-            ServiceLog.RequestEnd end = ends.get(s.owner);
-            boolean doomed = s.owner.startsWith("doomed-");
-            boolean expired = "expired".equals(s.blockedAs);
-            boolean ended = end != null && end.endAt() < s.longestBlockedFrom && !"granted".equals(end.result());
-            if (doomed || ended || expired) {
-                String whose = doomed
-                        ? "the waiting entry of " + s.owner + " (its replica was killed while it waited)"
-                        : expired
-                                ? "the lease of " + s.owner + " (token " + s.fencingToken + ", expiresAt "
-                                        + Instant.ofEpochMilli(s.expiresAt) + ", "
-                                        + (end == null
-                                                ? "its worker killed before its request ended"
-                                                : "its request " + end.result())
-                                        + ")"
-                                : "the waiting entry of " + s.owner + " (" + end.result() + " at "
-                                        + Instant.ofEpochMilli(end.endAt()) + ")";
-                // A new ZooKeeper leader starts every session's timeout again (a crashed replica's
-                // session, and with it its waiters, lives on), and the replicas that would remove the
-                // entry wait for it: the limit counts from the last leader change in the stretch.
-                long leaderChange = leaderChanges.stream()
-                        .filter(t -> t > s.longestBlockedFrom && t <= s.longestBlockedTo)
-                        .reduce((a, b) -> b)
-                        .orElse(0L);
-                if (leaderChange > 0 && s.longestBlockedTo - leaderChange <= DEAD_WAITER_LIMIT_MILLIS) {
-                    explained.add(ServiceCampaign.keyOfLock(s.lock) + ": " + whose + " blocked its key for "
-                            + s.longestBlockedMillis() + " ms, within the limit of " + DEAD_WAITER_LIMIT_MILLIS
-                            + " ms counted from ZooKeeper's last leader change in that stretch ("
-                            + Instant.ofEpochMilli(leaderChange) + "), which starts every session's timeout again");
-                    continue;
-                }
-                out.add(new Finding(
-                        Promise.DEAD_WAITER,
-                        s.longestBlockedFrom,
-                        ServiceCampaign.keyOfLock(s.lock),
-                        s.owner,
-                        whose + " stood at the head of the queue" + (expired ? ", expired," : "")
-                                + " with others waiting behind it for " + s.longestBlockedMillis()
-                                + " ms; it was there " + (s.lastSeen - s.firstSeen) + " ms in all"));
             }
         }
         return out;

@@ -62,7 +62,11 @@ final class ServiceFaults {
         }
     }
 
-    /** A replica's clock skew: from the end of its restart under libfaketime to the start of its restart without, the offset in ms. */
+    /**
+     * A replica's clock skew: the whole life of its skewed JVMs, from just before the first was
+     * started under libfaketime (the unskewed one had stopped) to just after the last had stopped
+     * (a kill meanwhile starts it again skewed); the offset in ms. Outside, it runs unskewed.
+     */
     record Skew(String replica, long fromMillis, long toMillis, long offsetMillis) {}
 
     private final List<Replica> replicas;
@@ -291,14 +295,15 @@ final class ServiceFaults {
         }
         long start = System.currentTimeMillis();
         counts.merge(Kind.REPLICA_CLOCK_SKEW.label, 1, Integer::sum);
+        long skewedFrom;
         try {
             replica.skew(seconds);
             replica.terminate(); // a rolling restart, as an operator would make one
+            skewedFrom = System.currentTimeMillis(); // no unskewed JVM of it runs from here
             replica.restart();
         } finally {
             replicaDown.release();
         }
-        long skewedFrom = System.currentTimeMillis();
         sleep(forMillis);
         try {
             replicaDown.acquire(); // the skew must end: wait for the replica fault in progress to end
@@ -306,16 +311,17 @@ final class ServiceFaults {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted", e);
         }
-        long skewedTo = System.currentTimeMillis();
+        long skewedTo;
         try {
             replica.skew(0);
             replica.terminate();
+            skewedTo = System.currentTimeMillis(); // no skewed JVM of it runs from here
             replica.restart();
         } finally {
             replicaDown.release();
         }
         long end = System.currentTimeMillis();
-        // Between these two it ran skewed (a kill meanwhile restarts it skewed); before and after, it was restarting.
+        // Every answer of this replica between these two came from a JVM under libfaketime, and none outside.
         skews.add(new Skew(replica.name, skewedFrom, skewedTo, seconds * 1_000));
         events.add(new FaultEvent(
                 Kind.REPLICA_CLOCK_SKEW.label,

@@ -38,6 +38,8 @@ final class ServiceLog {
      * @param hedge        an acquire sent to two replicas at once; this is one of the two
      * @param status       the HTTP status, 0 for a transport failure (then {@code code} is {@code timeout} or {@code io})
      * @param validFor     {@code validForMillis} when the answer had it, else -1
+     * @param lease        for a renew or a release, the fencing token of the lease it was for (a
+     *                     request's second lease, released at once, has its own); 0 for an acquire
      */
     record Call(
             String worker,
@@ -59,7 +61,8 @@ final class ServiceLog {
             String currentOwner,
             Boolean wasHeld,
             String outcome,
-            String detail) {
+            String detail,
+            long lease) {
 
         /**
          * The call {@code op} sent at {@code sentAt} and its answer {@code a}, done now. A problem's
@@ -77,7 +80,8 @@ final class ServiceLog {
                 String replica,
                 boolean hedge,
                 long sentAt,
-                ServiceCalls.Answer a) {
+                ServiceCalls.Answer a,
+                long lease) {
             return new Call(
                     worker,
                     inc,
@@ -98,7 +102,8 @@ final class ServiceLog {
                     a.currentOwner(),
                     a.wasHeld(),
                     a.outcome(),
-                    a.status() == 0 ? a.detail() : null);
+                    a.status() == 0 ? a.detail() : null,
+                    lease);
         }
 
         boolean granted() {

@@ -162,11 +162,16 @@ final class ServiceReport {
             f.explained().forEach(x -> md.append("- ").append(x).append('\n'));
         }
 
-        md.append("\n## Overlaps: two workers believing they held one key\n\n")
+        List<Overlaps.Overlap> beyond =
+                f.overlaps().stream().filter(Overlaps.Overlap::finding).toList();
+        md.append("\n## Overlaps: two leases of one key answered valid at once\n\n")
                 .append(f.overlaps().size())
-                .append(
-                        " times a worker's belief (from the grant's answer to its local deadline or its release) overlapped another"
-                                + " worker's on the same key with a different token. PostgreSQL's fence decided each: ")
+                .append(" times two leases of one key were answered valid at once (each from when its caller heard the"
+                        + " 200 to its send time plus `validForMillis`, extended by renewals, cut at its release), ")
+                .append(beyond.size())
+                .append(" of them for longer than the replicas' measured clock skew allows (promise 5 above), ")
+                .append(f.overlaps().size() - beyond.size())
+                .append(" within it. PostgreSQL's fence decided each: ")
                 .append(f.overlaps().stream()
                         .mapToInt(Overlaps.Overlap::lowerRejected)
                         .sum())
@@ -174,16 +179,14 @@ final class ServiceReport {
                 .append(f.overlaps().stream()
                         .mapToInt(Overlaps.Overlap::lowerAccepted)
                         .sum())
-                .append(
-                        " accepted (before the higher token's first write: the token order check above holds every one).\n\n");
-        md.append("| why the lower holder still believed | overlaps |\n|---|---:|\n");
+                .append(" accepted (the token order check above holds every one).\n\n");
         f.overlaps().stream()
-                .collect(Collectors.groupingBy(Overlaps.Overlap::cause, TreeMap::new, Collectors.counting()))
-                .forEach((cause, n) ->
-                        md.append("| ").append(cause).append(" | ").append(n).append(" |\n"));
-        f.overlaps().stream()
+                .sorted(Comparator.comparing((Overlaps.Overlap o) -> !o.finding())
+                        .thenComparing(o -> -(o.millis() - o.allowance())))
                 .limit(EXAMPLES)
-                .forEach(o -> md.append("- `")
+                .forEach(o -> md.append("- ")
+                        .append(o.finding() ? "**beyond the skew** " : "within the skew ")
+                        .append("`")
                         .append(o.key())
                         .append("` token ")
                         .append(o.lowerToken())
@@ -194,14 +197,39 @@ final class ServiceReport {
                         .append(" (")
                         .append(o.higherOwner())
                         .append(") for ")
-                        .append(o.to() - o.from())
-                        .append(" ms: ")
+                        .append(o.millis())
+                        .append(" ms from ")
+                        .append(Instant.ofEpochMilli(o.from()))
+                        .append(": ")
+                        .append(o.why())
+                        .append("; ")
                         .append(o.lowerRejected())
                         .append(" of the lower's writes rejected, ")
                         .append(o.lowerAccepted())
-                        .append(" accepted; ")
-                        .append(o.cause())
-                        .append('\n'));
+                        .append(" accepted\n"));
+        if (f.overlaps().size() > EXAMPLES) {
+            md.append("- … and ").append(f.overlaps().size() - EXAMPLES).append(" more (report.json)\n");
+        }
+
+        md.append("\n## Blocked keys\n\n")
+                .append(f.blocks().size())
+                .append(" times a waiter that could act (its acquire out on a replica neither paused, cut off, held nor"
+                        + " killed) stood behind entries nobody used; ")
+                .append(f.blocks().stream().filter(Blocks.Block::finding).count())
+                .append(" of those blocks lasted more than ")
+                .append(Blocks.REACTION_MILLIS)
+                .append(" ms beyond the end of the entries ahead by the service's own rule (their session's real end,"
+                        + " their expiry), ZooKeeper's leader elections not counted (promise 4 above). The longest: ")
+                .append(f.blocks().stream()
+                        .mapToLong(Blocks.Block::millis)
+                        .max()
+                        .orElse(0))
+                .append(" ms; the longest beyond its chain's end: ")
+                .append(f.blocks().stream()
+                        .mapToLong(Blocks.Block::unexplained)
+                        .max()
+                        .orElse(0))
+                .append(" ms.\n");
 
         md.append("\n## Faults, and how long until writes resumed\n\n")
                 .append(faultTotal)
@@ -385,6 +413,12 @@ final class ServiceReport {
         json.put("committedWrites", f.pg().rows());
         json.put("acceptedWritesPerWorker", accepted);
         json.put("overlaps", f.overlaps());
+        json.put(
+                "blocks",
+                f.blocks().stream()
+                        .filter(b -> b.finding() || b.millis() > Blocks.REACTION_MILLIS)
+                        .toList());
+        json.put("blocksSeen", f.blocks().size());
         json.put("recovery", f.recovery());
         json.put("keyRecovery", f.keyRecovery());
         json.put("stalledWorkers", f.pg().stalled());

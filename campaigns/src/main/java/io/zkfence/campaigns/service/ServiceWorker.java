@@ -36,8 +36,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *     requestId and owner, to the next replica, until it gets a final answer (a grant, 409, another
  *     4xx) or its budget ({@code waitMillis} + 30 s) runs out: only then is it abandoned;
  * <li>one acquire in ten is hedged: sent to two replicas at once with one requestId, as a client
- *     racing two replicas or a load balancer retrying early would; the first final answer counts,
- *     the other is logged when it comes, and a second, different grant is released at once;
+ *     racing two replicas or a load balancer retrying early would; the first final answer counts
+ *     and the other copy is cancelled (its connection closed, as hedging clients do, so that its
+ *     replica sees its caller go); the other's answer is logged if it came first, and a second,
+ *     different grant is released at once;
  * <li>one lease in five uses a TTL of 2 s instead of 5 s; one acquire in four does not wait; one
  *     waiting acquire in ten waits up to 10-25 s;
  * <li>its local deadline is the send time of the last acquire or renew that succeeded plus
@@ -213,23 +215,31 @@ public final class ServiceWorker {
 
     /**
      * The same acquire to two replicas at once. The first final answer is this attempt's answer (a
-     * transport failure or a 503 counts only if both are); the other is logged when it arrives, and
-     * if it is a grant other than the answer taken, that lease is released at once.
+     * transport failure or a 503 counts only if both are), and the other copy, if it is still out, is
+     * cancelled: its connection closed, as a hedging client closes the copy it no longer needs
+     * (gRPC's hedging, Go's context), so that its replica runs its caller-gone path (logged as a
+     * transport failure, {@value ServiceCalls#CANCELLED}). An answer of the other copy that came
+     * anyway, if it is a grant other than the answer taken, is released at once.
      */
     private ServiceCalls.Answer hedged(Request r, int replica) {
         int second = (replica + 1) % replicaUrls.size();
-        CompletableFuture<ServiceCalls.Answer> one = send(r, replica, true);
-        CompletableFuture<ServiceCalls.Answer> two = send(r, second, true);
-        ServiceCalls.Answer first =
-                (ServiceCalls.Answer) CompletableFuture.anyOf(one, two).join();
-        CompletableFuture<ServiceCalls.Answer> other = one.isDone() && one.join() == first ? two : one;
-        ServiceCalls.Answer answer = isFinal(first) ? first : await(other);
-        if (!isFinal(answer)) {
-            answer = first; // neither is final: the attempt failed, the caller tries again
+        ServiceCalls.Pending one = sendPending(r, replica, true);
+        ServiceCalls.Pending two = sendPending(r, second, true);
+        ServiceCalls.Answer first = (ServiceCalls.Answer)
+                CompletableFuture.anyOf(one.answer(), two.answer()).join();
+        ServiceCalls.Pending other = one.answer().isDone() && one.answer().join() == first ? two : one;
+        ServiceCalls.Answer answer = first;
+        if (isFinal(first)) {
+            other.cancel(); // no-op if its answer is in already
+        } else {
+            answer = await(other.answer());
+            if (!isFinal(answer)) {
+                answer = first; // neither is final: the attempt failed, the caller tries again
+            }
         }
         ServiceCalls.Answer taken = answer;
-        one.thenAcceptAsync(a -> releaseIfSecondLease(r, taken, a, replica), RELEASER);
-        two.thenAcceptAsync(a -> releaseIfSecondLease(r, taken, a, second), RELEASER);
+        one.answer().thenAcceptAsync(a -> releaseIfSecondLease(r, taken, a, replica), RELEASER);
+        two.answer().thenAcceptAsync(a -> releaseIfSecondLease(r, taken, a, second), RELEASER);
         return taken;
     }
 
@@ -248,21 +258,21 @@ public final class ServiceWorker {
     }
 
     private CompletableFuture<ServiceCalls.Answer> send(Request r, int replica, boolean hedge) {
+        return sendPending(r, replica, hedge).answer();
+    }
+
+    /** Sends the acquire; its answer (or transport failure, or cancellation) is logged when it comes. */
+    private ServiceCalls.Pending sendPending(Request r, int replica, boolean hedge) {
         long sentAt = System.currentTimeMillis();
         Duration timeout = CALL_TIMEOUT.plusMillis(r.waitMillis());
-        return calls.acquire(
-                        replicaUrls.get(replica),
-                        r.key(),
-                        r.owner(),
-                        r.id(),
-                        r.ttl(),
-                        r.waiting(),
-                        r.waitMillis(),
-                        timeout)
-                .thenApply(a -> {
-                    logCall(r, "acquire", replica, hedge, sentAt, a);
+        ServiceCalls.Pending p = calls.acquirePending(
+                replicaUrls.get(replica), r.key(), r.owner(), r.id(), r.ttl(), r.waiting(), r.waitMillis(), timeout);
+        return new ServiceCalls.Pending(
+                p.answer().thenApply(a -> {
+                    logCall(r, "acquire", replica, hedge, sentAt, a, 0);
                     return a;
-                });
+                }),
+                p.exchange());
     }
 
     /** Writes under the lease, renews it as needed, releases it; logs the belief's interval. */
@@ -291,7 +301,7 @@ public final class ServiceWorker {
             }
             if (now >= renewAt && (writes > 0 || now < holdUntil)) {
                 long sent = System.nanoTime();
-                ServiceCalls.Answer a = renew(r, lockToken, renewReplica, deadline);
+                ServiceCalls.Answer a = renew(r, lockToken, token, renewReplica, deadline);
                 if (a.status() == 200) {
                     deadline = sent + validity(a, r.ttl());
                     renewAt = sent + validity(a, r.ttl()) / 3;
@@ -330,7 +340,7 @@ public final class ServiceWorker {
     }
 
     /** Renews on the given replica, then the others in turn, until an answer or the local deadline. */
-    private ServiceCalls.Answer renew(Request r, String lockToken, int replica, long deadline) {
+    private ServiceCalls.Answer renew(Request r, String lockToken, long token, int replica, long deadline) {
         int rep = replica;
         while (true) {
             long sentAt = System.currentTimeMillis();
@@ -342,7 +352,7 @@ public final class ServiceWorker {
                     lockToken,
                     r.ttl(),
                     Duration.ofMillis(Math.max(1, Math.min(CALL_TIMEOUT.toMillis(), left)))));
-            logCall(r, "renew", rep, false, sentAt, a);
+            logCall(r, "renew", rep, false, sentAt, a, token);
             if (isFinal(a) || System.nanoTime() >= deadline) {
                 return a;
             }
@@ -356,7 +366,7 @@ public final class ServiceWorker {
             long sentAt = System.currentTimeMillis();
             ServiceCalls.Answer a =
                     await(calls.release(replicaUrls.get(rep), r.key(), r.owner(), grant.lockToken(), CALL_TIMEOUT));
-            logCall(r, "release", rep, false, sentAt, a);
+            logCall(r, "release", rep, false, sentAt, a, grant.fencingToken());
             if (isFinal(a)) {
                 return;
             }
@@ -404,7 +414,8 @@ public final class ServiceWorker {
                         token));
     }
 
-    private void logCall(Request r, String op, int replica, boolean hedge, long sentAt, ServiceCalls.Answer a) {
+    private void logCall(
+            Request r, String op, int replica, boolean hedge, long sentAt, ServiceCalls.Answer a, long lease) {
         record(
                 "call",
                 ServiceLog.Call.answered(
@@ -418,7 +429,8 @@ public final class ServiceWorker {
                         replicaNames.get(replica),
                         hedge,
                         sentAt,
-                        a));
+                        a,
+                        lease));
     }
 
     private static ServiceCalls.Answer await(CompletableFuture<ServiceCalls.Answer> f) {
