@@ -19,10 +19,13 @@ package io.zkfence.lock;
  *                       when the predecessor went without releasing
  */
 public record LockStats(
-        long grants,
-        long releases,
-        long leasesLost,
-        long creates,
-        long childrenReads,
-        long wakeUps,
-        long queueChecks) {}
+        long grants, long releases, long leasesLost, long creates, long childrenReads, long wakeUps, long queueChecks) {
+
+    /**
+     * The counters of a client before {@link #queueChecks} was counted (it is 0): what code written
+     * for the six counters of earlier versions builds, compiled unchanged.
+     */
+    public LockStats(long grants, long releases, long leasesLost, long creates, long childrenReads, long wakeUps) {
+        this(grants, releases, leasesLost, creates, childrenReads, wakeUps, 0);
+    }
+}
