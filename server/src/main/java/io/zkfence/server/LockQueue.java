@@ -326,20 +326,12 @@ final class LockQueue {
      * @param version the version read, or -1 for any
      */
     Removal remove(String lockPath, EntryName name, int version, List<Op> extra) throws KeeperException {
-        List<Op> ops = new ArrayList<>(removalOps(lockPath, name, version));
-        ops.addAll(extra);
-        String entryPath = wire.abs(lockPath + "/" + name.node());
+        List<Op> ops = removalWith(lockPath, name, version, extra);
         try {
             wire.call("removing an entry", () -> wire.multi(ops));
             return Removal.DELETED;
         } catch (KeeperException e) {
-            if (entryPath.equals(e.getPath()) && e.code() == KeeperException.Code.NONODE) {
-                return Removal.GONE;
-            }
-            if (entryPath.equals(e.getPath()) && e.code() == KeeperException.Code.BADVERSION) {
-                return Removal.CHANGED;
-            }
-            throw e;
+            return removalRefused(lockPath, name, e);
         }
     }
 
@@ -349,21 +341,31 @@ final class LockQueue {
      */
     Removal removeOnce(String lockPath, EntryName name, int version, List<Op> extra)
             throws KeeperException, ZkWire.AnswerLost {
-        List<Op> ops = new ArrayList<>(removalOps(lockPath, name, version));
-        ops.addAll(extra);
-        String entryPath = wire.abs(lockPath + "/" + name.node());
+        List<Op> ops = removalWith(lockPath, name, version, extra);
         try {
             wire.callOnce("removing an entry", () -> wire.multi(ops));
             return Removal.DELETED;
         } catch (KeeperException e) {
-            if (entryPath.equals(e.getPath()) && e.code() == KeeperException.Code.NONODE) {
-                return Removal.GONE;
-            }
-            if (entryPath.equals(e.getPath()) && e.code() == KeeperException.Code.BADVERSION) {
-                return Removal.CHANGED;
-            }
-            throw e;
+            return removalRefused(lockPath, name, e);
         }
+    }
+
+    private List<Op> removalWith(String lockPath, EntryName name, int version, List<Op> extra) {
+        List<Op> ops = new ArrayList<>(removalOps(lockPath, name, version));
+        ops.addAll(extra);
+        return ops;
+    }
+
+    /** A removal's multi refused: the entry gone or changed, anything else thrown on. */
+    private Removal removalRefused(String lockPath, EntryName name, KeeperException e) throws KeeperException {
+        String entryPath = wire.abs(lockPath + "/" + name.node());
+        if (entryPath.equals(e.getPath()) && e.code() == KeeperException.Code.NONODE) {
+            return Removal.GONE;
+        }
+        if (entryPath.equals(e.getPath()) && e.code() == KeeperException.Code.BADVERSION) {
+            return Removal.CHANGED;
+        }
+        throw e;
     }
 
     /** One multi of {@code ops}, sent once ({@link ZkWire#callOnce}). */

@@ -237,14 +237,9 @@ final class ZkWire {
         for (int retry = 1; ; retry++) {
             KeeperException lost;
             try {
-                return scheduler.await(send.get(), Math.max(1, deadline - scheduler.nanoTime()));
-            } catch (ExecutionException e) {
-                lost = answerLost(what, e.getCause());
-            } catch (TimeoutException e) {
-                throw Unavailable.noAnswer(what, OPERATION_TIMEOUT, null, e);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw Unavailable.interrupted(what, e);
+                return attempt(what, send, Math.max(1, deadline - scheduler.nanoTime()));
+            } catch (AnswerLost e) {
+                lost = e.lost();
             }
             OptionalLong pause = backoff.delayNanosWithin(retry, deadline - scheduler.nanoTime());
             if (pause.isEmpty()) {
@@ -263,6 +258,11 @@ final class ZkWire {
         AnswerLost(String what, KeeperException cause) {
             super(what + ": ZooKeeper's answer was lost (" + cause.code() + ")", cause);
         }
+
+        /** ZooKeeper's failure that lost the answer. */
+        KeeperException lost() {
+            return (KeeperException) getCause();
+        }
     }
 
     /**
@@ -275,8 +275,14 @@ final class ZkWire {
      * @throws LockServiceException 503 {@code UNAVAILABLE} if ZooKeeper cannot be reached in time
      */
     <T> T callOnce(String what, Supplier<CompletableFuture<T>> send) throws KeeperException, AnswerLost {
+        return attempt(what, send, OPERATION_TIMEOUT.toNanos());
+    }
+
+    /** One request sent and waited for, at most {@code timeoutNanos}; a lost answer is {@link AnswerLost}. */
+    private <T> T attempt(String what, Supplier<CompletableFuture<T>> send, long timeoutNanos)
+            throws KeeperException, AnswerLost {
         try {
-            return scheduler.await(send.get(), OPERATION_TIMEOUT.toNanos());
+            return scheduler.await(send.get(), timeoutNanos);
         } catch (ExecutionException e) {
             throw new AnswerLost(what, answerLost(what, e.getCause()));
         } catch (TimeoutException e) {
