@@ -11,6 +11,8 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -28,8 +30,9 @@ import picocli.CommandLine.Option;
  * one ensemble, with Curator beside both. The uncontended cycle runs in interleaved rounds (as
  * workload 1); the contended workload (8 sessions, one lock) and the hot lock (4 clients of 8
  * threads in cohort mode, one lock, as workload 7) alternate the variants round by round.
- * Same-run ratios are what a "no worse than before" gate needs: they cancel the machine's drift
- * between days, which separate runs do not.
+ * Workload 3's hand-off ring ({@link HandoffRing}) runs for each build at two or more queue
+ * lengths, the builds alternating ring by ring. Same-run ratios are what a "no worse than before"
+ * gate needs: they cancel the machine's drift between days, which separate runs do not.
  */
 @Command(
         name = "bench-ab",
@@ -62,11 +65,41 @@ public final class LockCoreAb implements Callable<Integer> {
     int seconds;
 
     @Option(
+            names = "--only",
+            split = ",",
+            paramLabel = "PART",
+            description = "Run only these parts: uncontended, contended, hot, handoff. Default: all.")
+    List<String> only = List.of();
+
+    @Option(
+            names = "--handoff-waiters",
+            split = ",",
+            defaultValue = "1,1000",
+            description = "Hand-off: the queue lengths compared, the first against the last. Default: ${DEFAULT-VALUE}")
+    List<Integer> handoffWaiters;
+
+    @Option(
+            names = "--handoff-rounds",
+            defaultValue = "3",
+            description =
+                    "Hand-off: rings per build and queue length, alternating the builds. Default: ${DEFAULT-VALUE}")
+    int handoffRounds;
+
+    @Option(
+            names = "--handoff-samples",
+            defaultValue = "100",
+            description = "Hand-off: timed hand-offs per ring (after 30 of warm-up). Default: ${DEFAULT-VALUE}")
+    int handoffSamples;
+
+    @Option(
             names = "--out",
             defaultValue = "target/bench-ab",
             description = "Where ab.md goes. Default: ${DEFAULT-VALUE}")
     Path out;
 
+    private static final Set<String> PARTS = Set.of("uncontended", "contended", "hot", "handoff");
+    private static final int HANDOFF_WARMUP = 30;
+    private static final int HANDOFF_MAX_SESSIONS = 100;
     private static final int CONTENDERS = 8;
     private static final int HOT_CLIENTS = 4;
     private static final int HOT_THREADS = 8;
@@ -83,6 +116,18 @@ public final class LockCoreAb implements Callable<Integer> {
                     new CommandLine(this),
                     "need an existing --baseline-jar, --rounds >= 1, --contended-rounds >= 1 and --seconds >= 1");
         }
+        if (!PARTS.containsAll(only)) {
+            throw new CommandLine.ParameterException(
+                    new CommandLine(this), "--only takes " + new TreeSet<>(PARTS) + ", not " + only);
+        }
+        if (handoffWaiters.size() < 2
+                || handoffWaiters.stream().anyMatch(w -> w < 1)
+                || handoffRounds < 1
+                || handoffSamples < 1) {
+            throw new CommandLine.ParameterException(
+                    new CommandLine(this),
+                    "need two or more --handoff-waiters of 1 or more, --handoff-rounds >= 1 and --handoff-samples >= 1");
+        }
         List<ReflectiveLockCore> builds =
                 List.of(ReflectiveLockCore.fromJar(baselineLabel, baselineJar), ReflectiveLockCore.current());
         StringBuilder md = new StringBuilder("# lock-core: this checkout against ")
@@ -95,9 +140,18 @@ public final class LockCoreAb implements Callable<Integer> {
         // The clients close before the ensemble: closed after it, each would warn that it lost its server.
         try (ZkCluster zk = ZkCluster.start(true);
                 Closer closer = new Closer()) {
-            uncontended(zk, closer, builds, md);
-            contended(zk, closer, builds, md);
-            hot(zk, closer, builds, md);
+            if (runs("uncontended")) {
+                uncontended(zk, closer, builds, md);
+            }
+            if (runs("contended")) {
+                contended(zk, closer, builds, md);
+            }
+            if (runs("hot")) {
+                hot(zk, closer, builds, md);
+            }
+            if (runs("handoff")) {
+                handoff(zk, builds, md);
+            }
         }
         try {
             Files.createDirectories(out);
@@ -107,6 +161,82 @@ public final class LockCoreAb implements Callable<Integer> {
         }
         System.out.println(md);
         return 0;
+    }
+
+    private boolean runs(String part) {
+        return only.isEmpty() || only.contains(part);
+    }
+
+    /**
+     * Workload 3's ring ({@link HandoffRing}) for each build and queue length, in rings that
+     * alternate the builds (ABBA...), each ring {@value #HANDOFF_WARMUP} hand-offs of warm-up and
+     * {@link #handoffSamples} timed; the rings of one build and length are added up.
+     */
+    private void handoff(ZkCluster zk, List<ReflectiveLockCore> builds, StringBuilder md) {
+        Map<String, Map<Integer, HandoffRing.Result>> results = new LinkedHashMap<>();
+        builds.forEach(b -> results.put(b.label(), new LinkedHashMap<>()));
+        List<String> labels = builds.stream().map(ReflectiveLockCore::label).toList();
+        for (int waiters : handoffWaiters) {
+            for (int round = 0; round < handoffRounds; round++) {
+                for (String label : Interleaved.order(labels, round)) {
+                    ReflectiveLockCore build = builds.get(labels.indexOf(label));
+                    System.err.printf(
+                            "bench-ab: hand-off, %s, %d waiters, ring %d of %d%n",
+                            label, waiters, round + 1, handoffRounds);
+                    HandoffRing.Result r = HandoffRing.run(
+                            build.ring(),
+                            zk::curator,
+                            zk::received,
+                            "/ab/" + label,
+                            "handoff-" + waiters + "-" + round,
+                            waiters,
+                            HANDOFF_MAX_SESSIONS,
+                            HANDOFF_WARMUP,
+                            handoffSamples);
+                    results.get(label).merge(waiters, r, HandoffRing.Result::plus);
+                }
+            }
+        }
+        int fewest = handoffWaiters.get(0);
+        int most = handoffWaiters.get(handoffWaiters.size() - 1);
+        md.append("\n## Hand-off behind a queue\n\n")
+                .append("Workload 3's ring (docs/benchmarks/HOW.md): timed from the holder's `release()` to the next"
+                        + " waiter's `acquire()` returning, with N waiters queued; waiters over at most ")
+                .append(HANDOFF_MAX_SESSIONS)
+                .append(" sessions. ")
+                .append(handoffRounds)
+                .append(" rings per build and queue length, the builds alternating, each ")
+                .append(HANDOFF_WARMUP)
+                .append(" hand-offs of warm-up and ")
+                .append(handoffSamples)
+                .append(" timed. Per hand-off: watch events, child-list reads and single-znode reads counted by the"
+                        + " clients (a build without `LockStats.queueChecks()` counts none), requests by the server"
+                        + " (sessions' pings included, the ring's polling taken off).\n\n")
+                .append("| build | waiters | samples | p50 µs | p99 µs | watch events | child-list reads"
+                        + " | single-znode reads | requests |\n")
+                .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        results.forEach((label, byWaiters) -> byWaiters.forEach((waiters, r) -> {
+            Latency l = Latency.of(r.histogram());
+            md.append(Fmt.row(
+                    label,
+                    waiters,
+                    l.count(),
+                    Fmt.num(l.p50()),
+                    Fmt.num(l.p99()),
+                    Fmt.num(r.wakeUps()),
+                    Fmt.num(r.childrenReads()),
+                    Fmt.num(r.queueChecks()),
+                    Fmt.num(r.requests())));
+        }));
+        md.append("\n| build | p50 with ")
+                .append(most)
+                .append(" ÷ with ")
+                .append(fewest)
+                .append(" |\n|---|---:|\n");
+        results.forEach((label, byWaiters) -> md.append(Fmt.row(
+                label,
+                Fmt.ratio(Latency.of(byWaiters.get(most).histogram()).p50()
+                        / Latency.of(byWaiters.get(fewest).histogram()).p50()))));
     }
 
     private void uncontended(ZkCluster zk, Closer closer, List<ReflectiveLockCore> builds, StringBuilder md) {

@@ -33,6 +33,14 @@ final class ReflectiveLockCore {
     private final MethodHandle withCohort;
     private final MethodHandle acquire;
     private final MethodHandle token;
+    private final MethodHandle path;
+    private final MethodHandle nodePath;
+    private final MethodHandle release;
+    private final MethodHandle stats;
+    private final MethodHandle wakeUps;
+    private final MethodHandle childrenReads;
+    /** {@code LockStats.queueChecks()}, or null for a build without it. */
+    private final MethodHandle queueChecks;
 
     private ReflectiveLockCore(String label, ClassLoader loader) {
         this.label = label;
@@ -58,9 +66,26 @@ final class ReflectiveLockCore {
             withCohort = lookup.findVirtual(fencedLock, "withCohort", MethodType.methodType(fencedLock));
             acquire = lookup.findVirtual(fencedLock, "acquire", MethodType.methodType(lease));
             token = lookup.findVirtual(lease, "token", MethodType.methodType(long.class));
+            path = lookup.findVirtual(fencedLock, "path", MethodType.methodType(String.class));
+            nodePath = lookup.findVirtual(lease, "nodePath", MethodType.methodType(String.class));
+            release = lookup.findVirtual(lease, "release", MethodType.methodType(void.class));
+            Class<?> lockStats = loader.loadClass("io.zkfence.lock.LockStats");
+            stats = lookup.findVirtual(client, "stats", MethodType.methodType(lockStats));
+            wakeUps = lookup.findVirtual(lockStats, "wakeUps", MethodType.methodType(long.class));
+            childrenReads = lookup.findVirtual(lockStats, "childrenReads", MethodType.methodType(long.class));
+            queueChecks = optional(lookup, lockStats, "queueChecks");
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(
                     "the lock-core of '" + label + "' lacks the API this harness drives: " + e, e);
+        }
+    }
+
+    private static MethodHandle optional(MethodHandles.Lookup lookup, Class<?> type, String counter)
+            throws IllegalAccessException {
+        try {
+            return lookup.findVirtual(type, counter, MethodType.methodType(long.class));
+        } catch (NoSuchMethodException absent) {
+            return null;
         }
     }
 
@@ -140,6 +165,74 @@ final class ReflectiveLockCore {
                 throw new IllegalStateException(label + ": a cycle on " + name + " failed: " + t, t);
             }
         };
+    }
+
+    /** This build as {@link HandoffRing} drives it: the same calls, through this class, for every build. */
+    HandoffRing.Build ring() {
+        return (session, root, owner) -> {
+            AutoCloseable client = client(session, root, owner);
+            return new HandoffRing.Client() {
+                @Override
+                public HandoffRing.Lock lock(String name) {
+                    Object lock = fencedLock(client, name);
+                    return new HandoffRing.Lock() {
+                        @Override
+                        public HandoffRing.Held acquire() {
+                            Object lease = call(acquire, lock, "acquire " + name);
+                            return new HandoffRing.Held() {
+                                @Override
+                                public String nodePath() {
+                                    return (String) call(nodePath, lease, "nodePath");
+                                }
+
+                                @Override
+                                public void release() {
+                                    call(release, lease, "release " + name);
+                                }
+                            };
+                        }
+
+                        @Override
+                        public String path() {
+                            return (String) call(path, lock, "path");
+                        }
+                    };
+                }
+
+                @Override
+                public HandoffRing.Counters counters() {
+                    Object s = call(stats, client, "stats");
+                    return new HandoffRing.Counters(
+                            (long) call(wakeUps, s, "wakeUps"),
+                            (long) call(childrenReads, s, "childrenReads"),
+                            queueChecks == null ? 0 : (long) call(queueChecks, s, "queueChecks"));
+                }
+
+                @Override
+                public void close() {
+                    try {
+                        client.close();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(label + ": closing a LockClient failed: " + e, e);
+                    }
+                }
+            };
+        };
+    }
+
+    /** Whether this build counts single-znode reads ({@code LockStats.queueChecks()}). */
+    boolean countsQueueChecks() {
+        return queueChecks != null;
+    }
+
+    private Object call(MethodHandle h, Object target, String what) {
+        try {
+            return h.invoke(target);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(label + ": " + what + " failed: " + t, t);
+        }
     }
 
     /** Child-first for lock-core's package, parent-first for the rest. */

@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  *                 │                      └──not found──▶ CREATING (same GUID)
  *                 └ lock znode missing ──▶ (create it) ──▶ CREATING
  * decide: head ──▶ DONE (granted) · absent ──▶ BACKING_OFF ──▶ CREATING (new GUID)
- *         waiting ──▶ WATCHING ──predecessor gone──▶ DONE (it was the head) or READING ──▶ decide
+ *         waiting ──▶ WATCHING ──predecessor gone──▶ DONE (nothing can be ahead) or READING ──▶ decide
+ *                        ▲                         or, in a long queue, CHECKING ──record names it──▶ DONE
+ *                        └──────── the next entry ahead ◀───────────────────┴──otherwise──▶ READING
  * any phase: connection loss ──▶ BACKING_OFF ──▶ the same step again; session gone ──▶ BACKING_OFF
  *            ──▶ CREATING (new GUID); other error, abandon, cancel ──▶ DONE
  * </pre>
@@ -43,10 +45,16 @@ import org.slf4j.LoggerFactory;
  *     order, so the read already contains our node: an uncontended acquire costs one write
  *     round trip.</li>
  * <li>Decide ({@link QueuePosition}): the head holds the lock. Otherwise watch only the
- *     immediate predecessor, so a release wakes exactly one waiter.</li>
- * <li>When the predecessor goes: if it was the head when we read the queue, we are the head now
- *     (nodes before it are gone for good and later ones sort after us), so take the lock
- *     without reading the children again; otherwise read them again.</li>
+ *     immediate predecessor, so a release wakes exactly one waiter, and remember the nearest
+ *     entries ahead ({@link Ahead}).</li>
+ * <li>When the predecessor goes: if nothing can be ahead any more (it was the head when we read
+ *     the queue), we are the head now (nodes before it are gone for good and later ones sort
+ *     after us), so take the lock without reading the children again. In a short queue, read
+ *     them again. In a long one (more than {@link Ahead#WINDOW} children), read instead the lock's
+ *     {@link ReleaseRecord} and our own node, pipelined: a record naming the predecessor (or an
+ *     entry before it) means it was granted and released, so nothing is ahead; otherwise it went
+ *     without releasing (gave up, expired, forced out), and the next remembered entry ahead is
+ *     watched if it is there, the children read if not.</li>
  * </ol>
  *
  * <p>A create whose answer was lost is recovered by looking for our GUID among the children,
@@ -83,6 +91,7 @@ final class Acquisition {
         RECOVERING,
         READING,
         WATCHING,
+        CHECKING,
         BACKING_OFF,
         DONE;
 
@@ -95,9 +104,12 @@ final class Acquisition {
                 case CREATING ->
                     from == NEW || from == PRECHECK || from == CREATING || from == RECOVERING || from == BACKING_OFF;
                 case RECOVERING -> from == BACKING_OFF;
-                case READING -> from == CREATING || from == READING || from == WATCHING || from == BACKING_OFF;
-                // Again from WATCHING: the predecessor changed but is still there.
-                case WATCHING -> from == READING || from == RECOVERING || from == WATCHING;
+                case READING ->
+                    from == CREATING || from == READING || from == WATCHING || from == CHECKING || from == BACKING_OFF;
+                // Again from WATCHING: the predecessor changed but is still there. From CHECKING: the
+                // next entry ahead, once the watched one went without releasing.
+                case WATCHING -> from == READING || from == RECOVERING || from == WATCHING || from == CHECKING;
+                case CHECKING -> from == WATCHING;
                 case BACKING_OFF -> from != NEW && from != DONE;
                 case DONE -> from != DONE;
             };
@@ -144,6 +156,8 @@ final class Acquisition {
     private long session;
     private String watchedPath;
     private Watcher watcher;
+    /** The entries ahead of our node, as far as we know, while we wait; see {@link Ahead}. */
+    private Ahead ahead;
     /** Retries since the last success: the next back-off is {@code BACKOFF}'s for one more. */
     private int retries;
     /** For {@link LockObserver#granted}: when the first request went out. */
@@ -454,38 +468,47 @@ final class Acquisition {
                     if (waitingSinceNanos == 0) {
                         waitingSinceNanos = System.nanoTime();
                     }
-                    watchPredecessor(position.predecessor(), position.predecessorIsHead());
+                    ahead = position.ahead();
+                    watchPredecessor(false);
                 }
             }
         }
     }
 
-    private void watchPredecessor(QueueNode predecessor, boolean predecessorIsHead) {
+    /**
+     * Reads the nearest entry ahead that is not known gone, with a watch on it. A {@code probe} is
+     * sent because the one watched before went without a release record that settles the queue:
+     * found gone as well, the queue is read again.
+     */
+    private void watchPredecessor(boolean probe) {
         moveTo(Phase.WATCHING);
         Step step = step();
-        String path = lockPath + "/" + predecessor.name();
+        String path = lockPath + "/" + ahead.predecessor().name();
         Watcher w = event -> {
             if (event.getType() != Watcher.Event.EventType.None) {
                 rt.stats.wakeUps.increment();
                 rt.observers.wokeUp(lockName);
             }
-            later(step, () -> onPredecessorEvent(predecessor, predecessorIsHead, event));
+            later(step, () -> onPredecessorEvent(event));
         };
         watchedPath = path;
         watcher = w;
+        if (probe) {
+            rt.stats.queueChecks.increment();
+        }
         rt.zk.getData(path, w).whenComplete(on(step, (content, e) -> {
             if (e == null) {
                 retries = 0;
             } else if (Failures.is(e, KeeperException.Code.NONODE)) {
                 watchedPath = null;
-                predecessorGone(predecessorIsHead);
+                predecessorGone(probe);
             } else {
                 onFailure(e, "watching the predecessor", this::readChildren);
             }
         }));
     }
 
-    private void onPredecessorEvent(QueueNode predecessor, boolean predecessorIsHead, WatchedEvent event) {
+    private void onPredecessorEvent(WatchedEvent event) {
         if (event.getType() == Watcher.Event.EventType.None) {
             // Disconnected / reconnected: the client restores the watch. Expired: our node is gone.
             if (event.getState() == Watcher.Event.KeeperState.Expired) {
@@ -495,23 +518,76 @@ final class Acquisition {
         }
         watchedPath = null;
         if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
-            predecessorGone(predecessorIsHead);
+            predecessorGone(false);
         } else {
-            watchPredecessor(predecessor, predecessorIsHead);
+            watchPredecessor(false);
         }
     }
 
-    private void predecessorGone(boolean predecessorWasHead) {
-        if (predecessorWasHead) {
+    /**
+     * The entry we watched is gone. Nothing can be ahead any more: the lock is ours, without a read.
+     * Else, in a short queue, read it again (its list costs no more than the checks below); in a long
+     * one, check the lock's release record instead ({@link #checkLastRelease()}). After a probe that
+     * found the next entry gone too, read the queue.
+     */
+    private void predecessorGone(boolean foundByProbe) {
+        ahead = ahead.withoutPredecessor();
+        if (ahead.isClear()) {
             // Granted without reading the queue, so nothing has shown our own node is still
             // there (an operator may have deleted it while we waited): watch it right away.
             Grant g = grant();
             if (g != null) {
                 g.watchOwnNodeNow();
             }
-        } else {
+        } else if (foundByProbe || queueLength <= Ahead.WINDOW) {
             readChildren();
+        } else {
+            checkLastRelease();
         }
+    }
+
+    // ---- CHECKING: a long queue's wake-up without its child list ----
+
+    /**
+     * Reads the lock's {@link ReleaseRecord} and, pipelined behind it, our own node: one round trip
+     * of two small reads whatever the queue's length. A record naming the entry that went (or one
+     * before it) proves every entry ahead gone, and our node found there makes the grant as sound as
+     * a read of the queue would. Otherwise the entry went without releasing (it gave up, its session
+     * expired, it was forced out): watch the next one ahead if there is one, else read the queue.
+     */
+    private void checkLastRelease() {
+        moveTo(Phase.CHECKING);
+        rt.stats.queueChecks.add(2);
+        CompletableFuture<ZkGateway.NodeContent> record = rt.zk.getData(lockPath);
+        CompletableFuture<ZkGateway.NodeContent> mine = rt.zk.getData(lockPath + "/" + own.name());
+        CompletableFuture.allOf(record, mine).handle((v, e) -> null).whenComplete(on(step(), (v, e) -> {
+            Throwable recordFailure = failureOf(record);
+            Throwable mineFailure = failureOf(mine);
+            if (recordFailure == null && mineFailure == null) {
+                ahead = ReleaseRecord.decode(record.join().data())
+                        .map(ahead::releasedThrough)
+                        .orElse(ahead);
+                if (ahead.isClear()) {
+                    grant();
+                } else if (ahead.isEmpty()) {
+                    readChildren();
+                } else {
+                    watchPredecessor(true);
+                }
+            } else if (Failures.is(mineFailure, KeeperException.Code.NONODE)) {
+                restart("our queue node is gone");
+            } else if (Failures.is(recordFailure, KeeperException.Code.NONODE)) {
+                restart("the lock's znode is gone, and our queue node with it");
+            } else {
+                onFailure(
+                        recordFailure != null ? recordFailure : mineFailure, "checking the queue", this::readChildren);
+            }
+        }));
+    }
+
+    /** The failure {@code f} completed with, or null; {@code f} is complete. */
+    private static Throwable failureOf(CompletableFuture<?> f) {
+        return f.handle((v, e) -> e).join();
     }
 
     // ---- DONE ----

@@ -164,13 +164,15 @@ final class Grant extends Hold {
 
     /**
      * Deletes the node on the caller's thread with ZooKeeper's synchronous call: the answer wakes
-     * the caller directly, with no hop through ZooKeeper's event thread. If the connection fails
-     * meanwhile (the client gives a request up within its read timeout, two thirds of the
-     * session timeout), the delete goes on in the background.
+     * the caller directly, with no hop through ZooKeeper's event thread. In the same transaction it
+     * writes the {@link ReleaseRecord} on the lock's znode, so that a waiter in a long queue learns
+     * from one small read that it is the head. If the connection fails meanwhile (the client gives
+     * a request up within its read timeout, two thirds of the session timeout), the delete goes on
+     * in the background, without the record.
      */
     void deleteNode() {
         try {
-            rt.zk.deleteSync(nodePath());
+            deleteRecordingRelease();
             return;
         } catch (KeeperException.NoNodeException e) {
             return; // gone already: the session expired, or max-hold or an operator removed it
@@ -185,6 +187,31 @@ final class Grant extends Hold {
                     nodePath());
         }
         rt.reaper.delete(nodePath());
+    }
+
+    /**
+     * The delete with the record; a plain delete once a lock znode has refused the record to this
+     * client (its ACL lets the client delete its nodes but not write the lock's znode): waiters
+     * then read the queue, as they do behind releases of zkfence versions without the record.
+     */
+    private void deleteRecordingRelease() throws Exception {
+        if (rt.recordsReleases()) {
+            try {
+                rt.zk.deleteSyncRecording(nodePath(), lockPath, ReleaseRecord.encode(nodeName));
+                return;
+            } catch (KeeperException.NoAuthException refused) {
+                rt.zk.deleteSync(nodePath()); // this one failing too means the delete itself was refused
+                rt.stopRecordingReleases();
+                log.warn(
+                        "the znode of lock '{}' ({}) refuses this client's release record (ACL: no WRITE);"
+                                + " releases of this client are plain deletes from now on, and waiters in long"
+                                + " queues behind them read the whole queue",
+                        lockName,
+                        lockPath);
+                return;
+            }
+        }
+        rt.zk.deleteSync(nodePath());
     }
 
     /** Releases the lock whatever the number of holds, deleting in the background (client close, interrupts). */

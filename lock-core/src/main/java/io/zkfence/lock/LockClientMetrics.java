@@ -119,6 +119,13 @@ public final class LockClientMetrics implements MeterBinder {
                 "reads of a lock's child list",
                 rt,
                 s -> s.childrenReads.sum());
+        statsCounter(
+                registry,
+                owner,
+                "zkfence.zk.queue.checks",
+                "single-znode reads woken waiters of long queues sent instead of a child list",
+                rt,
+                s -> s.queueChecks.sum());
         rt.observers.add(new Recorder(registry, owner));
     }
 

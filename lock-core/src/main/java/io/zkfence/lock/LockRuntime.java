@@ -36,6 +36,8 @@ final class LockRuntime {
     final ConcurrentHashMap<String, Cohort> cohorts = new ConcurrentHashMap<>();
     /** Set when {@link LockClient#close()} begins: failures from then on mean "closed". */
     private volatile boolean closing;
+    /** Cleared once a lock znode refused a {@link ReleaseRecord} (ACL): releases are then plain deletes. */
+    private volatile boolean recordingReleases = true;
 
     LockRuntime(ZkGateway zk, LockClientConfig config, Clock clock) {
         this(
@@ -88,6 +90,15 @@ final class LockRuntime {
 
     boolean isClosing() {
         return closing;
+    }
+
+    boolean recordsReleases() {
+        return recordingReleases;
+    }
+
+    /** A lock znode refused this client's release record: from now on its releases only delete. */
+    void stopRecordingReleases() {
+        recordingReleases = false;
     }
 
     void shutdown() {

@@ -1,23 +1,25 @@
 package io.zkfence.lock;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.PriorityQueue;
 
 /**
  * Where one queue node stands among a lock's children: the decision an acquire makes after each
  * read of the queue, as a pure function (Curator's {@code StandardLockInternalsDriver.getsTheLock}
  * plays the same part there).
  *
- * <p>Only the node's place matters: whether anyone is ahead of it, who is right ahead (the
- * predecessor, the only node it watches, so a release wakes exactly one waiter) and whether that
- * one is the head. Children that are not queue entries are ignored; Curator's mutex nodes are
- * entries (see {@link QueueNode}).
+ * <p>Only the node's place matters: whether anyone is ahead of it, and the nearest entries ahead
+ * ({@link Ahead}: the predecessor, the only node it watches, so a release wakes exactly one waiter,
+ * and the ones before it, which the waiter checks when the predecessor goes instead of reading the
+ * queue again). Children that are not queue entries are ignored; Curator's mutex nodes are entries
+ * (see {@link QueueNode}).
  *
- * @param kind              head, waiting, or absent (the node is not among the children)
- * @param predecessor       the entry right ahead, when waiting; else null
- * @param predecessorIsHead whether the predecessor is the head of the queue, when waiting
+ * @param kind  head, waiting, or absent (the node is not among the children)
+ * @param ahead the nearest entries ahead, when waiting; else null
  */
-record QueuePosition(Kind kind, QueueNode predecessor, boolean predecessorIsHead) {
+record QueuePosition(Kind kind, Ahead ahead) {
 
     enum Kind {
         /** First in the queue: the lock is ours. */
@@ -28,17 +30,19 @@ record QueuePosition(Kind kind, QueueNode predecessor, boolean predecessorIsHead
         ABSENT
     }
 
-    private static final QueuePosition HEAD = new QueuePosition(Kind.HEAD, null, false);
-    private static final QueuePosition ABSENT = new QueuePosition(Kind.ABSENT, null, false);
+    private static final QueuePosition HEAD = new QueuePosition(Kind.HEAD, null);
+    private static final QueuePosition ABSENT = new QueuePosition(Kind.ABSENT, null);
 
     /**
-     * The position of {@code own} among {@code children}. One pass, no sort: long queues make this
-     * every waiter's work on every re-read.
+     * The position of {@code own} among {@code children}. One pass, keeping only the nearest
+     * {@link Ahead#WINDOW} entries ahead (a bounded heap, no sort of the whole queue): long queues
+     * make this the work of every read.
      */
     static QueuePosition of(List<String> children, QueueNode own) {
         boolean found = false;
-        QueueNode predecessor = null;
-        QueueNode head = null;
+        int entriesAhead = 0;
+        // The nearest entries ahead seen so far; its head is the oldest of them, dropped first.
+        PriorityQueue<QueueNode> nearest = new PriorityQueue<>(Ahead.WINDOW + 1, QueueNode.ORDER);
         for (String child : children) {
             QueueNode n = QueueNode.parse(child).orElse(null);
             if (n == null) {
@@ -47,18 +51,32 @@ record QueuePosition(Kind kind, QueueNode predecessor, boolean predecessorIsHead
             if (n.name().equals(own.name())) {
                 found = true;
             } else if (QueueNode.ORDER.compare(n, own) < 0) {
-                if (predecessor == null || QueueNode.ORDER.compare(n, predecessor) > 0) {
-                    predecessor = n;
-                }
-                if (head == null || QueueNode.ORDER.compare(n, head) < 0) {
-                    head = n;
+                entriesAhead++;
+                nearest.add(n);
+                if (nearest.size() > Ahead.WINDOW) {
+                    nearest.poll();
                 }
             }
         }
         if (!found) {
             return ABSENT;
         }
-        return predecessor == null ? HEAD : new QueuePosition(Kind.WAITING, predecessor, predecessor == head);
+        if (nearest.isEmpty()) {
+            return HEAD;
+        }
+        List<QueueNode> window = new ArrayList<>(nearest);
+        window.sort(QueueNode.ORDER);
+        return new QueuePosition(Kind.WAITING, Ahead.of(window, entriesAhead <= Ahead.WINDOW));
+    }
+
+    /** The entry right ahead, when waiting; else null. */
+    QueueNode predecessor() {
+        return ahead == null ? null : ahead.predecessor();
+    }
+
+    /** Whether the entry right ahead is the head of the queue, when waiting. */
+    boolean predecessorIsHead() {
+        return ahead != null && ahead.predecessorIsHead();
     }
 
     /** The queue entries among {@code children}, in grant order: the holder first. */

@@ -10,10 +10,17 @@ final class StatsRecorder {
     final LongAdder leasesLost = new LongAdder();
     final LongAdder creates = new LongAdder();
     final LongAdder childrenReads = new LongAdder();
+    final LongAdder queueChecks = new LongAdder();
     final LongAdder wakeUps = new LongAdder();
 
     LockStats snapshot() {
         return new LockStats(
-                grants.sum(), releases.sum(), leasesLost.sum(), creates.sum(), childrenReads.sum(), wakeUps.sum());
+                grants.sum(),
+                releases.sum(),
+                leasesLost.sum(),
+                creates.sum(),
+                childrenReads.sum(),
+                wakeUps.sum(),
+                queueChecks.sum());
     }
 }

@@ -70,6 +70,12 @@ class ForwardingGateway implements ZkGateway {
     }
 
     @Override
+    public void deleteSyncRecording(String nodePath, String lockPath, byte[] record)
+            throws KeeperException, InterruptedException {
+        real.deleteSyncRecording(nodePath, lockPath, record);
+    }
+
+    @Override
     public void removeWatch(String path, Watcher watcher) {
         real.removeWatch(path, watcher);
     }

@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToLongFunction;
 import org.junit.jupiter.api.Test;
 
 class HerdFreeWakeUpTest extends EnsembleTestBase {
@@ -42,6 +43,8 @@ class HerdFreeWakeUpTest extends EnsembleTestBase {
             }
             eventually().until(() -> queueOf(first).size() == WAITERS + 1);
             long wakeUpsBefore = totalWakeUps(clients);
+            long listsBefore = total(clients, LockStats::childrenReads);
+            long checksBefore = total(clients, LockStats::queueChecks);
 
             Runnable releaseCurrent = holder::release;
             List<Long> tokens = new ArrayList<>(List.of(holder.token()));
@@ -63,12 +66,24 @@ class HerdFreeWakeUpTest extends EnsembleTestBase {
             eventually().until(() -> queueOf(first).isEmpty());
             assertThat(totalWakeUps(clients) - wakeUpsBefore).isEqualTo(WAITERS);
             assertThat(tokens).isSorted().doesNotHaveDuplicates();
+            // A waiter that queued behind more than 16 children wakes on the release record (two
+            // small reads); only those that queued while the queue was shorter read it again.
+            assertThat(total(clients, LockStats::childrenReads) - listsBefore)
+                    .as("child-list reads on wake-up")
+                    .isLessThanOrEqualTo(Ahead.WINDOW);
+            assertThat(total(clients, LockStats::queueChecks) - checksBefore)
+                    .as("small reads on wake-up")
+                    .isGreaterThanOrEqualTo(2L * (WAITERS - Ahead.WINDOW - 1));
         } finally {
             pool.shutdownNow();
         }
     }
 
     private static long totalWakeUps(List<LockClient> clients) {
-        return clients.stream().mapToLong(c -> c.stats().wakeUps()).sum();
+        return total(clients, LockStats::wakeUps);
+    }
+
+    private static long total(List<LockClient> clients, ToLongFunction<LockStats> counter) {
+        return clients.stream().mapToLong(c -> counter.applyAsLong(c.stats())).sum();
     }
 }

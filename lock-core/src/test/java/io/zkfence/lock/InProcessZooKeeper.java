@@ -39,7 +39,7 @@ final class InProcessZooKeeper implements ZkGateway {
     static final long SESSION = 0x1001;
 
     private static final class Znode {
-        final byte[] data;
+        byte[] data;
         final long czxid;
         final long owner;
         int cversion;
@@ -70,6 +70,8 @@ final class InProcessZooKeeper implements ZkGateway {
     private long zxid = 1L << 32;
 
     private int creates;
+    /** The client's reads, in the order sent. */
+    private final List<String> reads = new ArrayList<>();
     /** Deletes of the client's own nodes sent so far. */
     private int ownDeletes;
     /** A path whose next children read is served by a server that lags (see {@link #lagNextChildrenRead}). */
@@ -95,9 +97,47 @@ final class InProcessZooKeeper implements ZkGateway {
         return request(() -> createNow(parent, prefix, session));
     }
 
-    /** Another session's delete of {@code path}, sent now. */
+    /** Another session's delete of {@code path}, sent now: a waiter giving up, a session expiring. */
     CompletableFuture<Void> deleteAs(String path) {
         return delete(path, -1);
+    }
+
+    /**
+     * Another session's release of its granted node {@code path}, sent now: the delete and the
+     * {@link ReleaseRecord} on the lock's znode, in one transaction, as lock-core releases.
+     */
+    CompletableFuture<Void> releaseAs(String path) {
+        return deleteRecording(path, parentOf(path), ReleaseRecord.encode(path.substring(path.lastIndexOf('/') + 1)));
+    }
+
+    /** Waits (up to a minute, without a clock of its own) until someone watches {@code path}'s data. */
+    synchronized void awaitWatched(String path) throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (dataWatches.getOrDefault(path, List.of()).isEmpty()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new AssertionError("nobody watched " + path + " within a minute; reads: " + reads);
+            }
+            wait(left / 1_000_000 + 1);
+        }
+    }
+
+    /** The data of {@code path} now. */
+    synchronized byte[] dataNow(String path) {
+        return existing(path).data;
+    }
+
+    /** How many reads the client has sent so far (see {@link #readsSince}). */
+    synchronized int readsSent() {
+        return reads.size();
+    }
+
+    /**
+     * The reads the client sent after the first {@code mark}, in order: {@code children <path>},
+     * {@code read <path>} or {@code watch <path>}.
+     */
+    synchronized List<String> readsSince(int mark) {
+        return List.copyOf(reads.subList(mark, reads.size()));
     }
 
     /**
@@ -158,6 +198,7 @@ final class InProcessZooKeeper implements ZkGateway {
         if (watcher != null) {
             throw notModelled("a watch on children");
         }
+        sent("children", path);
         return request(() -> {
             synchronized (this) {
                 Znode n = existing(path);
@@ -175,11 +216,13 @@ final class InProcessZooKeeper implements ZkGateway {
 
     @Override
     public CompletableFuture<NodeContent> getData(String path, Watcher watcher) {
+        sent(watcher == null ? "read" : "watch", path);
         return request(() -> {
             synchronized (this) {
                 Znode n = existing(path);
                 if (watcher != null) {
                     dataWatches.computeIfAbsent(path, p -> new ArrayList<>()).add(watcher);
+                    notifyAll();
                 }
                 return new NodeContent(n.data, n.stat());
             }
@@ -191,6 +234,11 @@ final class InProcessZooKeeper implements ZkGateway {
         if (version != -1) {
             throw notModelled("a versioned delete");
         }
+        return deleteRecording(path, null, null);
+    }
+
+    /** A delete, and with a {@code record} also a set of {@code lockPath}'s data, as one transaction. */
+    private CompletableFuture<Void> deleteRecording(String path, String lockPath, byte[] record) {
         synchronized (this) {
             Znode n = nodes.get(path);
             if (n != null && n.owner == SESSION) {
@@ -205,10 +253,14 @@ final class InProcessZooKeeper implements ZkGateway {
                 if (!n.children.isEmpty()) {
                     throw new CompletionFailure(KeeperException.create(KeeperException.Code.NOTEMPTY, path));
                 }
+                Znode recorded = record == null ? null : existing(lockPath);
                 nodes.remove(path);
                 Znode parent = nodes.get(parentOf(path));
                 parent.children.remove(path.substring(path.lastIndexOf('/') + 1));
                 parent.cversion++;
+                if (recorded != null) {
+                    recorded.data = record;
+                }
                 zxid++;
                 fired = dataWatches.remove(path);
             }
@@ -226,6 +278,16 @@ final class InProcessZooKeeper implements ZkGateway {
     public void deleteSync(String path) throws KeeperException, InterruptedException {
         try {
             delete(path, -1).get();
+        } catch (ExecutionException e) {
+            throw (KeeperException) e.getCause();
+        }
+    }
+
+    @Override
+    public void deleteSyncRecording(String nodePath, String lockPath, byte[] record)
+            throws KeeperException, InterruptedException {
+        try {
+            deleteRecording(nodePath, lockPath, record).get();
         } catch (ExecutionException e) {
             throw (KeeperException) e.getCause();
         }
@@ -311,6 +373,10 @@ final class InProcessZooKeeper implements ZkGateway {
     }
 
     // ---- the server ----
+
+    private synchronized void sent(String what, String path) {
+        reads.add(what + " " + path);
+    }
 
     /** A request sent now: applied and answered in turn on the ZooKeeper lane. */
     private <T> CompletableFuture<T> request(Supplier<T> apply) {

@@ -171,6 +171,41 @@ class InterleavingTest {
     }
 
     /**
+     * A waiter in a long queue (more than {@link Ahead#WINDOW} entries ahead of it, so it wakes on
+     * the release record, not on a read of the queue) whose predecessor gives up at any moment
+     * while the entries ahead of it are granted and release one after another: whatever the
+     * interleaving, it is granted only once every entry ahead is gone, and leaves nothing behind.
+     */
+    @Test
+    void aWaiterInALongQueueIsGrantedOnlyOnceEveryEntryAheadIsGone() {
+        explore(() -> {
+            Scenario s = new Scenario("long");
+            String path = s.path("long");
+            List<String> ahead = new ArrayList<>();
+            for (int i = 0; i <= Ahead.WINDOW + 1; i++) {
+                ahead.add(path + "/" + s.zk.createNow(path, OTHER_PREFIX, OTHER_SESSION));
+            }
+            String predecessor = ahead.remove(ahead.size() - 1);
+            FencedLock lock = s.client.lock("long");
+            List<String> queueAtGrant = new ArrayList<>();
+            s.world.run(
+                    () -> {
+                        try (Lease lease = lock.acquire()) {
+                            queueAtGrant.addAll(s.zk.childrenNow(path));
+                        }
+                    },
+                    () -> s.zk.deleteAs(predecessor).join(), // gives up: no release record
+                    () -> {
+                        for (String entry : ahead) { // each granted in turn, then released
+                            s.zk.releaseAs(entry).join();
+                        }
+                    });
+            check(queueAtGrant.size() == 1, "granted while entries ahead remained: " + queueAtGrant, s);
+            s.checkAtRest();
+        });
+    }
+
+    /**
      * Three threads of one client in cohort mode (an acquire, a try, an acquire giving up at once
      * unless granted) beside another process: one turn at a time, tokens never going down, the
      * cohort retired and its node gone at the end.

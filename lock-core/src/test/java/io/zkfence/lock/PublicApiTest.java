@@ -61,6 +61,8 @@ class PublicApiTest {
                 "SessionMonitor",
                 "StatsRecorder",
                 "QueuePosition",
+                "Ahead",
+                "ReleaseRecord",
                 "HoldCount",
                 "HoldLifecycle",
                 "RetryLog",

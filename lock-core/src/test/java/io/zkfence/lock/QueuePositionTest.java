@@ -2,6 +2,7 @@ package io.zkfence.lock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -33,6 +34,32 @@ class QueuePositionTest {
         QueuePosition third = QueuePosition.of(kids, node(C + "0000000007"));
         assertThat(third.predecessor().name()).isEqualTo(B + "0000000005");
         assertThat(third.predecessorIsHead()).isFalse();
+    }
+
+    @Test
+    void aWaiterRemembersTheNearestSixteenEntriesAheadAndWhetherTheyReachTheHead() {
+        List<String> kids = new ArrayList<>();
+        for (int seq = 40; seq >= 1; seq--) { // any order: the children come unsorted
+            kids.add((seq % 2 == 0 ? A : B) + String.format("%010d", seq));
+        }
+        kids.add("leases");
+        QueuePosition last = QueuePosition.of(kids, node(A + "0000000040"));
+        Ahead ahead = last.ahead();
+        for (int seq = 39; seq >= 24; seq--) {
+            assertThat(ahead.predecessor().sequence()).isEqualTo(seq);
+            ahead = ahead.withoutPredecessor();
+        }
+        assertThat(ahead.isEmpty()).isTrue();
+        assertThat(ahead.isClear()).as("23 entries before those 16").isFalse();
+
+        QueuePosition early = QueuePosition.of(kids, node(B + "0000000017"));
+        ahead = early.ahead();
+        for (int i = 0; i < 16; i++) {
+            ahead = ahead.withoutPredecessor();
+        }
+        assertThat(ahead.isClear())
+                .as("16 entries ahead: the window reaches the head")
+                .isTrue();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.zkfence.campaigns.service;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -170,7 +171,32 @@ final class Clocks {
     long allowance(String answered, long answeredAt, long from, long to) {
         Window y = windowOf(answered, answeredAt);
         long dy = y == null ? 0 : y.offset() - y.uncertainty();
-        return Math.max(0, maxOffset(Math.min(from, answeredAt), Math.max(to, answeredAt)) - dy) + MEASUREMENT_MILLIS;
+        return allowanceBelow(dy, Math.min(from, answeredAt), Math.max(to, answeredAt));
+    }
+
+    /**
+     * {@link #allowance} for a lease whose {@code expiresAt} was written by several replicas (its
+     * grant's, then each renewal's): the lowest of their offsets, {@link #lowestOffset}, set how
+     * early by true time the lease could end.
+     */
+    long allowanceBelow(long lowestOffset, long from, long to) {
+        return Math.max(0, maxOffset(from, to) - lowestOffset) + MEASUREMENT_MILLIS;
+    }
+
+    /**
+     * The lowest offset, less its uncertainty, of the replicas that answered {@code writers}, each
+     * when it answered: the clock that put a lease's {@code expiresAt} earliest in true time. A
+     * renewal answered by an unskewed replica after a grant by one running ahead moves
+     * {@code expiresAt} to a lower number: by a replica ahead of the renewer, the lease then ends up
+     * to the difference before the grant's answered validity.
+     */
+    long lowestOffset(Collection<AnsweredLeases.Answer> writers) {
+        long min = Long.MAX_VALUE;
+        for (AnsweredLeases.Answer a : writers) {
+            Window w = windowOf(a.replica(), a.heardAt());
+            min = Math.min(min, w == null ? 0 : w.offset() - w.uncertainty());
+        }
+        return min == Long.MAX_VALUE ? 0 : min;
     }
 
     /** One line per skew, for the report: what libfaketime was given and what the answers showed. */

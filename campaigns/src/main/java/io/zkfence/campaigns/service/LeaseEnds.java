@@ -61,9 +61,18 @@ final class LeaseEnds {
                         .add(new long[] {s.fencingToken, s.grantedSeen});
             }
         }
+        Map<Long, List<AnsweredLeases.Answer>> byToken = new HashMap<>();
+        for (AnsweredLeases.Answer a : answers) {
+            byToken.computeIfAbsent(a.token(), t -> new ArrayList<>()).add(a);
+        }
         Map<Long, Excess> worst = new HashMap<>();
         for (AnsweredLeases.Answer a : answers) {
             long token = a.token();
+            // Who may have written expiresAt from this answer on: its replica, then each later renewal's.
+            List<AnsweredLeases.Answer> writers = byToken.get(token).stream()
+                    .filter(b -> b.sentAt() >= a.sentAt())
+                    .toList();
+            long lowest = clocks.lowestOffset(writers);
             long until = Math.min(
                     a.validUntil(),
                     Math.min(
@@ -74,7 +83,8 @@ final class LeaseEnds {
             if (s != null) {
                 long removed = s.removedBy();
                 if (removed > 0) {
-                    long allowance = clocks.allowance(a.replica(), a.heardAt(), a.sentAt(), removed);
+                    long allowance = clocks.allowanceBelow(
+                            lowest, Math.min(a.sentAt(), removed), Math.max(a.heardAt(), removed));
                     found.add(new Excess(
                             a,
                             until,
@@ -96,15 +106,16 @@ final class LeaseEnds {
                 }
                 long expiresAt = expiresAtAfter(s, a.heardAt());
                 if (expiresAt > 0) {
-                    // The answering replica computed the validity from expiresAt with its own clock.
-                    long dy = clocks.offsetOf(a.replica(), a.heardAt());
+                    // A replica computes a validity from expiresAt with its own clock, and expiresAt was
+                    // last written by this answer's replica or a later renewal's: the lowest of their
+                    // clocks puts the end latest in true time.
                     found.add(new Excess(
                             a,
                             until,
-                            expiresAt - dy,
-                            "ZooKeeper held its expiresAt at " + expiresAt + " after the answer (" + a.replica()
-                                    + "'s clock " + (dy > 0 ? "+" : "") + dy + " ms)",
-                            Clocks.MEASUREMENT_MILLIS + uncertainty(clocks, a)));
+                            expiresAt - lowest,
+                            "ZooKeeper held its expiresAt at " + expiresAt + " after the answer (written by a"
+                                    + " clock at " + (lowest > 0 ? "+" : "") + lowest + " ms at the lowest)",
+                            Clocks.MEASUREMENT_MILLIS));
                 }
             }
             long next = Long.MAX_VALUE;
@@ -121,7 +132,7 @@ final class LeaseEnds {
                         until,
                         next,
                         "the next holder (token " + nextToken + ") was granted",
-                        clocks.allowance(a.replica(), a.heardAt(), a.sentAt(), next)));
+                        clocks.allowanceBelow(lowest, Math.min(a.sentAt(), next), Math.max(a.heardAt(), next))));
             }
             for (Excess e : found) {
                 if (e.millis() > e.allowance()) {
@@ -146,14 +157,5 @@ final class LeaseEnds {
             }
         }
         return min;
-    }
-
-    private static long uncertainty(Clocks clocks, AnsweredLeases.Answer a) {
-        for (Clocks.Window w : clocks.windows()) {
-            if (w.replica().equals(a.replica()) && w.from() <= a.heardAt() && a.heardAt() <= w.to()) {
-                return w.uncertainty();
-            }
-        }
-        return 0;
     }
 }

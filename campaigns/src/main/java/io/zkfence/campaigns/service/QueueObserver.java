@@ -189,14 +189,30 @@ final class QueueObserver implements AutoCloseable {
         return metrics;
     }
 
-    /** Whether an entry owned by {@code owner} is in a queue now (read directly). */
+    /**
+     * Whether an entry owned by {@code owner} is in a queue now (read directly); false while
+     * ZooKeeper does not answer (a server killed by the campaign), for the caller to ask again.
+     */
     boolean queued(String owner) {
-        return read(System.currentTimeMillis()).stream().anyMatch(e -> owner.equals(e.owner()));
+        List<Entry> all = read(System.currentTimeMillis());
+        return all != null && all.stream().anyMatch(e -> owner.equals(e.owner()));
     }
 
-    /** Every entry under the root now, read directly: what is left at the end. */
+    /**
+     * Every entry under the root now, read directly: what is left at the end. The faults have
+     * stopped by then, so ZooKeeper answers within a few tries.
+     *
+     * @throws IllegalStateException if it did not answer in {@code 10} tries a second apart
+     */
     List<Entry> now() {
-        return read(System.currentTimeMillis());
+        for (int i = 0; i < 10; i++) {
+            List<Entry> all = read(System.currentTimeMillis());
+            if (all != null) {
+                return all;
+            }
+            ServiceCampaign.sleep(Duration.ofSeconds(1));
+        }
+        throw new IllegalStateException("ZooKeeper did not answer the read of what is left in the queues");
     }
 
     /**

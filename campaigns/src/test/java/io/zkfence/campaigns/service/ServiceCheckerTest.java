@@ -511,6 +511,53 @@ class ServiceCheckerTest {
     }
 
     @Test
+    void aRemovalByAReplicaAheadOfTheOneThatRenewedIsNoFindingForTheGrantAnsweredByIt() {
+        // r1 runs 6 s ahead and answered the grant by its clock (valid until 6,000 in true time); r0,
+        // unskewed, renewed at 1,700, which wrote an expiresAt 6 s lower in number; r1 then took it for
+        // expired and removed the entry at 3,000. The skew between the two writers allows it.
+        skews.add(new ServiceFaults.Skew("r1", 0, 60_000, 6_000));
+        grant(1, "r1", 1_000, 10, 5_000);
+        requests.add(new ServiceLog.RequestEnd(
+                "w0", INC, owner(1), "req-1", KEY, 5_000, true, 1_000, 1_000, 1_005, "granted", 10));
+        renewed(1, "r0", 1_700, 10, 5_000);
+        released(1, 6_500, 10);
+        QueueObserver.Seen e = entry(owner(1), 10, 1_002, 2_500, 1_002);
+        e.goneSeen = 3_400;
+        e.removedAt = 3_000;
+        e.removedAs = "EXPIRED";
+        assertThat(check().count(ServiceChecker.Promise.LIVE_GRANT)).isZero();
+    }
+
+    @Test
+    void anExpiresAtWrittenByALaterRenewalIsReadByTheRenewersClock() {
+        // r1 (6 s ahead) answered the grant; r0 (unskewed) renewed to 6,700, which ZooKeeper then held:
+        // by r0's clock that is true time, later than the grant's answered validity.
+        skews.add(new ServiceFaults.Skew("r1", 0, 60_000, 6_000));
+        grant(1, "r1", 1_000, 10, 5_000);
+        requests.add(new ServiceLog.RequestEnd(
+                "w0", INC, owner(1), "req-1", KEY, 5_000, true, 1_000, 1_000, 1_005, "granted", 10));
+        renewed(1, "r0", 1_700, 10, 5_000);
+        released(1, 6_500, 10);
+        QueueObserver.Seen e = entry(owner(1), 10, 1_002, 6_400, 1_002);
+        e.states.add(new QueueObserver.State(1_800, 6_400, true, 6_700));
+        assertThat(check().count(ServiceChecker.Promise.LIVE_GRANT)).isZero();
+    }
+
+    @Test
+    void anExpiresAtLoweredBelowTheAnsweredValidityWithoutSkewBreaksTheFirstPromise() {
+        // The counterpart on unskewed clocks: ZooKeeper held 4,000 after a grant answered valid until 6,000.
+        grant(1, "r1", 1_000, 10, 5_000);
+        requests.add(new ServiceLog.RequestEnd(
+                "w0", INC, owner(1), "req-1", KEY, 5_000, true, 1_000, 1_000, 1_005, "granted", 10));
+        released(1, 6_500, 10);
+        QueueObserver.Seen e = entry(owner(1), 10, 1_002, 6_400, 1_002);
+        e.states.add(new QueueObserver.State(1_100, 6_400, true, 4_000));
+        assertThat(check().findings())
+                .singleElement()
+                .satisfies(x -> assertThat(x.evidence()).contains("ZooKeeper held its expiresAt at 4000"));
+    }
+
+    @Test
     void aRemovalAfterTheHolderSentItsReleaseIsNoFinding() {
         granted(1, 1_000, 10, 5_000);
         held(1, 10, 1_005, 2_000, 1);

@@ -132,17 +132,13 @@ public final class CuratorZkGateway implements ZkGateway {
 
     @Override
     public void deleteSync(String path) throws KeeperException, InterruptedException {
-        CompletableFuture<Void> noHandle = new CompletableFuture<>();
-        ZooKeeper zk = handle(noHandle);
-        if (zk == null) {
-            // handle() fails it with a KeeperException or a CuratorClosedException.
-            Throwable why = noHandle.exceptionNow();
-            if (why instanceof KeeperException ke) {
-                throw ke;
-            }
-            throw (RuntimeException) why;
-        }
-        zk.delete(fullPath(path), -1);
+        syncHandle().delete(fullPath(path), -1);
+    }
+
+    @Override
+    public void deleteSyncRecording(String nodePath, String lockPath, byte[] record)
+            throws KeeperException, InterruptedException {
+        syncHandle().multi(List.of(Op.delete(fullPath(nodePath), -1), Op.setData(fullPath(lockPath), record, -1)));
     }
 
     @Override
@@ -221,6 +217,21 @@ public final class CuratorZkGateway implements ZkGateway {
         } else {
             f.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc), path));
         }
+    }
+
+    /** The current handle for a synchronous call, or why there is none, thrown (nothing was sent). */
+    private ZooKeeper syncHandle() throws KeeperException {
+        CompletableFuture<Void> noHandle = new CompletableFuture<>();
+        ZooKeeper zk = handle(noHandle);
+        if (zk == null) {
+            // handle() fails it with a KeeperException or a CuratorClosedException.
+            Throwable why = noHandle.exceptionNow();
+            if (why instanceof KeeperException ke) {
+                throw ke;
+            }
+            throw (RuntimeException) why;
+        }
+        return zk;
     }
 
     /** The current handle, or null with {@code f} failed with why there is none (nothing was sent). */

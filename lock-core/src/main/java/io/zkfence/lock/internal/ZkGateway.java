@@ -2,6 +2,8 @@ package io.zkfence.lock.internal;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
@@ -95,6 +97,36 @@ public interface ZkGateway {
      * through the client's event thread. Not from the event thread.
      */
     void deleteSync(String path) throws KeeperException, InterruptedException;
+
+    /**
+     * Deletes {@code nodePath} and sets the data of {@code lockPath} (its parent) to {@code record},
+     * in one transaction (a multi), on the caller's thread: a lock holder's release with its release
+     * record. Fails as a whole, with the {@link KeeperException} of the first operation that failed
+     * ({@code NONODE} if the node was gone, {@code NOAUTH} if the parent refuses the write). Not from
+     * the event thread.
+     *
+     * <p>This default sends {@link #multi} and waits for its answer; a gateway on a real client
+     * overrides it with the client's synchronous call, whose answer wakes the caller directly.
+     */
+    default void deleteSyncRecording(String nodePath, String lockPath, byte[] record)
+            throws KeeperException, InterruptedException {
+        MultiAnswer answer;
+        try {
+            answer = multi(List.of(Op.delete(fullPath(nodePath), -1), Op.setData(fullPath(lockPath), record, -1)))
+                    .get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof KeeperException ke) {
+                throw ke;
+            }
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new CompletionException(e.getCause());
+        }
+        if (answer.rc() != KeeperException.Code.OK.intValue()) {
+            throw KeeperException.create(KeeperException.Code.get(answer.rc()), nodePath);
+        }
+    }
 
     /** Creates {@code path} and its missing ancestors as container nodes with {@link #acl()}. Blocking; not from the event thread. */
     void createContainers(String path) throws KeeperException, InterruptedException;
