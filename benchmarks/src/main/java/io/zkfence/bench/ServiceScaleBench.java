@@ -14,7 +14,7 @@ import org.HdrHistogram.Histogram;
 import org.apache.curator.framework.CuratorFramework;
 
 /**
- * Workload 10 (section 9c): the lock service at scale. Many leases held at once, each renewed at
+ * Workload 11 (section 9c): the lock service at scale. Many leases held at once, each renewed at
  * a third of its TTL, through two replicas that run as JVMs of their own on the bench ensemble, by
  * a driver JVM ({@link ScaleDriver}) that calls the real HTTP API; then waiters queued behind held
  * keys, and their drain; the same numbers of leases kept alive on etcd in the same run. Measured
