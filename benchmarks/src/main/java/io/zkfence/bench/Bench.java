@@ -38,7 +38,7 @@ public final class Bench implements Callable<Integer> {
             split = ",",
             paramLabel = "WORKLOAD",
             description =
-                    "Run only these workloads: uncontended, contended, handoff, many-locks, cache-rebuild, hot-lock, hot-lock-processes, aggregate, file-processing, server, fencing-jdbc, fencing-s3, fencing-redis, fencing-azure-blob.")
+                    "Run only these workloads: uncontended, contended, handoff, many-locks, cache-rebuild, hot-lock, hot-lock-processes, aggregate, file-processing, server, fencing-jdbc, fencing-s3, fencing-redis, fencing-azure-blob; and service-scale, which runs only when named here (minutes: the lock service at 1k, 10k and 50k leases, waiters, etcd's keep-alives).")
     List<String> only = List.of();
 
     @Option(

@@ -44,8 +44,14 @@ final class ColdReplica implements AutoCloseable {
      * @param root the replica's {@code --root}
      */
     static ColdReplica start(String zookeeper, String root, List<String> extraArgs) {
+        return start(zookeeper, root, List.of(), extraArgs);
+    }
+
+    /** As {@link #start(String, String, List)}, with {@code jvmFlags} for the replica's JVM. */
+    static ColdReplica start(String zookeeper, String root, List<String> jvmFlags, List<String> extraArgs) {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmFlags);
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
         command.add("io.zkfence.server.ServerCommand");
@@ -108,6 +114,11 @@ final class ColdReplica implements AutoCloseable {
 
     int port() {
         return port;
+    }
+
+    /** The replica's process id (for reading its CPU, memory and JVM from outside). */
+    long pid() {
+        return process.pid();
     }
 
     /** From the start of the JVM to the first 200 of {@code /health/ready}. */

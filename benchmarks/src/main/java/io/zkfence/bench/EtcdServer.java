@@ -132,6 +132,11 @@ final class EtcdServer implements AutoCloseable {
         return dataDir;
     }
 
+    /** The member's process id (for reading its CPU and memory from outside). */
+    long pid() {
+        return process.pid();
+    }
+
     private static String healthy(String url) {
         String body = get(url + "/health");
         if (body == null) {

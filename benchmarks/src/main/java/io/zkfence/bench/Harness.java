@@ -32,7 +32,8 @@ final class Harness {
                 new JdbcFencingBench(),
                 new S3FencingBench(),
                 new RedisFencingBench(),
-                new AzureBlobFencingBench());
+                new AzureBlobFencingBench(),
+                new ServiceScaleBench());
     }
 
     private final Settings settings;
@@ -68,7 +69,7 @@ final class Harness {
         results.machine().put("load_average_before", MachineInfo.loadAverage());
 
         List<Workload> selected = all().stream()
-                .filter(w -> only.isEmpty() || only.contains(w.name()))
+                .filter(w -> only.isEmpty() ? !w.optIn() : only.contains(w.name()))
                 .toList();
         List<Section> sections = new ArrayList<>();
         try (CpuSampler cpu = new CpuSampler()) {

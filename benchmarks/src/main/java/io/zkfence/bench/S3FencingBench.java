@@ -60,14 +60,35 @@ final class S3FencingBench implements Workload {
             FencedBucket fenced = FencedBucket.create(fencedClient, S3FenceConfig.of(bucketName));
             fenced.verifyConditionalWrites(); // the one-off self-check is not part of the steady state
 
+            RequestCounter wireCount = new RequestCounter();
+            S3Client wire = closer.add(s3mock.client(wireCount));
+
             Random random = new Random(42);
             long token = 7;
+            // The fenced put's steady-state request sent bare: If-Match on the key's last ETag and the
+            // token's metadata, through the plain SDK, no fence code. wire ÷ plain is what the store
+            // does with the condition and the metadata; fenced ÷ wire is the fence's own code.
+            Map<String, String> tokenMetadata =
+                    Map.of(S3FenceConfig.of(bucketName).tokenMetadataKey(), Long.toString(token));
+            String[] wireEtag = {
+                wire.putObject(b -> b.bucket(bucketName).key("wire-object"), RequestBody.fromBytes(body(random)))
+                        .eTag()
+            };
             List<Op> ops = List.of(
                     Op.of(
                             "plain_put",
                             () -> plain.putObject(
                                     b -> b.bucket(bucketName).key("plain-object"),
                                     RequestBody.fromBytes(body(random)))),
+                    Op.of(
+                            "wire_put",
+                            () -> wireEtag[0] = wire.putObject(
+                                            b -> b.bucket(bucketName)
+                                                    .key("wire-object")
+                                                    .metadata(tokenMetadata)
+                                                    .ifMatch(wireEtag[0]),
+                                            RequestBody.fromBytes(body(random)))
+                                    .eTag()),
                     Op.of("fenced_put", () -> fenced.put("fenced-object", token, RequestBody.fromBytes(body(random)))));
             ctx.log()
                     .say(
@@ -81,32 +102,41 @@ final class S3FencingBench implements Workload {
                 r.latency("fencing_s3." + n, lat.get(n));
             });
 
-            // Requests per put in the steady state, counted by the SDK.
-            int n = Math.max(10, s.fenceOpsPerRound());
-            long p0 = plainCount.requests.get();
-            long f0 = fencedCount.requests.get();
-            for (int i = 0; i < n; i++) {
-                ops.get(0).run();
-                ops.get(1).run();
-            }
-            double plainRequests = (plainCount.requests.get() - p0) / (double) n;
-            double fencedRequests = (fencedCount.requests.get() - f0) / (double) n;
-            r.figure("fencing_s3.plain_put.requests_per_put", plainRequests);
-            r.figure("fencing_s3.fenced_put.requests_per_put", fencedRequests);
+            // Per put in the steady state: requests (counted by the SDK), and the calling thread's CPU
+            // time and allocation (the SDK sends on the caller's thread, so that is the client's side).
+            int n = Math.max(10, s.fenceOpsPerRound() * 4);
+            Map<String, RequestCounter> counters =
+                    Map.of("plain_put", plainCount, "wire_put", wireCount, "fenced_put", fencedCount);
+            Map<String, double[]> costs =
+                    ClientCost.perOp(ops, n, op -> counters.get(op).requests.get());
+            costs.forEach((variant, c) -> {
+                r.figure("fencing_s3." + variant + ".requests_per_put", c[ClientCost.COUNTED]);
+                r.figure("fencing_s3." + variant + ".client_cpu_us_per_put", c[ClientCost.CPU_US]);
+                r.figure("fencing_s3." + variant + ".client_alloc_kib_per_put", c[ClientCost.ALLOC_KIB]);
+            });
+            double plainRequests = costs.get("plain_put")[ClientCost.COUNTED];
+            double fencedRequests = costs.get("fenced_put")[ClientCost.COUNTED];
             r.figure("fencing_s3.body_bytes", BODY_BYTES);
 
             Latency base = lat.get("plain_put");
+            Latency wireLat = lat.get("wire_put");
             Latency fencedLat = lat.get("fenced_put");
             double ratio = fencedLat.p50() / base.p50();
+            double wireRatio = wireLat.p50() / base.p50();
+            double codeRatio = fencedLat.p50() / wireLat.p50();
             r.figure("fencing_s3.ratio.fenced_vs_plain.p50", ratio);
             r.figure("fencing_s3.ratio.fenced_vs_plain.mean", fencedLat.mean() / base.mean());
+            r.figure("fencing_s3.ratio.wire_vs_plain.p50", wireRatio);
+            r.figure("fencing_s3.ratio.fenced_vs_wire.p50", codeRatio);
             r.target(Target.atMost(
                     "s3_steady_put",
                     name(),
                     "fenced S3 put (steady state) p50 ≤ 1.1 × plain PUT",
                     ratio,
                     1.1,
-                    "p50 " + Fmt.us(fencedLat.p50()) + " vs " + Fmt.us(base.p50()) + "; requests per put: fenced "
+                    "p50 " + Fmt.us(fencedLat.p50()) + " vs " + Fmt.us(base.p50()) + "; the same request bare "
+                            + Fmt.us(wireLat.p50()) + " (the store's part " + Fmt.ratio(wireRatio)
+                            + ", the fence's code " + Fmt.ratio(codeRatio) + "); requests per put: fenced "
                             + Fmt.num(fencedRequests) + ", plain " + Fmt.num(plainRequests)));
 
             Map<String, List<Double>> series = new LinkedHashMap<>();
@@ -125,7 +155,10 @@ final class S3FencingBench implements Workload {
                     .append("-byte bodies of fresh random bytes. *Plain*: `s3.putObject(...)`. *Fenced*: "
                             + "`FencedBucket.put(key, token, body)` rewriting the key it wrote last (ETag cached: "
                             + "one `PutObject` with `If-Match` and the token in user metadata, plus the body's MD5 "
-                            + "computed by the adapter). Interleaved, ")
+                            + "computed by the adapter). *Wire* (diagnostic): the fenced put's request sent bare, "
+                            + "`If-Match` on the key's last ETag and the token's metadata through the plain SDK, "
+                            + "no fence code: wire ÷ plain is the store's work on the condition and the metadata, "
+                            + "fenced ÷ wire the fence's own code. Interleaved, ")
                     .append(s.fenceRounds())
                     .append(" rounds of ")
                     .append(s.fenceOpsPerRound())
@@ -138,11 +171,22 @@ final class S3FencingBench implements Workload {
                     .append(Fmt.ratio(ratio))
                     .append("** (mean ÷ mean ")
                     .append(Fmt.ratio(fencedLat.mean() / base.mean()))
-                    .append("). HTTP requests per put: fenced ")
-                    .append(Fmt.num(fencedRequests))
-                    .append(", plain ")
-                    .append(Fmt.num(plainRequests))
-                    .append(".\n\n");
+                    .append("); wire ÷ plain ")
+                    .append(Fmt.ratio(wireRatio))
+                    .append(", fenced ÷ wire ")
+                    .append(Fmt.ratio(codeRatio))
+                    .append(
+                            ".\n\n| variant | HTTP requests per put | calling thread's CPU per put | allocated by it per put |\n"
+                                    + "|---|---:|---:|---:|\n");
+            costs.forEach((variant, c) -> md.append(Fmt.row(
+                    variant,
+                    Fmt.num(c[ClientCost.COUNTED]),
+                    Fmt.us(c[ClientCost.CPU_US]),
+                    Fmt.num(c[ClientCost.ALLOC_KIB]) + " KiB")));
+            md.append("\n(")
+                    .append(n)
+                    .append(" puts of each variant after the timed rounds, in turns of 10; the SDK sends on the"
+                            + " calling thread, so its CPU time and allocation are the client's side of a put.)\n\n");
             md.append("![fencing on S3](").append(plot).append(")\n");
             return new Section("5b. Fencing overhead on S3 (S3Mock)", md.toString());
         }

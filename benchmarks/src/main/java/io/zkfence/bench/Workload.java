@@ -14,6 +14,14 @@ interface Workload {
         return false;
     }
 
+    /**
+     * Whether the workload runs only when named ({@code --only}): minutes long, it is not part of a
+     * full run nor of the smoke run.
+     */
+    default boolean optIn() {
+        return false;
+    }
+
     /** Runs the workload, records figures, draws its plot into the output folder. */
     Section run(BenchContext ctx);
 }

@@ -2,13 +2,24 @@ package io.zkfence.bench;
 
 import io.zkfence.lock.LockClient;
 import io.zkfence.testkit.EmbeddedEnsemble;
+import java.io.File;
+import java.io.IOException;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingZooKeeperServer;
+import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.common.X509Exception;
+import org.apache.zookeeper.server.quorum.QuorumPeer;
+import org.apache.zookeeper.server.quorum.QuorumPeerMain;
 
 /**
  * Three real ZooKeeper servers in this JVM (curator-test's TestingCluster, each with its own data
@@ -105,6 +116,102 @@ final class ZkCluster implements AutoCloseable {
             throw new IllegalStateException("'srvr' on " + connectString() + " gave no Zxid");
         }
         return Long.parseLong(m.group(1), 16);
+    }
+
+    /** Every server's client port, comma-separated: the connect string of a client that may use any. */
+    String connectStringAll() {
+        return ensemble.connectString();
+    }
+
+    /** Requests every server has received from clients so far (the sum of their 'srvr' counters). */
+    long receivedByAll() {
+        long sum = 0;
+        for (InstanceSpec spec : ensemble.servers()) {
+            Matcher m = RECEIVED.matcher(ensemble.srvr(spec));
+            if (!m.find()) {
+                throw new IllegalStateException("'srvr' on 127.0.0.1:" + spec.getPort() + " gave no Received count");
+            }
+            sum += Long.parseLong(m.group(1));
+        }
+        return sum;
+    }
+
+    /** The leader's 'mntr' counters (znode count, approximate data size, ...), by name. */
+    Map<String, String> mntr() {
+        InstanceSpec leader = ensemble.leader();
+        String text;
+        try {
+            text = FourLetterWordMain.send4LetterWord("127.0.0.1", leader.getPort(), "mntr");
+        } catch (IOException | X509Exception.SSLContextException e) {
+            throw new IllegalStateException("'mntr' on 127.0.0.1:" + leader.getPort() + " failed", e);
+        }
+        Map<String, String> values = new LinkedHashMap<>();
+        for (String line : text.split("\n")) {
+            String[] kv = line.split("\t", 2);
+            if (kv.length == 2) {
+                values.put(kv[0].strip(), kv[1].strip());
+            }
+        }
+        return values;
+    }
+
+    /**
+     * Has the leader write a snapshot of its data tree now, as ZooKeeper does by itself every
+     * {@code snapCount} transactions, and returns the file's size in bytes: what a server writes to
+     * disk, reads at start and sends a follower that is too far behind. (The in-process server is
+     * reached through curator-test's internals; ZooKeeper's own {@code takeSnapshot} writes it.)
+     */
+    long snapshotBytes() {
+        InstanceSpec leader = ensemble.leader();
+        for (TestingZooKeeperServer server : ensemble.cluster().getServers()) {
+            if (server.getInstanceSpec().equals(leader)) {
+                try {
+                    Method getMain = TestingZooKeeperServer.class.getDeclaredMethod("getMain");
+                    getMain.setAccessible(true);
+                    QuorumPeer peer = quorumPeer(getMain.invoke(server));
+                    File snapshot = peer.getActiveServer().takeSnapshot(true);
+                    return snapshot.length();
+                } catch (ReflectiveOperationException | IOException | RuntimeException e) {
+                    throw new IllegalStateException(
+                            "cannot take a snapshot on the leader 127.0.0.1:" + leader.getPort() + ": " + e, e);
+                }
+            }
+        }
+        throw new IllegalStateException(
+                "the leader 127.0.0.1:" + leader.getPort() + " is not a server of this cluster");
+    }
+
+    /**
+     * The peer behind curator-test's server main: a {@link QuorumPeerMain} itself, or (curator-test
+     * 5.7+) an adapter around ZooKeeper's {@code ZooKeeperServerEmbedded}, whose implementation keeps
+     * its {@code QuorumPeerMain} in a field.
+     */
+    private static QuorumPeer quorumPeer(Object main) throws ReflectiveOperationException {
+        Object peerMain = main;
+        if (!(peerMain instanceof QuorumPeerMain)) {
+            Object embedded = field(peerMain, "zooKeeperEmbedded");
+            peerMain = field(embedded, "maincluster");
+        }
+        Field peerField = QuorumPeerMain.class.getDeclaredField("quorumPeer");
+        peerField.setAccessible(true);
+        return (QuorumPeer) peerField.get(peerMain);
+    }
+
+    private static Object field(Object target, String name) throws ReflectiveOperationException {
+        for (Class<?> c = target.getClass(); c != null; c = c.getSuperclass()) {
+            try {
+                Field f = c.getDeclaredField(name);
+                f.setAccessible(true);
+                Object value = f.get(target);
+                if (value == null) {
+                    throw new IllegalStateException(c.getName() + "." + name + " is null");
+                }
+                return value;
+            } catch (NoSuchFieldException e) {
+                // declared higher up
+            }
+        }
+        throw new NoSuchFieldException(target.getClass().getName() + "." + name);
     }
 
     /** A started Curator client with a session of its own on the pinned server. */

@@ -227,6 +227,57 @@ class SmokeRunTest {
                     .isNotNull();
             plots++;
         }
-        assertThat(plots).isEqualTo(Harness.all().size());
+        // One plot per workload of a full run (service-scale runs only when named: its own test below).
+        assertThat(plots)
+                .isEqualTo(Harness.all().stream().filter(w -> !w.optIn()).count());
+        assertThat(figures.has("service_scale.ceiling.writes_per_s")).isFalse();
+    }
+
+    @Test
+    void serviceScaleSmokeRunHoldsEveryLeaseRenewsThemAndGrantsEveryWaiter() throws IOException {
+        CommandRun run = CommandRun.of(
+                Bench.class,
+                List.of("-Djava.awt.headless=true"),
+                Duration.ofMinutes(5),
+                "--smoke",
+                "--only",
+                ServiceScaleBench.NAME,
+                "--out",
+                out.toString());
+
+        assertThat(run.exitCode()).as("%s", run).isZero();
+        JsonNode figures = new ObjectMapper()
+                .readTree(out.resolve("results.json").toFile())
+                .get("figures");
+        ScaleSettings smoke = ScaleSettings.smoke();
+        int leases = smoke.levels().getFirst();
+        for (String level : List.of("L" + leases, "L" + leases + "_waiters")) {
+            String p = "service_scale." + level;
+            assertThat(figures.get(p + ".held").asLong()).as(p).isEqualTo(leases);
+            assertThat(figures.get(p + ".lost").asLong()).as(p).isZero();
+            assertThat(figures.get(p + ".renew_errors").asLong()).as(p).isZero();
+            assertThat(figures.get(p + ".renewals_per_s").asDouble()).as(p).isPositive();
+            assertThat(figures.get(p + ".zk_writes_per_s").asDouble()).as(p).isPositive();
+            assertThat(figures.get(p + ".snapshot_bytes").asLong()).as(p).isPositive();
+            assertThat(figures.get(p + ".replica_0.java_threads").asLong())
+                    .as(p)
+                    .isPositive();
+        }
+        int waiters = smoke.waiterKeys() * smoke.waitersPerKey();
+        assertThat(figures.get("service_scale.waiters.waits_open").asLong()).isEqualTo(waiters);
+        assertThat(figures.get("service_scale.waiters.drain.granted").asLong()).isEqualTo(waiters);
+        assertThat(figures.get("service_scale.waiters.drain.failed").asLong()).isZero();
+        assertThat(figures.get("service_scale.waiters.granted_early").asLong()).isZero();
+        assertThat(figures.get("service_scale.ceiling.writes_per_s").asDouble()).isPositive();
+
+        String report = Files.readString(out.resolve("README.md"));
+        assertThat(report).contains("## 9c. The lock service at scale", "**Waiters.**");
+        Matcher images = Pattern.compile("!\\[[^]]*]\\(([^)]+\\.png)\\)").matcher(report);
+        int plots = 0;
+        while (images.find()) {
+            assertThat(ImageIO.read(out.resolve(images.group(1)).toFile())).isNotNull();
+            plots++;
+        }
+        assertThat(plots).isEqualTo(3);
     }
 }

@@ -2,6 +2,8 @@ package io.zkfence.s3;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
+import java.security.DigestOutputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -59,15 +61,18 @@ final class Etags {
         return a != null && b != null && normalize(a).equals(normalize(b));
     }
 
-    /** Hex MD5 of the body: the ETag a single-part upload of it gets on MD5-ETag stores. */
+    /**
+     * Hex MD5 of the body: the ETag a single-part upload of it gets on MD5-ETag stores. Every
+     * steady-state put computes it, so it copies nothing it need not: a body of bytes (its stream a
+     * {@code ByteArrayInputStream}) is digested in place; another stream goes through the JDK's
+     * transfer buffer. (A 64 KiB buffer of its own per put was a fifth of what a 1 KiB put
+     * allocated, the SDK's own work included.)
+     */
     static String md5Hex(RequestBody body) throws IOException {
         MessageDigest md5 = md5();
-        try (InputStream in = body.contentStreamProvider().newStream()) {
-            byte[] buffer = new byte[64 * 1024];
-            int n;
-            while ((n = in.read(buffer)) != -1) {
-                md5.update(buffer, 0, n);
-            }
+        try (InputStream in = body.contentStreamProvider().newStream();
+                OutputStream digest = new DigestOutputStream(OutputStream.nullOutputStream(), md5)) {
+            in.transferTo(digest);
         }
         return HEX.formatHex(md5.digest());
     }

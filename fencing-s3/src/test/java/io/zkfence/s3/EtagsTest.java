@@ -2,8 +2,13 @@ package io.zkfence.s3;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.ByteArrayInputStream;
+import java.io.FilterInputStream;
 import java.io.IOException;
+import java.security.MessageDigest;
+import java.util.HexFormat;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.sync.RequestBody;
 
@@ -13,6 +18,27 @@ class EtagsTest {
     void singlePartEtagIsTheHexMd5OfTheBytes() throws IOException {
         // the ETag S3 (and S3Mock) give the five bytes "hello"
         assertThat(Etags.md5Hex(RequestBody.fromString("hello"))).isEqualTo("5d41402abc4b2a76b9719d911017c592");
+    }
+
+    @Test
+    void digestOfABodyReadInChunksIsTheDigestOfAllItsBytes() throws Exception {
+        byte[] bytes = new byte[200_000]; // larger than any transfer buffer: read in several chunks
+        new Random(7).nextBytes(bytes);
+        String expected =
+                HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(bytes));
+
+        assertThat(Etags.md5Hex(RequestBody.fromBytes(bytes))).isEqualTo(expected);
+        // a stream that is not a byte array's, handing out a few bytes per read
+        RequestBody trickling = RequestBody.fromContentProvider(
+                () -> new FilterInputStream(new ByteArrayInputStream(bytes)) {
+                    @Override
+                    public int read(byte[] b, int off, int len) throws IOException {
+                        return super.read(b, off, Math.min(len, 1000));
+                    }
+                },
+                bytes.length,
+                "application/octet-stream");
+        assertThat(Etags.md5Hex(trickling)).isEqualTo(expected);
     }
 
     @Test

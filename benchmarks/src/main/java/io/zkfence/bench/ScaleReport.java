@@ -1,0 +1,294 @@
+package io.zkfence.bench;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** Section 9c of the report: the lock service at scale ({@link ServiceScaleBench}), with its plots. */
+final class ScaleReport {
+
+    private ScaleReport() {}
+
+    static Section section(
+            BenchContext ctx,
+            ScaleSettings s,
+            ZkCeiling.Result ceiling,
+            List<ServiceScaleBench.ServiceRow> rows,
+            ServiceScaleBench.WaiterResult waiters,
+            List<ServiceScaleBench.ReplicaState> idle,
+            long idleSnapshot,
+            List<ServiceScaleBench.EtcdRow> etcd,
+            String etcdVersion,
+            String etcdAbsent) {
+        StringBuilder md = new StringBuilder();
+        md.append("Leases held at once on the lock service, each renewed a third of its TTL after its grant and at that"
+                        + " rate (TTL ")
+                .append(s.ttl().toSeconds())
+                .append(" s, a renewal every ")
+                .append(s.renewEvery().toSeconds())
+                .append(" s), through ")
+                .append(idle.size())
+                .append(" replicas, each a JVM of its own (`ServerCommand --zookeeper <all three servers> --no-auth`,"
+                        + " `-Xmx1g`, warmed up) on the bench ensemble (3 servers in the harness JVM, fsync on). The"
+                        + " clients are one driver JVM: `java.net.http` (HTTP/1.1 keep-alive connections, asynchronous"
+                        + " sends, at most ")
+                .append(ScaleFleet.MAX_IN_FLIGHT)
+                .append(" calls in flight, the rest waiting in order: their wait is the *lateness*) calls the real API,"
+                        + " 100 owners (`pod-0` … `pod-99`) spread over the leases; each level's new leases are"
+                        + " acquired evenly over ")
+                .append(s.ramp().toSeconds())
+                .append(" s, then every lease renews once before a window of measurement. Renewals alternate between"
+                        + " the replicas. CPU is each process's own (`/proc`): the replicas, the harness JVM (the three"
+                        + " ZooKeeper servers and little else while the window runs) and the driver; heap is each"
+                        + " replica's after a full GC (JMX through the attach API), threads its live Java threads (JMX)"
+                        + " and the kernel's count; the snapshot is one the leader writes when asked (ZooKeeper's own"
+                        + " `takeSnapshot`).\n\n");
+
+        md.append("**The ensemble alone** (no service; ")
+                .append(ceiling.sessions())
+                .append(" sessions on the follower every client uses, ")
+                .append(ceiling.outstanding())
+                .append(" requests outstanding each, 200-byte znodes, ")
+                .append(s.ceiling().toSeconds())
+                .append(" s per shape): ")
+                .append(Fmt.num(ceiling.writesPerSecond()))
+                .append(" `setData` writes/s; ")
+                .append(Fmt.num(ceiling.renewalsPerSecond()))
+                .append(
+                        " renewals' worth of requests/s (a `getData` and a versioned `setData`, what a renewal sends).\n\n");
+
+        md.append(
+                        "| leases held | renewals/s (due) | renew p50 | p99 | p99.9 | lateness p99 | lost | ZooKeeper writes/s"
+                                + " | writes per renewal | requests per renewal | CPU cores: replicas / ZooKeeper / driver |"
+                                + " replica CPU per renewal |\n")
+                .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+        for (ServiceScaleBench.ServiceRow row : rows) {
+            md.append(serviceRow(row, s));
+        }
+        md.append(serviceRow(waiters.waiting(), s));
+        md.append(
+                        "\n| leases held | replica heap after GC (each) | Java threads (each) | OS threads (each) | RSS (each)"
+                                + " | znodes | ZooKeeper data | snapshot | snapshot per lease |\n")
+                .append("|---|---|---|---|---|---:|---:|---:|---:|\n");
+        md.append(Fmt.row(
+                "none (replicas idle)",
+                each(idle, st -> mib(st.heapAfterGc())),
+                each(idle, st -> Integer.toString(st.javaThreads())),
+                each(idle, st -> Integer.toString(st.osThreads())),
+                each(idle, st -> mib(st.rss())),
+                "",
+                "",
+                bytes(idleSnapshot),
+                ""));
+        List<ServiceScaleBench.ServiceRow> all = new ArrayList<>(rows);
+        all.add(waiters.waiting());
+        for (ServiceScaleBench.ServiceRow row : all) {
+            md.append(Fmt.row(
+                    label(row),
+                    each(row.replicas(), st -> mib(st.heapAfterGc())),
+                    each(row.replicas(), st -> Integer.toString(st.javaThreads())),
+                    each(row.replicas(), st -> Integer.toString(st.osThreads())),
+                    each(row.replicas(), st -> mib(st.rss())),
+                    String.format(Locale.ROOT, "%,d", row.znodes()),
+                    bytes(row.dataBytes()),
+                    bytes(row.snapshotBytes()),
+                    row.leases() == 0
+                            ? ""
+                            : String.format(
+                                    Locale.ROOT,
+                                    "%,.0f B",
+                                    (row.snapshotBytes() - idleSnapshot)
+                                            / (double) (row.leases()
+                                                    + (row.level().endsWith("+waiters") ? waiters.waiters() : 0)))));
+        }
+
+        md.append("\n**Waiters.** ")
+                .append(String.format(Locale.ROOT, "%,d", waiters.waiters()))
+                .append(" waiting acquires (`wait: true`, each on a connection of its own), ")
+                .append(waiters.waiters() / Math.max(1, waiters.keys()))
+                .append(" behind each of ")
+                .append(String.format(Locale.ROOT, "%,d", waiters.keys()))
+                .append(" held keys: ")
+                .append(String.format(Locale.ROOT, "%,d", waiters.waitsOpen()))
+                .append(" counted by the replicas' `zkfence_service_waits_open` after ")
+                .append(String.format(Locale.ROOT, "%.1f", waiters.queuedSeconds()))
+                .append(
+                        " s (row *+waiters* above: measured while they wait, the holders renewing). Then the holders"
+                                + " released, every key handed over to its waiters in turn, each releasing as soon as granted: ")
+                .append(String.format(Locale.ROOT, "%,d", waiters.granted()))
+                .append(" granted and released in ")
+                .append(String.format(Locale.ROOT, "%.1f", waiters.drainSeconds()))
+                .append(" s (")
+                .append(Fmt.num(waiters.granted() / Math.max(1e-9, waiters.drainSeconds())))
+                .append(" hand-offs/s), ")
+                .append(waiters.failed())
+                .append(" failed, ")
+                .append(waiters.grantedEarly())
+                .append(" granted before their holder released.\n\n");
+
+        if (etcd.isEmpty()) {
+            md.append("**etcd**: no rows: ").append(etcdAbsent).append(".\n\n");
+        } else {
+            md.append("**etcd ")
+                    .append(
+                            etcdVersion == null
+                                    ? ""
+                                    : etcdVersion.replaceAll("[{}\"\\n]", "").strip())
+                    .append("** (one member, fsync on, a process on the same machine), in the same run after the"
+                            + " service's leases stopped being renewed: the same numbers of leases, each granted"
+                            + " (`LeaseGrant`, TTL ")
+                    .append(s.ttl().toSeconds())
+                    .append(" s) with a key put under it, then kept alive every ")
+                    .append(s.renewEvery().toSeconds())
+                    .append(
+                            " s by the same driver through etcd's gRPC API: one `LeaseKeepAlive` message per renewal on ")
+                    .append(EtcdLeases.STREAMS)
+                    .append(" bidirectional streams (etcd's clients keep one stream for all of a client's leases).\n\n")
+                    .append("| leases held | keep-alives/s | p50 | p99 | p99.9 | lateness p99 | lost | etcd proposals"
+                            + " committed/s | CPU cores: etcd / driver | etcd RSS | Go heap in use | goroutines |"
+                            + " etcd db |\n")
+                    .append("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
+            for (ServiceScaleBench.EtcdRow row : etcd) {
+                md.append(Fmt.row(
+                        String.format(Locale.ROOT, "%,d", row.leases()),
+                        Fmt.num(row.keepAlivesPerSecond()),
+                        row.keepAlive() == null ? "—" : Fmt.us(row.keepAlive().p50()),
+                        row.keepAlive() == null ? "—" : Fmt.us(row.keepAlive().p99()),
+                        row.keepAlive() == null ? "—" : Fmt.us(row.keepAlive().p999()),
+                        ms(row.latenessP99Ms()),
+                        row.lost(),
+                        Fmt.num(row.proposalsPerSecond()),
+                        cores(row.etcdCores()) + " / " + cores(row.driverCores()),
+                        mib(row.rss()),
+                        mib(row.heapInUse()),
+                        row.goroutines(),
+                        mib(row.dbBytes())));
+            }
+            md.append('\n');
+        }
+        md.append(plots(ctx, rows, etcd));
+        return new Section("9c. The lock service at scale", md.toString());
+    }
+
+    private static String serviceRow(ServiceScaleBench.ServiceRow row, ScaleSettings s) {
+        double due = row.leases() / (double) s.renewEvery().toSeconds();
+        return Fmt.row(
+                label(row),
+                Fmt.num(row.renewalsPerSecond()) + " (" + Fmt.num(due) + ")",
+                row.renew() == null ? "—" : Fmt.us(row.renew().p50()),
+                row.renew() == null ? "—" : Fmt.us(row.renew().p99()),
+                row.renew() == null ? "—" : Fmt.us(row.renew().p999()),
+                ms(row.latenessP99Ms()),
+                row.lost(),
+                Fmt.num(row.zkWritesPerSecond()),
+                Fmt.num(row.writesPerRenewal()),
+                Fmt.num(row.requestsPerRenewal()),
+                cores(row.replicaCoresTotal()) + " / " + cores(row.zkCores()) + " / " + cores(row.driverCores()),
+                row.renewalsPerSecond() > 0 ? Fmt.us(row.replicaCoresTotal() * 1e6 / row.renewalsPerSecond()) : "—");
+    }
+
+    private static String label(ServiceScaleBench.ServiceRow row) {
+        return row.level().endsWith("+waiters")
+                ? String.format(Locale.ROOT, "%,d + waiters", row.leases())
+                : String.format(Locale.ROOT, "%,d", row.leases());
+    }
+
+    private static String plots(
+            BenchContext ctx, List<ServiceScaleBench.ServiceRow> rows, List<ServiceScaleBench.EtcdRow> etcd) {
+        List<String> levels = new ArrayList<>();
+        Map<String, List<Double>> latency = new LinkedHashMap<>();
+        latency.put("service renew p50", new ArrayList<>());
+        latency.put("service renew p99", new ArrayList<>());
+        Map<String, List<Double>> load = new LinkedHashMap<>();
+        load.put("renewals/s", new ArrayList<>());
+        load.put("ZooKeeper writes/s", new ArrayList<>());
+        Map<String, List<Double>> cpu = new LinkedHashMap<>();
+        cpu.put("replicas", new ArrayList<>());
+        cpu.put("ZooKeeper", new ArrayList<>());
+        cpu.put("service driver", new ArrayList<>());
+        if (!etcd.isEmpty()) {
+            latency.put("etcd keep-alive p50", new ArrayList<>());
+            latency.put("etcd keep-alive p99", new ArrayList<>());
+            load.put("etcd keep-alives/s", new ArrayList<>());
+            load.put("etcd proposals/s", new ArrayList<>());
+            cpu.put("etcd", new ArrayList<>());
+            cpu.put("etcd driver", new ArrayList<>());
+        }
+        for (int i = 0; i < rows.size(); i++) {
+            ServiceScaleBench.ServiceRow row = rows.get(i);
+            levels.add(String.format(Locale.ROOT, "%,d leases", row.leases()));
+            latency.get("service renew p50")
+                    .add(positiveMs(row.renew() == null ? 0 : row.renew().p50()));
+            latency.get("service renew p99")
+                    .add(positiveMs(row.renew() == null ? 0 : row.renew().p99()));
+            load.get("renewals/s").add(row.renewalsPerSecond());
+            load.get("ZooKeeper writes/s").add(row.zkWritesPerSecond());
+            cpu.get("replicas").add(row.replicaCoresTotal());
+            cpu.get("ZooKeeper").add(row.zkCores());
+            cpu.get("service driver").add(row.driverCores());
+            if (!etcd.isEmpty()) {
+                ServiceScaleBench.EtcdRow e = etcd.get(i);
+                latency.get("etcd keep-alive p50")
+                        .add(positiveMs(
+                                e.keepAlive() == null ? 0 : e.keepAlive().p50()));
+                latency.get("etcd keep-alive p99")
+                        .add(positiveMs(
+                                e.keepAlive() == null ? 0 : e.keepAlive().p99()));
+                load.get("etcd keep-alives/s").add(e.keepAlivesPerSecond());
+                load.get("etcd proposals/s").add(e.proposalsPerSecond());
+                cpu.get("etcd").add(e.etcdCores());
+                cpu.get("etcd driver").add(e.driverCores());
+            }
+        }
+        String latencyPlot = Plots.bars(
+                ctx.out(),
+                "service-scale-latency.png",
+                "Renewal latency by leases held (service: HTTP renew; etcd: LeaseKeepAlive)",
+                "leases held",
+                "ms (log)",
+                levels,
+                latency,
+                true);
+        String loadPlot = Plots.bars(
+                ctx.out(),
+                "service-scale-load.png",
+                "Renewals and the writes they cost, per second",
+                "leases held",
+                "per second",
+                levels,
+                load);
+        String cpuPlot =
+                Plots.bars(ctx.out(), "service-scale-cpu.png", "CPU by process", "leases held", "cores", levels, cpu);
+        return "![renewal latency](" + latencyPlot + ")\n\n![renewals and writes](" + loadPlot + ")\n\n![CPU]("
+                + cpuPlot + ")\n";
+    }
+
+    /** Milliseconds, never 0 (the latency plot's axis is logarithmic). */
+    private static double positiveMs(double micros) {
+        return Math.max(micros, 1) / 1e3;
+    }
+
+    private static String each(
+            List<ServiceScaleBench.ReplicaState> states,
+            java.util.function.Function<ServiceScaleBench.ReplicaState, String> f) {
+        return String.join(" / ", states.stream().map(f).toList());
+    }
+
+    private static String cores(double c) {
+        return String.format(Locale.ROOT, "%.2f", c);
+    }
+
+    private static String ms(double ms) {
+        return ms < 10 ? String.format(Locale.ROOT, "%.1f ms", ms) : String.format(Locale.ROOT, "%,.0f ms", ms);
+    }
+
+    static String mib(long bytes) {
+        return String.format(Locale.ROOT, "%,.1f MiB", bytes / 1048576.0);
+    }
+
+    static String bytes(long bytes) {
+        return bytes < 1 << 20 ? String.format(Locale.ROOT, "%,.0f KiB", bytes / 1024.0) : mib(bytes);
+    }
+}

@@ -1,0 +1,260 @@
+package io.zkfence.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Leases on the lock service, through its HTTP API. */
+final class ServiceFleet extends ScaleFleet {
+
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(60);
+
+    /** One lease this driver holds. */
+    private static final class Lease extends Held {
+        final String key;
+        final String owner;
+        final int index;
+        volatile String token;
+
+        Lease(String key, String owner, int index) {
+            this.key = key;
+            this.owner = owner;
+            this.index = index;
+        }
+    }
+
+    private final List<Integer> ports;
+    private final ExecutorService callbacks = Executors.newFixedThreadPool(2, ScaleDriver.daemon("http-callbacks"));
+    private final HttpClient http;
+    private final ConcurrentHashMap<String, List<Lease>> byPrefix = new ConcurrentHashMap<>();
+    private final List<CompletableFuture<Void>> waiters = new ArrayList<>();
+    private volatile boolean draining;
+    private final AtomicLong waitersGranted = new AtomicLong();
+    private final AtomicLong waitersGrantedEarly = new AtomicLong();
+    private final AtomicLong waitersFailed = new AtomicLong();
+
+    ServiceFleet(List<Integer> ports) {
+        this.ports = List.copyOf(ports);
+        this.http = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .executor(callbacks)
+                .connectTimeout(Duration.ofSeconds(30))
+                .build();
+    }
+
+    String hold(String prefix, int count, long ttlMs, long renewMs, long rampMs) {
+        List<Lease> leases = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            leases.add(new Lease("scale:" + prefix + "-" + i, "pod-" + (i % 100), i));
+        }
+        byPrefix.put(prefix, leases);
+        return ramp(leases.size(), rampMs, i -> {
+            Lease lease = leases.get(i);
+            ObjectNode body = ScaleDriver.JSON
+                    .createObjectNode()
+                    .put("ownerId", lease.owner)
+                    .put("ttlMillis", ttlMs)
+                    .put("requestId", UUID.randomUUID().toString());
+            long sent = System.nanoTime();
+            return post(port(i), lease.key, "acquire", body).thenApply(answer -> {
+                if (answer.statusCode() != 200) {
+                    refused(answer.statusCode());
+                    return false;
+                }
+                acquireLatency.recordValue(System.nanoTime() - sent);
+                lease.token = json(answer).path("lockToken").asText();
+                keepRenewing(lease, renewMs, () -> renew(lease, ttlMs));
+                return true;
+            });
+        });
+    }
+
+    private CompletableFuture<Outcome> renew(Lease lease, long ttlMs) {
+        ObjectNode body = ScaleDriver.JSON
+                .createObjectNode()
+                .put("lockToken", lease.token)
+                .put("ownerId", lease.owner)
+                .put("ttlMillis", ttlMs);
+        // Each renewal of a lease goes to the next replica: a client may call any of them.
+        return post(port(lease.index + (int) lease.renewals.getAndIncrement()), lease.key, "renew", body)
+                .thenApply(answer -> switch (answer.statusCode()) {
+                    case 200 -> Outcome.OK;
+                    case 409 -> Outcome.LOST;
+                    default -> {
+                        status(answer.statusCode());
+                        yield Outcome.ERROR;
+                    }
+                });
+    }
+
+    /**
+     * Queues {@code perKey} waiting acquires behind each of the first {@code keys} holders of
+     * {@code prefix}, sent evenly over {@code rampMs}: each holds a connection of its own, and
+     * thousands of connects at once overflow the replicas' accept queues (the kernel drops the
+     * SYNs, clients retry them after 1, 3, 7 ... s), which measured the driver's back-off, not the
+     * service.
+     */
+    String queueWaiters(String prefix, int keys, int perKey, long waitMs, long rampMs) {
+        List<Lease> holders = holders(prefix, keys);
+        long step = TimeUnit.MILLISECONDS.toNanos(rampMs) / Math.max(1, (long) keys * perKey);
+        int sent = 0;
+        for (int k = 0; k < holders.size(); k++) {
+            Lease holder = holders.get(k);
+            for (int j = 0; j < perKey; j++) {
+                String owner = "waiter-" + j;
+                ObjectNode body = ScaleDriver.JSON
+                        .createObjectNode()
+                        .put("ownerId", owner)
+                        .put("ttlMillis", 30_000)
+                        .put("wait", true)
+                        .put("waitMillis", waitMs)
+                        .put("requestId", UUID.randomUUID().toString());
+                int port = port(k + j);
+                CompletableFuture<Void> done = later(step * sent, () -> post(port, holder.key, "acquire", body))
+                        .thenCompose(answer -> {
+                            if (answer.statusCode() != 200) {
+                                waitersFailed.incrementAndGet();
+                                status(answer.statusCode());
+                                return CompletableFuture.completedFuture(null);
+                            }
+                            if (!draining) {
+                                waitersGrantedEarly.incrementAndGet(); // its holder lost the lease
+                            }
+                            String token = json(answer).path("lockToken").asText();
+                            ObjectNode release = ScaleDriver.JSON
+                                    .createObjectNode()
+                                    .put("lockToken", token)
+                                    .put("ownerId", owner);
+                            return post(port, holder.key, "release", release).thenAccept(r -> {
+                                if (r.statusCode() == 200) {
+                                    waitersGranted.incrementAndGet();
+                                } else {
+                                    waitersFailed.incrementAndGet();
+                                    status(r.statusCode());
+                                }
+                            });
+                        })
+                        .exceptionally(t -> {
+                            waitersFailed.incrementAndGet();
+                            error(t);
+                            return null;
+                        });
+                synchronized (waiters) {
+                    waiters.add(done);
+                }
+                sent++;
+            }
+        }
+        return "SENT " + sent;
+    }
+
+    /** Releases the holders of the first {@code keys} leases of {@code prefix}; waiters release as granted. */
+    String drain(String prefix, int keys, long timeoutMs) {
+        draining = true;
+        long t0 = System.nanoTime();
+        List<Lease> holders = holders(prefix, keys);
+        List<CompletableFuture<?>> releases = new ArrayList<>();
+        for (Lease holder : holders) {
+            stopRenewing(holder);
+            ObjectNode body = ScaleDriver.JSON
+                    .createObjectNode()
+                    .put("lockToken", holder.token)
+                    .put("ownerId", holder.owner);
+            releases.add(post(port(holder.index), holder.key, "release", body));
+        }
+        List<CompletableFuture<Void>> all;
+        synchronized (waiters) {
+            all = new ArrayList<>(waiters);
+            waiters.clear();
+        }
+        try {
+            CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new)).get(timeoutMs, TimeUnit.MILLISECONDS);
+            CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).get(timeoutMs, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            // Reported: the counts below fall short of the waiters sent.
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("a release failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while draining", e);
+        }
+        draining = false;
+        return "DRAINED " + waitersGranted.get() + " " + waitersFailed.get() + " "
+                + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    }
+
+    /** Stops renewing every lease (they expire on their own); how many were still renewed. */
+    String stop() {
+        long stopped = 0;
+        for (List<Lease> leases : byPrefix.values()) {
+            for (Lease lease : leases) {
+                if (lease.holding.get()) {
+                    stopped++;
+                }
+                stopRenewing(lease);
+            }
+        }
+        return "STOPPED " + stopped;
+    }
+
+    @Override
+    void extraStats(ObjectNode stats) {
+        stats.put("waitersGranted", waitersGranted.get());
+        stats.put("waitersGrantedEarly", waitersGrantedEarly.get());
+        stats.put("waitersFailed", waitersFailed.get());
+    }
+
+    private List<Lease> holders(String prefix, int keys) {
+        List<Lease> leases = byPrefix.get(prefix);
+        if (leases == null || leases.size() < keys) {
+            throw new IllegalArgumentException("no " + keys + " leases held under " + prefix);
+        }
+        return leases.subList(0, keys);
+    }
+
+    private int port(int i) {
+        return ports.get(Math.floorMod(i, ports.size()));
+    }
+
+    private CompletableFuture<HttpResponse<byte[]>> post(int port, String key, String call, ObjectNode body) {
+        HttpRequest request = HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + port + "/v1/locks/" + key + "/" + call))
+                .timeout(call.equals("acquire") && body.path("wait").asBoolean() ? Duration.ofHours(1) : CALL_TIMEOUT)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                .build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private static JsonNode json(HttpResponse<byte[]> answer) {
+        try {
+            return ScaleDriver.JSON.readTree(answer.body());
+        } catch (IOException e) {
+            throw new IllegalStateException("not JSON: " + new String(answer.body(), StandardCharsets.UTF_8), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        super.close();
+        http.shutdownNow();
+        callbacks.shutdownNow();
+    }
+}

@@ -1,0 +1,615 @@
+package io.zkfence.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.locks.LockSupport;
+import org.HdrHistogram.Histogram;
+import org.apache.curator.framework.CuratorFramework;
+
+/**
+ * Workload 11 (section 9c): the lock service at scale. Many leases held at once, each renewed at
+ * a third of its TTL, through two replicas that run as JVMs of their own on the bench ensemble, by
+ * a driver JVM ({@link ScaleDriver}) that calls the real HTTP API; then waiters queued behind held
+ * keys, and their drain; the same numbers of leases kept alive on etcd in the same run. Measured
+ * at each level: renewals per second and their latency, the ZooKeeper writes and requests per
+ * second, the CPU of every process, each replica's heap (after a full GC) and threads, the
+ * ensemble's znodes and snapshot; and the ensemble's own write ceiling without the service.
+ *
+ * <p>Not part of {@code ./bench}: minutes long, it runs with {@code ./bench --only service-scale}.
+ */
+final class ServiceScaleBench implements Workload {
+
+    static final String NAME = "service-scale";
+
+    private static final int REPLICAS = 2;
+    /** The replicas' heap: twice the Kubernetes manifests' (512 MiB limit, 70 % heap), room to see growth. */
+    private static final List<String> REPLICA_JVM = List.of("-Xmx1g");
+
+    private static final List<String> DRIVER_JVM = List.of("-Xms512m", "-Xmx2g");
+    private static final Duration ANSWER = Duration.ofMinutes(10);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public boolean needsZooKeeper() {
+        return true;
+    }
+
+    @Override
+    public boolean optIn() {
+        return true;
+    }
+
+    /** Counters of the whole system at one moment; a window is the difference of two. */
+    private record Mark(
+            long nanos, long zxid, long received, List<Long> replicaCpu, long harnessCpu, JsonNode driver) {}
+
+    /** One replica's JVM after a window. */
+    record ReplicaState(long heapAfterGc, long heapCommitted, int javaThreads, int osThreads, long rss) {}
+
+    /** A measured window of service leases. */
+    record ServiceRow(
+            String level,
+            int leases,
+            long held,
+            long lost,
+            long errors,
+            double seconds,
+            double renewalsPerSecond,
+            Latency renew,
+            double latenessP99Ms,
+            double zkWritesPerSecond,
+            double zkRequestsPerSecond,
+            double writesPerRenewal,
+            double requestsPerRenewal,
+            List<Double> replicaCores,
+            double zkCores,
+            double driverCores,
+            List<ReplicaState> replicas,
+            long znodes,
+            long dataBytes,
+            long snapshotBytes) {
+
+        double replicaCoresTotal() {
+            return replicaCores.stream().mapToDouble(Double::doubleValue).sum();
+        }
+    }
+
+    /** A measured window of etcd leases. */
+    record EtcdRow(
+            int leases,
+            long held,
+            long lost,
+            long errors,
+            double seconds,
+            double keepAlivesPerSecond,
+            Latency keepAlive,
+            double latenessP99Ms,
+            double proposalsPerSecond,
+            double etcdCores,
+            double driverCores,
+            long rss,
+            long heapInUse,
+            long goroutines,
+            long dbBytes) {}
+
+    @Override
+    public Section run(BenchContext ctx) {
+        ScaleSettings s = ctx.settings().smoke() ? ScaleSettings.smoke() : ScaleSettings.full();
+        Results r = ctx.results();
+        try (Closer closer = new Closer()) {
+            List<CuratorFramework> sessions = new ArrayList<>();
+            for (int i = 0; i < ZkCeiling.SESSIONS; i++) {
+                sessions.add(closer.add(ctx.zk().curator()));
+            }
+            ctx.log()
+                    .say(
+                            "service-scale: the ensemble's own ceiling, %d sessions x %d outstanding, %d s per shape",
+                            ZkCeiling.SESSIONS,
+                            ZkCeiling.OUTSTANDING,
+                            s.ceiling().toSeconds());
+            ZkCeiling.Result ceiling = ZkCeiling.measure(sessions, s.ceiling());
+            r.figure("service_scale.ceiling.writes_per_s", ceiling.writesPerSecond());
+            r.figure("service_scale.ceiling.renewals_per_s", ceiling.renewalsPerSecond());
+            ctx.log()
+                    .say(
+                            "service-scale: %.0f writes/s, %.0f read+write renewals/s",
+                            ceiling.writesPerSecond(), ceiling.renewalsPerSecond());
+
+            List<ColdReplica> replicas = new ArrayList<>();
+            List<ProcessProbe> probes = new ArrayList<>();
+            for (int i = 0; i < REPLICAS; i++) {
+                ColdReplica replica = closer.add(ColdReplica.start(
+                        ctx.zk().connectStringAll(),
+                        "/bench/scale",
+                        REPLICA_JVM,
+                        List.of("--warm-up-cycles", Integer.toString(s.replicaWarmUp()))));
+                replicas.add(replica);
+                probes.add(closer.add(new ProcessProbe(replica.pid())));
+                ctx.log()
+                        .say(
+                                "service-scale: replica %d (pid %d) ready on port %d in %d ms",
+                                i,
+                                replica.pid(),
+                                replica.port(),
+                                replica.timeToReady().toMillis());
+            }
+            ProcessProbe harness =
+                    closer.add(new ProcessProbe(ProcessHandle.current().pid()));
+            List<ReplicaState> idle = replicaStates(probes);
+            long idleSnapshot = ctx.zk().snapshotBytes();
+            long idleZnodes = Long.parseLong(ctx.zk().mntr().getOrDefault("zk_znode_count", "0"));
+
+            WorkerProcess driver =
+                    closer.add(WorkerProcess.start("scale-driver", DRIVER_JVM, ScaleDriver.class, List.of()));
+            driver.await(ScaleDriver.READY, ScaleDriver.FAILED, Duration.ofSeconds(60));
+            ask(
+                    driver,
+                    "SERVICE "
+                            + String.join(
+                                    ",",
+                                    replicas.stream()
+                                            .map(p -> Integer.toString(p.port()))
+                                            .toList()),
+                    "OK");
+
+            List<ServiceRow> rows = new ArrayList<>();
+            long held = 0;
+            // The first level, then waiters queued behind its holders, then the next levels.
+            String first = "L" + s.levels().getFirst();
+            held += hold(ctx, driver, first, s.levels().getFirst(), s);
+            rows.add(window(
+                    ctx,
+                    s,
+                    driver,
+                    probes,
+                    harness,
+                    first,
+                    s.levels().getFirst(),
+                    s.windows().getFirst()));
+            WaiterResult waiters = waiters(ctx, s, driver, probes, harness, replicas, first);
+            held -= s.waiterKeys();
+            for (int i = 1; i < s.levels().size(); i++) {
+                int level = s.levels().get(i);
+                String prefix = "L" + level;
+                held += hold(ctx, driver, prefix, (int) (level - held), s);
+                rows.add(window(
+                        ctx,
+                        s,
+                        driver,
+                        probes,
+                        harness,
+                        prefix,
+                        level,
+                        s.windows().get(i)));
+            }
+            figures(r, rows, waiters, idle, idleSnapshot, idleZnodes);
+
+            List<EtcdRow> etcdRows = new ArrayList<>();
+            Optional<Path> binary = EtcdServer.binary();
+            String etcdVersion = null;
+            String etcdAbsent = null;
+            if (binary.isEmpty()) {
+                etcdAbsent = "etcd is not installed (no `etcd` on PATH; Debian's etcd-server package, which ./bench"
+                        + " installs when it can)";
+                ctx.log().say("service-scale: etcd rows skipped: %s", etcdAbsent);
+            } else {
+                // The service's leases are no longer renewed (they expire; nothing reads them again), so
+                // its replicas and the ensemble sit idle while etcd is measured.
+                ask(driver, "STOP", "STOPPED ");
+                EtcdServer etcd = closer.add(EtcdServer.start(binary.get()));
+                etcdVersion = etcd.version();
+                ProcessProbe etcdProbe = closer.add(new ProcessProbe(etcd.pid()));
+                ask(driver, "ETCD " + etcd.endpoint().replace("http://", ""), "OK");
+                long etcdHeld = 0;
+                for (int i = 0; i < s.levels().size(); i++) {
+                    int level = s.levels().get(i);
+                    String prefix = "E" + level;
+                    etcdHeld += holdEtcd(ctx, driver, prefix, (int) (level - etcdHeld), s);
+                    etcdRows.add(etcdWindow(
+                            ctx,
+                            s,
+                            driver,
+                            etcd,
+                            etcdProbe,
+                            level,
+                            s.etcdWindows().get(i)));
+                }
+                etcdFigures(r, etcdRows);
+            }
+            driver.quit(ScaleDriver.QUIT);
+            return ScaleReport.section(
+                    ctx, s, ceiling, rows, waiters, idle, idleSnapshot, etcdRows, etcdVersion, etcdAbsent);
+        }
+    }
+
+    /** Acquires {@code count} leases under {@code prefix} (ramped), returns how many were granted. */
+    private static long hold(BenchContext ctx, WorkerProcess driver, String prefix, int count, ScaleSettings s) {
+        ctx.log()
+                .say(
+                        "service-scale: %s: acquiring %d leases over %d s (TTL %d s, renewed every %d s)",
+                        prefix,
+                        count,
+                        s.ramp().toSeconds(),
+                        s.ttl().toSeconds(),
+                        s.renewEvery().toSeconds());
+        String[] held = ask(
+                        driver,
+                        "HOLD " + prefix + " " + count + " " + s.ttl().toMillis() + " "
+                                + s.renewEvery().toMillis() + " " + s.ramp().toMillis(),
+                        "HELD ")
+                .split(" ");
+        ctx.log().say("service-scale: %s: %s granted, %s refused in %s ms", prefix, held[1], held[2], held[3]);
+        return Long.parseLong(held[1]);
+    }
+
+    private static long holdEtcd(BenchContext ctx, WorkerProcess driver, String prefix, int count, ScaleSettings s) {
+        ctx.log()
+                .say(
+                        "service-scale: etcd %s: granting %d leases with a key each over %d s",
+                        prefix, count, s.ramp().toSeconds());
+        String[] held = ask(
+                        driver,
+                        "EHOLD " + prefix + " " + count + " " + s.ttl().toMillis() + " "
+                                + s.renewEvery().toMillis() + " " + s.ramp().toMillis(),
+                        "HELD ")
+                .split(" ");
+        ctx.log().say("service-scale: etcd %s: %s granted, %s failed in %s ms", prefix, held[1], held[2], held[3]);
+        return Long.parseLong(held[1]);
+    }
+
+    /** Settles, then measures one window of the service's leases. */
+    private ServiceRow window(
+            BenchContext ctx,
+            ScaleSettings s,
+            WorkerProcess driver,
+            List<ProcessProbe> probes,
+            ProcessProbe harness,
+            String level,
+            int leases,
+            Duration length) {
+        ctx.log()
+                .say(
+                        "service-scale: %s: settling %d s, then measuring %d s",
+                        level, s.settle().toSeconds(), length.toSeconds());
+        pause(s.settle());
+        Mark start = mark(ctx, driver, probes, harness);
+        pause(length);
+        Mark end = mark(ctx, driver, probes, harness);
+        ServiceRow row = row(ctx, level, leases, start, end, probes);
+        ctx.log()
+                .say(
+                        "service-scale: %s: %d held, %.0f renewals/s (p50 %s, p99 %s), %.0f ZooKeeper writes/s, %d lost",
+                        level,
+                        row.held(),
+                        row.renewalsPerSecond(),
+                        // None completed in the window: the ensemble is past its ceiling, a row to record.
+                        row.renew() == null ? "-" : Fmt.us(row.renew().p50()),
+                        row.renew() == null ? "-" : Fmt.us(row.renew().p99()),
+                        row.zkWritesPerSecond(),
+                        row.lost());
+        return row;
+    }
+
+    private ServiceRow row(
+            BenchContext ctx, String level, int leases, Mark start, Mark end, List<ProcessProbe> probes) {
+        double seconds = (end.nanos() - start.nanos()) / 1e9;
+        JsonNode a = start.driver();
+        JsonNode b = end.driver();
+        long renewals = b.path("renewOk").asLong() - a.path("renewOk").asLong();
+        Histogram renew = Histograms.decode(b.path("renewLatency").asText());
+        Histogram late = Histograms.decode(b.path("lateness").asText());
+        List<Double> replicaCores = new ArrayList<>();
+        for (int i = 0; i < end.replicaCpu().size(); i++) {
+            replicaCores.add((end.replicaCpu().get(i) - start.replicaCpu().get(i)) / 1e9 / seconds);
+        }
+        long writes = end.zxid() - start.zxid();
+        long requests = end.received() - start.received();
+        List<ReplicaState> states = replicaStates(probes);
+        Map<String, String> mntr = ctx.zk().mntr();
+        long snapshot = ctx.zk().snapshotBytes();
+        return new ServiceRow(
+                level,
+                leases,
+                b.path("held").asLong(),
+                b.path("renewLost").asLong(),
+                b.path("renewErrors").asLong(),
+                seconds,
+                renewals / seconds,
+                renew.getTotalCount() == 0 ? null : Latency.of(renew),
+                late.getTotalCount() == 0 ? 0 : late.getValueAtPercentile(99) / 1e6,
+                writes / seconds,
+                requests / seconds,
+                renewals == 0 ? 0 : writes / (double) renewals,
+                renewals == 0 ? 0 : requests / (double) renewals,
+                replicaCores,
+                (end.harnessCpu() - start.harnessCpu()) / 1e9 / seconds,
+                (b.path("cpuNanos").asLong() - a.path("cpuNanos").asLong()) / 1e9 / seconds,
+                states,
+                Long.parseLong(mntr.getOrDefault("zk_znode_count", "0")),
+                Long.parseLong(mntr.getOrDefault("zk_approximate_data_size", "0")),
+                snapshot);
+    }
+
+    /** What the waiters' level measured. */
+    record WaiterResult(
+            int waiters,
+            int keys,
+            double queuedSeconds,
+            long waitsOpen,
+            ServiceRow waiting,
+            long granted,
+            long failed,
+            long grantedEarly,
+            double drainSeconds) {}
+
+    /**
+     * Queues waiters behind the first level's holders, measures a window while they wait (the
+     * holders renew), then releases the holders: each key hands over to its waiters in turn, each
+     * released as soon as granted.
+     */
+    private WaiterResult waiters(
+            BenchContext ctx,
+            ScaleSettings s,
+            WorkerProcess driver,
+            List<ProcessProbe> probes,
+            ProcessProbe harness,
+            List<ColdReplica> replicas,
+            String prefix) {
+        int keys = s.waiterKeys();
+        int total = keys * s.waitersPerKey();
+        ctx.log().say("service-scale: queueing %d waiters, %d on each of %d held keys", total, s.waitersPerKey(), keys);
+        long t0 = System.nanoTime();
+        ask(
+                driver,
+                "WAIT " + prefix + " " + keys + " " + s.waitersPerKey() + " "
+                        + s.waitFor().toMillis() + " " + s.ramp().toMillis(),
+                "SENT ");
+        // Queued once the replicas count every one as an open wait (the gauge the dashboard shows).
+        // Not longer than leaves the first ones waiting through the window: a level where fewer queued
+        // is measured with those, and the report says how many.
+        Duration patience =
+                s.waitFor().minus(s.settle()).minus(s.waiterWindow()).dividedBy(2);
+        long deadline = t0 + patience.toNanos();
+        long open = waitsOpen(replicas);
+        while (open < total && System.nanoTime() < deadline) {
+            pause(Duration.ofMillis(200));
+            open = waitsOpen(replicas);
+        }
+        double queued = (System.nanoTime() - t0) / 1e9;
+        ctx.log().say("service-scale: %d of %d waiting after %.1f s", open, total, queued);
+        ServiceRow waiting = window(
+                ctx, s, driver, probes, harness, prefix + "+waiters", s.levels().getFirst(), s.waiterWindow());
+        ctx.log().say("service-scale: releasing the %d holders; each waiter releases when granted", keys);
+        String[] drained = ask(
+                        driver,
+                        "DRAIN " + prefix + " " + keys + " " + s.waitFor().toMillis(),
+                        "DRAINED ")
+                .split(" ");
+        JsonNode after = stats(driver, "STATS");
+        WaiterResult result = new WaiterResult(
+                total,
+                keys,
+                queued,
+                open,
+                waiting,
+                Long.parseLong(drained[1]),
+                Long.parseLong(drained[2]),
+                after.path("waitersGrantedEarly").asLong(),
+                Long.parseLong(drained[3]) / 1e3);
+        ctx.log()
+                .say(
+                        "service-scale: %d waiters granted and released in %.1f s (%.0f grants/s), %d failed",
+                        result.granted(),
+                        result.drainSeconds(),
+                        result.granted() / result.drainSeconds(),
+                        result.failed());
+        return result;
+    }
+
+    /** Acquires waiting in the replicas now, by their own gauge. */
+    private static long waitsOpen(List<ColdReplica> replicas) {
+        double open = 0;
+        for (ColdReplica replica : replicas) {
+            open += PromText.scrape("http://127.0.0.1:" + replica.port() + "/metrics")
+                    .sum("zkfence_service_waits_open");
+        }
+        return Math.round(open);
+    }
+
+    /** Settles, then measures one window of etcd's leases. */
+    private EtcdRow etcdWindow(
+            BenchContext ctx,
+            ScaleSettings s,
+            WorkerProcess driver,
+            EtcdServer etcd,
+            ProcessProbe probe,
+            int leases,
+            Duration length) {
+        ctx.log()
+                .say(
+                        "service-scale: etcd %d leases: settling %d s, then measuring %d s",
+                        leases, s.settle().toSeconds(), length.toSeconds());
+        pause(s.settle());
+        String metrics = etcd.endpoint() + "/metrics";
+        JsonNode a = stats(driver, "ESTATS");
+        long cpu0 = probe.cpuNanos();
+        double proposals0 = PromText.scrape(metrics).sum("etcd_server_proposals_committed_total");
+        long t0 = System.nanoTime();
+        pause(length);
+        JsonNode b = stats(driver, "ESTATS");
+        long cpu1 = probe.cpuNanos();
+        PromText m = PromText.scrape(metrics);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        long keepAlives = b.path("renewOk").asLong() - a.path("renewOk").asLong();
+        Histogram latency = Histograms.decode(b.path("renewLatency").asText());
+        Histogram late = Histograms.decode(b.path("lateness").asText());
+        EtcdRow row = new EtcdRow(
+                leases,
+                b.path("held").asLong(),
+                b.path("renewLost").asLong(),
+                b.path("renewErrors").asLong(),
+                seconds,
+                keepAlives / seconds,
+                latency.getTotalCount() == 0 ? null : Latency.of(latency),
+                late.getTotalCount() == 0 ? 0 : late.getValueAtPercentile(99) / 1e6,
+                (m.sum("etcd_server_proposals_committed_total") - proposals0) / seconds,
+                (cpu1 - cpu0) / 1e9 / seconds,
+                (b.path("cpuNanos").asLong() - a.path("cpuNanos").asLong()) / 1e9 / seconds,
+                probe.rssBytes(),
+                (long) m.sum("go_memstats_heap_inuse_bytes"),
+                (long) m.sum("go_goroutines"),
+                (long) m.sum("etcd_mvcc_db_total_size_in_bytes"));
+        ctx.log()
+                .say(
+                        "service-scale: etcd %d leases: %d held, %.0f keep-alives/s (p50 %s, p99 %s), %.1f proposals/s, %d lost",
+                        leases,
+                        row.held(),
+                        row.keepAlivesPerSecond(),
+                        row.keepAlive() == null ? "-" : Fmt.us(row.keepAlive().p50()),
+                        row.keepAlive() == null ? "-" : Fmt.us(row.keepAlive().p99()),
+                        row.proposalsPerSecond(),
+                        row.lost());
+        return row;
+    }
+
+    private static void figures(
+            Results r,
+            List<ServiceRow> rows,
+            WaiterResult waiters,
+            List<ReplicaState> idle,
+            long idleSnapshot,
+            long idleZnodes) {
+        List<ServiceRow> all = new ArrayList<>(rows);
+        all.add(waiters.waiting());
+        r.figure("service_scale.idle.snapshot_bytes", idleSnapshot);
+        r.figure("service_scale.idle.znodes", idleZnodes);
+        for (int i = 0; i < idle.size(); i++) {
+            r.figure(
+                    "service_scale.idle.replica_" + i + ".heap_after_gc_bytes",
+                    idle.get(i).heapAfterGc());
+        }
+        for (ServiceRow row : all) {
+            String p = "service_scale." + row.level().replace('+', '_');
+            r.figure(p + ".leases", row.leases());
+            r.figure(p + ".held", row.held());
+            r.figure(p + ".lost", row.lost());
+            r.figure(p + ".renew_errors", row.errors());
+            r.figure(p + ".renewals_per_s", row.renewalsPerSecond());
+            if (row.renew() != null) {
+                r.latency(p + ".renew", row.renew());
+            }
+            r.figure(p + ".lateness_p99_ms", row.latenessP99Ms());
+            r.figure(p + ".zk_writes_per_s", row.zkWritesPerSecond());
+            r.figure(p + ".zk_requests_per_s", row.zkRequestsPerSecond());
+            r.figure(p + ".zk_writes_per_renewal", row.writesPerRenewal());
+            r.figure(p + ".zk_requests_per_renewal", row.requestsPerRenewal());
+            r.figure(p + ".replica_cores", row.replicaCoresTotal());
+            r.figure(p + ".zk_cores", row.zkCores());
+            r.figure(p + ".driver_cores", row.driverCores());
+            if (row.renewalsPerSecond() > 0) {
+                r.figure(p + ".replica_cpu_us_per_renewal", row.replicaCoresTotal() * 1e6 / row.renewalsPerSecond());
+            }
+            if (row.zkWritesPerSecond() > 0) {
+                r.figure(p + ".zk_cpu_us_per_write", row.zkCores() * 1e6 / row.zkWritesPerSecond());
+            }
+            for (int i = 0; i < row.replicas().size(); i++) {
+                ReplicaState st = row.replicas().get(i);
+                String q = p + ".replica_" + i;
+                r.figure(q + ".heap_after_gc_bytes", st.heapAfterGc());
+                r.figure(q + ".heap_committed_bytes", st.heapCommitted());
+                r.figure(q + ".java_threads", st.javaThreads());
+                r.figure(q + ".os_threads", st.osThreads());
+                r.figure(q + ".rss_bytes", st.rss());
+                r.figure(q + ".cores", row.replicaCores().get(i));
+            }
+            r.figure(p + ".znodes", row.znodes());
+            r.figure(p + ".zk_data_bytes", row.dataBytes());
+            r.figure(p + ".snapshot_bytes", row.snapshotBytes());
+        }
+        r.figure("service_scale.waiters.count", waiters.waiters());
+        r.figure("service_scale.waiters.keys", waiters.keys());
+        r.figure("service_scale.waiters.queued_s", waiters.queuedSeconds());
+        r.figure("service_scale.waiters.waits_open", waiters.waitsOpen());
+        r.figure("service_scale.waiters.drain.granted", waiters.granted());
+        r.figure("service_scale.waiters.drain.failed", waiters.failed());
+        r.figure("service_scale.waiters.granted_early", waiters.grantedEarly());
+        r.figure("service_scale.waiters.drain.seconds", waiters.drainSeconds());
+        if (waiters.drainSeconds() > 0) {
+            r.figure("service_scale.waiters.drain.grants_per_s", waiters.granted() / waiters.drainSeconds());
+        }
+    }
+
+    private static void etcdFigures(Results r, List<EtcdRow> rows) {
+        for (EtcdRow row : rows) {
+            String p = "service_scale.etcd_" + row.leases();
+            r.figure(p + ".held", row.held());
+            r.figure(p + ".lost", row.lost());
+            r.figure(p + ".keep_alive_errors", row.errors());
+            r.figure(p + ".keep_alives_per_s", row.keepAlivesPerSecond());
+            if (row.keepAlive() != null) {
+                r.latency(p + ".keep_alive", row.keepAlive());
+            }
+            r.figure(p + ".lateness_p99_ms", row.latenessP99Ms());
+            r.figure(p + ".proposals_per_s", row.proposalsPerSecond());
+            r.figure(p + ".etcd_cores", row.etcdCores());
+            r.figure(p + ".driver_cores", row.driverCores());
+            r.figure(p + ".rss_bytes", row.rss());
+            r.figure(p + ".heap_in_use_bytes", row.heapInUse());
+            r.figure(p + ".goroutines", row.goroutines());
+            r.figure(p + ".db_bytes", row.dbBytes());
+        }
+    }
+
+    private static Mark mark(BenchContext ctx, WorkerProcess driver, List<ProcessProbe> probes, ProcessProbe harness) {
+        JsonNode stats = stats(driver, "STATS");
+        List<Long> cpu = new ArrayList<>();
+        for (ProcessProbe p : probes) {
+            cpu.add(p.cpuNanos());
+        }
+        return new Mark(System.nanoTime(), ctx.zk().zxid(), ctx.zk().receivedByAll(), cpu, harness.cpuNanos(), stats);
+    }
+
+    private static List<ReplicaState> replicaStates(List<ProcessProbe> probes) {
+        List<ReplicaState> states = new ArrayList<>();
+        for (ProcessProbe p : probes) {
+            ProcessProbe.Jvm jvm = p.jvm();
+            states.add(new ReplicaState(
+                    jvm.heapUsedAfterGc(), jvm.heapCommitted(), jvm.threads(), p.osThreads(), p.rssBytes()));
+        }
+        return states;
+    }
+
+    private static JsonNode stats(WorkerProcess driver, String command) {
+        String line = ask(driver, command, "STATS ");
+        try {
+            return JSON.readTree(line.substring("STATS ".length()));
+        } catch (IOException e) {
+            throw new IllegalStateException("the driver's statistics are not JSON: " + line, e);
+        }
+    }
+
+    private static String ask(WorkerProcess driver, String command, String answer) {
+        driver.send(command);
+        return driver.await(answer, ScaleDriver.FAILED, ANSWER).text().orElseThrow();
+    }
+
+    /** A measured pause: the workload's windows, not synchronisation. */
+    private static void pause(Duration d) {
+        long end = System.nanoTime() + d.toNanos();
+        for (long left = d.toNanos(); left > 0; left = end - System.nanoTime()) {
+            LockSupport.parkNanos(left); // may return early: park again for what is left
+        }
+    }
+}
