@@ -1,6 +1,7 @@
 package io.zkfence.campaigns.service;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -96,7 +97,24 @@ final class AnsweredLeases {
         return tokens.size() == 1 ? tokens.iterator().next() : 0;
     }
 
-    /** When each lease's caller first sent its release: token → time. */
+    /**
+     * When each lease's caller first sent its release, by its log or, at the latest, by ZooKeeper:
+     * an entry removed with a {@code RELEASED} record was released with its lockToken, which only
+     * its holder has, so the holder had sent that release by the record's time. (A worker killed
+     * with its release in flight never logs it: the release still lands, through a held proxy
+     * maybe seconds later.) Token → time.
+     */
+    static Map<Long, Long> releasesSent(ServiceLog.Logs logs, Collection<QueueObserver.Seen> entries) {
+        Map<Long, Long> out = releasesSent(logs);
+        for (QueueObserver.Seen s : entries) {
+            if (s.removedAt > 0 && "RELEASED".equals(s.removedAs)) {
+                out.merge(s.fencingToken, s.removedAt, Math::min);
+            }
+        }
+        return out;
+    }
+
+    /** When each lease's caller first sent its release, by its log: token → time. */
     static Map<Long, Long> releasesSent(ServiceLog.Logs logs) {
         Map<String, Set<Long>> grantedTo = new HashMap<>();
         for (ServiceLog.Call c : logs.calls()) {

@@ -183,7 +183,7 @@ final class ServiceChecker {
                 logs.holds().stream().collect(Collectors.groupingBy(ServiceLog.Hold::owner));
         Clocks clocks = Clocks.of(logs, in.skews());
         List<AnsweredLeases.Answer> answers = AnsweredLeases.answers(logs);
-        Map<Long, Long> releasesSent = AnsweredLeases.releasesSent(logs);
+        Map<Long, Long> releasesSent = AnsweredLeases.releasesSent(logs, in.entries());
         List<AnsweredLeases.Segment> segments = AnsweredLeases.segments(answers, releasesSent, in.evictions());
         findings.addAll(deadLeases(logs.calls(), clocks));
         Set<Long> saidDead = findings.stream().map(f -> f.token()).collect(Collectors.toSet());

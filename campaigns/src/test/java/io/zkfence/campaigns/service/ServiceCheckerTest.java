@@ -558,6 +558,22 @@ class ServiceCheckerTest {
     }
 
     @Test
+    void aReleaseThatLandedFromAKilledWorkerEndsItsLeaseThoughItWasNeverLogged() {
+        // Token 10's holder sent its release and was killed before logging it; the release landed at
+        // 3,000 (a RELEASED record: only the holder has the lockToken) and token 12 was granted at 3,200.
+        granted(1, 1_000, 10, 5_000);
+        QueueObserver.Seen e = entry(owner(1), 10, 1_002, 2_500, 1_002);
+        e.goneSeen = 3_400;
+        e.removedAt = 3_000;
+        e.removedAs = "RELEASED";
+        granted(2, 3_200, 12, 5_000);
+        held(2, 12, 3_205, 4_000, 1);
+        ServiceChecker.Findings f = check();
+        assertThat(f.count(ServiceChecker.Promise.LIVE_GRANT)).isZero();
+        assertThat(f.count(ServiceChecker.Promise.NO_OVERLAP)).isZero();
+    }
+
+    @Test
     void aRemovalAfterTheHolderSentItsReleaseIsNoFinding() {
         granted(1, 1_000, 10, 5_000);
         held(1, 10, 1_005, 2_000, 1);
