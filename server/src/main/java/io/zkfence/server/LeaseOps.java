@@ -62,8 +62,11 @@ final class LeaseOps {
     }
 
     /**
-     * Extends the lease to now + {@code ttlMillis} (this replica's clock, taken before the write);
-     * the renewed lease stands alone, whichever replica granted it.
+     * Extends the lease to now + {@code ttlMillis} (this replica's clock, taken before the read), or
+     * keeps the expiry it has if that is later: a renewal never shortens a lease, since an earlier
+     * answer (a renewal through another replica, one whose answer was lost, a confirmation's slack)
+     * may have told the holder it is valid until then. The renewed lease stands alone, whichever
+     * replica granted it.
      *
      * @return the new expiry
      * @throws LockServiceException 403 {@code NOT_LOCK_OWNER} for a token not issued for this lock
@@ -91,7 +94,10 @@ final class LeaseOps {
                 reap(lockPath, e);
                 throw expired(key, "it expired " + Math.max(0, now - e.data().expiresAt()) + " ms ago");
             }
-            long expiresAt = now + ttlMillis;
+            // A renewal whose clock was read before another renewal's write (a slow read, a clock
+            // behind) would otherwise move the expiry back under that renewal's answer.
+            long expiresAt =
+                    Math.max(now + ttlMillis, e.data().standsAlone() ? e.data().expiresAt() : 0);
             Optional<QueueEntry> renewed = queue.write(lockPath, e, e.data().confirmedUntil(now, expiresAt));
             if (renewed.isPresent()) {
                 confirmer.cancel(lockPath, e.name());
