@@ -43,7 +43,7 @@ final class HttpCycle {
         this.releaseVia = releaseVia;
         this.acquirePath = "/v1/locks/" + key + "/acquire";
         this.releasePath = "/v1/locks/" + key + "/release";
-        this.acquireBody = "{\"ownerId\":\"" + owner + "\",\"ttlMillis\":30000"
+        this.acquireBody = "{\"ownerId\":\"" + owner + "\",\"ttlMillis\":" + how.ttlMillis()
                 + (how.waiting() ? ",\"wait\":true,\"waitMillis\":60000" : "");
         this.owner = owner;
         this.requestId = how.requestId();
@@ -54,11 +54,16 @@ final class HttpCycle {
      *
      * @param waiting   {@code wait: true} with a 60 s {@code waitMillis}
      * @param requestId a new {@code requestId} per acquire, as a client that may retry sends
+     * @param ttlMillis the TTL asked for (30 s unless {@link #withTtl})
      */
-    record Acquire(boolean waiting, boolean requestId) {
-        static final Acquire PLAIN = new Acquire(false, false);
-        static final Acquire WITH_REQUEST_ID = new Acquire(false, true);
-        static final Acquire WAITING = new Acquire(true, true);
+    record Acquire(boolean waiting, boolean requestId, long ttlMillis) {
+        static final Acquire PLAIN = new Acquire(false, false, 30_000);
+        static final Acquire WITH_REQUEST_ID = new Acquire(false, true, 30_000);
+        static final Acquire WAITING = new Acquire(true, true, 30_000);
+
+        Acquire withTtl(long millis) {
+            return new Acquire(waiting, requestId, millis);
+        }
     }
 
     /**
