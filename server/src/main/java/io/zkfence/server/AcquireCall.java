@@ -207,7 +207,7 @@ final class AcquireCall implements AutoCloseable {
             if (own == null) {
                 enqueue();
             } else if (relist) {
-                relist();
+                relistAfterWait();
             }
             LeaseGrant grant = waitForTurn(mayWait);
             if (grant != null || parked != null) {
@@ -288,7 +288,7 @@ final class AcquireCall implements AutoCloseable {
                 return null;
             }
             await(watch.latch(), Math.max(1, until - now), tiedTo);
-            relist();
+            relistAfterWait();
         }
     }
 
@@ -463,13 +463,36 @@ final class AcquireCall implements AutoCloseable {
 
     /** Reads the queue and this call's entry with it (one consistent view). */
     private void relist() {
+        relist(false);
+    }
+
+    /**
+     * After a wait, which usually ends because the entry ahead went and this one is first. When
+     * the follower-lag bound alone would make a grant from this read need a confirmation write
+     * first ({@link #grant}), the read goes behind a sync: a grant it shows may then be answered
+     * without a write for as long as one read behind the queueing write ({@link
+     * #unconfirmedValidity} with no lag). A sync is a round trip to the leader, not a write.
+     */
+    private void relistAfterWait() {
+        boolean syncDecides = false;
+        if (own != null && !own.data().standsAlone()) {
+            long ttl = own.data().ttlMillis();
+            int session = wire.sessionTimeoutMs();
+            syncDecides = ttl > 2 * unconfirmedValidity(session, lagBoundMillis)
+                    && ttl <= 2 * unconfirmedValidity(session, 0);
+        }
+        relist(syncDecides);
+    }
+
+    private void relist(boolean synced) {
         readAt = clock.millis();
         fromLeader = false;
         if (own == null) {
             line = queue.queue(lockPath);
             return;
         }
-        LockQueue.Listing listing = queue.list(lockPath, own.name());
+        LockQueue.Listing listing = queue.list(lockPath, own.name(), synced);
+        fromLeader = synced;
         line = listing.line();
         if (listing.entry() == null) {
             line = line.stream().filter(n -> !n.equals(own.name())).toList();
@@ -540,7 +563,8 @@ final class AcquireCall implements AutoCloseable {
      * or, when that server was cut off from its leader (it goes on answering reads for up to its
      * sync limit, and touches nothing at the leader meanwhile), a third of the timeout before it
      * was cut off: so two thirds of the timeout less {@code lagBoundMillis}, which is 0 for a read
-     * pipelined behind a write that went through the leader (the queueing multi). 0 (confirm every
+     * pipelined behind a write or a sync that went through the leader (the queueing multi, or the
+     * sync of {@link #relistAfterWait}). 0 (confirm every
      * grant first) when the session is too short for that, or there is none.
      */
     static long unconfirmedValidity(int sessionTimeoutMs, long lagBoundMillis) {

@@ -151,11 +151,22 @@ final class LockQueue {
      * data rests on one consistent view, not on a copy kept from before.
      */
     Listing list(String lockPath, EntryName name) {
+        return list(lockPath, name, false);
+    }
+
+    /**
+     * As {@link #list(String, EntryName)}, with a sync pipelined before the reads when {@code synced}:
+     * the reads are then answered after the sync reached the leader (ZooKeeper answers one
+     * session's requests in order), so this replica's server was in touch with its leader after
+     * the read began, as after a write. A sync is a round trip to the leader; it writes no log.
+     */
+    Listing list(String lockPath, EntryName name, boolean synced) {
         record Answer(
                 List<String> children, KeeperException childrenFailed, ZkGateway.NodeContent node, boolean gone) {}
         Answer a;
         try {
             a = wire.call("reading a lock's queue", () -> {
+                CompletableFuture<Void> sync = synced ? wire.sync(lockPath) : CompletableFuture.completedFuture(null);
                 CompletableFuture<ZkGateway.Children> kids = wire.children(lockPath);
                 CompletableFuture<ZkGateway.NodeContent> data = wire.data(lockPath + "/" + name.node(), null);
                 return kids.handle((k, kf) -> k)
@@ -169,7 +180,8 @@ final class LockQueue {
                                     }
                                     return d;
                                 }),
-                                (k, d) -> new Answer(k == null ? null : k.names(), null, d, d == null));
+                                (k, d) -> new Answer(k == null ? null : k.names(), null, d, d == null))
+                        .thenCombine(sync, (answer, done) -> answer);
             });
         } catch (KeeperException e) {
             throw Unavailable.zooKeeperAnswered("reading a lock's queue", e);

@@ -3,6 +3,7 @@ package io.zkfence.server;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.zkfence.testkit.EmbeddedEnsemble;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -117,6 +118,47 @@ class ZooKeeperRequestsTest {
             // first and still its own. No write.
             assertThat(requests.total() - beforeRelease).as(requests.toString()).isEqualTo(2);
             assertThat(requests.count("multi") + requests.count("setData")).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aWaiterWhoseServerMayLagIsGrantedBehindASyncWithoutAWrite() throws Exception {
+        LeaseService.Settings d = StoreUnderTest.settings("/requests");
+        // A lag bound as long as the session: a grant read without touching the leader could not
+        // be answered valid at all, so the waiter's read after its wait goes behind a sync.
+        LeaseService.Settings mayLag = new LeaseService.Settings(
+                d.root(), d.auditRetention(), d.requestRetentionMillis(), d.maxWaiters(), 600_000);
+        RequestCounter lagging = new RequestCounter();
+        CuratorFramework laggingZk = client();
+        StoreUnderTest replica = new StoreUnderTest(laggingZk, "/requests", Clock.systemUTC(), mayLag);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            replica.wire().injectFaults(lagging);
+            LeaseGrant first = seed.acquire(key, "first", 60_000);
+            Future<LeaseGrant> next = threads.submit(() -> replica.acquire(key, "next", 5_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> seed.queue(key).size() == 2);
+            int beforeRelease = lagging.total();
+            long released = System.currentTimeMillis();
+
+            assertThat(seed.release(key, first)).isTrue();
+
+            LeaseGrant granted = next.get();
+            assertThat(granted.fencingToken()).isGreaterThan(first.fencingToken());
+            assertThat(lagging.total() - beforeRelease)
+                    .as("a sync, then the child list and its own entry: " + lagging)
+                    .isEqualTo(3);
+            assertThat(lagging.count("sync")).isEqualTo(1);
+            assertThat(lagging.count("multi") + lagging.count("setData"))
+                    .as("only the queueing multi")
+                    .isEqualTo(1);
+            assertThat(granted.expiresAt() - released).isLessThanOrEqualTo(5_000 + 1_000);
+            assertThat(seed.queue(key).get(0).tiedToReplica())
+                    .as("answered unconfirmed, tied to the replica's session")
+                    .isTrue();
+        } finally {
+            replica.close();
+            laggingZk.close();
         }
     }
 
