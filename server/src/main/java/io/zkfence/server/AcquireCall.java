@@ -361,7 +361,8 @@ final class AcquireCall implements AutoCloseable {
     /**
      * The entry is first (in the read {@link #own} was read with). Answers its grant:
      * <ul>
-     *   <li>a lease that stands alone: its own expiry, no write;
+     *   <li>a lease that stands alone: its own expiry, no write, but no more than the TTL from the
+     *       read (that expiry may be another replica's clock's);
      *   <li>an unconfirmed entry tied to this replica that this call wrote last, with a TTL at most
      *       twice what an unconfirmed grant may be answered valid for ({@link #unconfirmedValidity}):
      *       the TTL or that validity, whichever is shorter, no write; it is confirmed off the
@@ -381,7 +382,9 @@ final class AcquireCall implements AutoCloseable {
         }
         String self = replicas.self();
         if (own.data().standsAlone()) {
-            expiresAt = own.data().expiresAt();
+            // Its expiry may have been written by another replica's clock (a renewal keeps the later
+            // one): counted on this clock it could say more than the TTL, so never past read + TTL.
+            expiresAt = Math.min(own.data().expiresAt(), readAt + own.data().ttlMillis());
         } else if (written == own.version()
                 && self.equals(own.data().replica())
                 && own.data().ttlMillis() <= 2 * validity()) {

@@ -7,7 +7,8 @@ package io.zkfence.server;
  * @param lockToken    the ownership handle: renew and release present it (a bearer credential: never logged)
  * @param fencingToken the number resources compare (lock-core's token contract)
  * @param ownerId      the holder
- * @param expiresAt    until when the service keeps the lease unless renewed (epoch ms, the answering replica's clock)
+ * @param expiresAt    until when the lease is answered valid unless renewed (epoch ms, the answering replica's
+ *                     clock): at or before the expiry its entry holds, and at most the TTL after the read
  */
 record LeaseGrant(String lockKey, String lockToken, long fencingToken, String ownerId, long expiresAt) {
 

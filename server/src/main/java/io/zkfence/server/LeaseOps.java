@@ -68,7 +68,12 @@ final class LeaseOps {
      * may have told the holder it is valid until then. The renewed lease stands alone, whichever
      * replica granted it.
      *
-     * @return the new expiry
+     * <p>The answer is now + {@code ttlMillis} whatever was written: a kept expiry was written by
+     * another clock, and counted on this one (behind that one by seconds, say) it would tell the
+     * holder more than the TTL, and more than the lease lasts where that other clock decides.
+     *
+     * @return the end to answer: now + {@code ttlMillis} on this replica's clock, at or before the
+     *     expiry the entry holds
      * @throws LockServiceException 403 {@code NOT_LOCK_OWNER} for a token not issued for this lock
      *     and owner; 409 {@code LOCK_EXPIRED} if the lease ended (expired, released, force-released)
      */
@@ -96,15 +101,16 @@ final class LeaseOps {
             }
             // A renewal whose clock was read before another renewal's write (a slow read, a clock
             // behind) would otherwise move the expiry back under that renewal's answer.
+            long answered = now + ttlMillis;
             long expiresAt =
-                    Math.max(now + ttlMillis, e.data().standsAlone() ? e.data().expiresAt() : 0);
+                    Math.max(answered, e.data().standsAlone() ? e.data().expiresAt() : 0);
             Optional<QueueEntry> renewed = queue.write(lockPath, e, e.data().confirmedUntil(now, expiresAt));
             if (renewed.isPresent()) {
                 confirmer.cancel(lockPath, e.name());
-                if (clock.millis() >= expiresAt) {
+                if (clock.millis() >= answered) {
                     throw expired(key, "ZooKeeper took longer than the TTL to renew it");
                 }
-                return expiresAt;
+                return answered;
             }
             // Written or removed since the read: read again (the write's answer came through this
             // replica's server, which has seen the change now).

@@ -27,6 +27,10 @@ final class AnsweredLeases {
      * @param op         {@code acquire} or {@code renew}
      * @param replica    the replica that answered it
      * @param validUntil the call's send time plus its {@code validForMillis}
+     * @param arrival    when the request arrived by the answering replica's clock: the answer's
+     *                   {@code expiresAt} less its {@code validForMillis} ({@link #UNKNOWN} for an
+     *                   answer without {@code validForMillis}); it tells which clock answered when
+     *                   the replica was restarted with another while the call was out
      */
     record Answer(
             String key,
@@ -37,7 +41,12 @@ final class AnsweredLeases {
             long sentAt,
             long heardAt,
             long validFor,
-            long validUntil) {}
+            long validUntil,
+            long arrival) {
+
+        /** {@link #arrival} of an answer that did not say it. */
+        static final long UNKNOWN = Long.MIN_VALUE;
+    }
 
     /**
      * A stretch during which one lease was answered valid to its caller without a break.
@@ -83,7 +92,8 @@ final class AnsweredLeases {
                     c.sentAt(),
                     c.doneAt(),
                     validFor,
-                    c.sentAt() + validFor));
+                    c.sentAt() + validFor,
+                    c.validFor() >= 0 ? c.expiresAt() - c.validFor() : Answer.UNKNOWN));
         }
         return out;
     }

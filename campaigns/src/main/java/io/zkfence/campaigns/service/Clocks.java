@@ -2,12 +2,7 @@ package io.zkfence.campaigns.service;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * The replicas' clocks: the skews the campaign applied (libfaketime, {@link ServiceFaults.Skew}),
@@ -24,17 +19,21 @@ import java.util.stream.Collectors;
  * skewed replica that is 0, and what is left is measurement: millisecond clocks read in separate
  * processes ({@link #MEASUREMENT_MILLIS}).
  *
- * <p>Measured: a skewed replica's fresh grants and renewals carry {@code expiresAt} = its clock +
- * the TTL, against the campaign's clock halfway through the call; the median of those is the
- * offset the checks use, with half the median call's duration as its uncertainty (the applied
- * offset when it answered too few such calls to measure).
+ * <p>Measured: each 200 a skewed replica answered (a grant or a renewal) carries the lease's end on
+ * its clock ({@code expiresAt}) and the validity counted from the request's arrival
+ * ({@code validForMillis}): their difference is the arrival on its clock, against the campaign's
+ * clock halfway through the call. The median of those is the offset the checks use, with half the
+ * median call's duration as its uncertainty (the applied offset when it answered too few calls to
+ * measure). Not {@code expiresAt} less the TTL: a renewal keeps a later expiry written by another
+ * replica's clock, and a retried acquire answers the lease as it stands, so that measured a clock
+ * behind as up to the other clock's offset (a replica 5 s behind measured at +964 ms).
  */
 final class Clocks {
 
     /** Clocks read to the millisecond in separate processes on one machine: what a bound needs beyond the skew. */
     static final long MEASUREMENT_MILLIS = 5;
 
-    /** How many fresh answers a skew needs to be measured rather than taken as applied. */
+    /** How many answers a skew needs to be measured rather than taken as applied. */
     static final int MEASURED_FROM = 3;
 
     /**
@@ -77,32 +76,22 @@ final class Clocks {
 
     /** The skews, each measured from the logged answers of its replica while it ran skewed. */
     static Clocks of(ServiceLog.Logs logs, List<ServiceFaults.Skew> skews) {
-        Map<String, Long> ttlOf = new HashMap<>();
-        logs.requests().forEach(r -> ttlOf.put(r.owner(), r.ttl()));
-        Set<String> waited = logs.requests().stream()
-                .filter(ServiceLog.RequestEnd::waiting)
-                .map(ServiceLog.RequestEnd::owner)
-                .collect(Collectors.toSet());
         List<Window> out = new ArrayList<>();
         for (ServiceFaults.Skew s : skews) {
-            Set<String> firstAttempts = new HashSet<>();
-            List<ServiceLog.Call> fresh = logs.calls().stream()
-                    // A grant answered to a request's first attempt that did not wait was made by this replica
-                    // just then; a renewal always is.
-                    .filter(c -> !"acquire".equals(c.op()) || firstAttempts.add(c.owner()))
-                    .filter(c -> ("renew".equals(c.op()) || (c.granted() && !waited.contains(c.owner())))
+            List<ServiceLog.Call> answered = logs.calls().stream()
+                    .filter(c -> ("acquire".equals(c.op()) || "renew".equals(c.op()))
                             && c.status() == 200
+                            && c.validFor() >= 0
                             && c.replica().equals(s.replica())
                             && c.sentAt() >= s.fromMillis()
                             && c.doneAt() <= s.toMillis()
-                            && c.doneAt() - c.sentAt() < 500
-                            && ttlOf.containsKey(c.owner()))
+                            && c.doneAt() - c.sentAt() < 500)
                     .toList();
-            List<Long> offsets = fresh.stream()
-                    .map(c -> c.expiresAt() - ttlOf.get(c.owner()) - (c.sentAt() + c.doneAt()) / 2)
+            List<Long> offsets = answered.stream()
+                    .map(c -> arrivalOnReplica(c) - (c.sentAt() + c.doneAt()) / 2)
                     .sorted()
                     .toList();
-            List<Long> halfDurations = fresh.stream()
+            List<Long> halfDurations = answered.stream()
                     .map(c -> (c.doneAt() - c.sentAt() + 1) / 2)
                     .sorted()
                     .toList();
@@ -119,6 +108,17 @@ final class Clocks {
                     measured ? Math.max(1, halfDurations.get(halfDurations.size() / 2)) : 0));
         }
         return new Clocks(out);
+    }
+
+    /**
+     * When the call's request arrived, by the answering replica's clock: a 200 says the lease's end
+     * on that clock ({@code expiresAt}) and how long it lasts from the request's arrival
+     * ({@code validForMillis}), so their difference is the arrival on that clock, whatever clock
+     * wrote the expiry (a renewal keeps a later expiry another replica wrote; a retried acquire
+     * answers the lease as it stands).
+     */
+    private static long arrivalOnReplica(ServiceLog.Call c) {
+        return c.expiresAt() - c.validFor();
     }
 
     List<Window> windows() {
@@ -165,13 +165,12 @@ final class Clocks {
     /**
      * How much earlier than its answered validity a lease may end because of clock skew: the largest
      * offset any replica ran with in [from, to] (a replica that may have ended it then) less the
-     * offset of {@code answered}, the replica whose answer set that validity, when it answered; and
-     * the measurement's few milliseconds.
+     * offset of the clock that answered {@code answered} ({@link #answeredBy}); and the
+     * measurement's few milliseconds.
      */
-    long allowance(String answered, long answeredAt, long from, long to) {
-        Window y = windowOf(answered, answeredAt);
-        long dy = y == null ? 0 : y.offset() - y.uncertainty();
-        return allowanceBelow(dy, Math.min(from, answeredAt), Math.max(to, answeredAt));
+    long allowance(AnsweredLeases.Answer answered, long from, long to) {
+        return allowanceBelow(
+                answeredBy(answered), Math.min(from, answered.heardAt()), Math.max(to, answered.heardAt()));
     }
 
     /**
@@ -184,8 +183,8 @@ final class Clocks {
     }
 
     /**
-     * The lowest offset, less its uncertainty, of the replicas that answered {@code writers}, each
-     * when it answered: the clock that put a lease's {@code expiresAt} earliest in true time. A
+     * The lowest offset, less its uncertainty, of the clocks that answered {@code writers}
+     * ({@link #answeredBy}): the clock that put a lease's {@code expiresAt} earliest in true time. A
      * renewal answered by an unskewed replica after a grant by one running ahead moves
      * {@code expiresAt} to a lower number: by a replica ahead of the renewer, the lease then ends up
      * to the difference before the grant's answered validity.
@@ -193,10 +192,63 @@ final class Clocks {
     long lowestOffset(Collection<AnsweredLeases.Answer> writers) {
         long min = Long.MAX_VALUE;
         for (AnsweredLeases.Answer a : writers) {
-            Window w = windowOf(a.replica(), a.heardAt());
-            min = Math.min(min, w == null ? 0 : w.offset() - w.uncertainty());
+            min = Math.min(min, answeredBy(a));
         }
         return min == Long.MAX_VALUE ? 0 : min;
+    }
+
+    /** The offset of the clock that answered {@code a} ({@link #answeredBy}, without its uncertainty), for the report. */
+    long answeringOffset(AnsweredLeases.Answer a) {
+        Window w = answeringWindow(a);
+        return w == null ? 0 : w.offset();
+    }
+
+    /**
+     * The offset, less its uncertainty, of the clock that answered {@code a}. Not simply the one
+     * its replica ran with when the answer was heard: a skew window starts when the replica is
+     * restarted under libfaketime, and an answer the process before made (unskewed) may be heard
+     * after that, held by a proxy on its way. So every clock its replica ran with while the call
+     * was out is a candidate, and the answer itself says which it was: its {@code expiresAt} less
+     * its {@code validForMillis} is the request's arrival on that clock, which lies between the
+     * send and the answer shifted by the clock's offset. Of the candidates that fit, the lowest
+     * (the one that puts the answered end latest in true time); the clock at the answer when none
+     * fits or the answer does not say.
+     */
+    long answeredBy(AnsweredLeases.Answer a) {
+        Window w = answeringWindow(a);
+        return w == null ? 0 : w.offset() - w.uncertainty();
+    }
+
+    /** The window of the clock that answered {@code a} ({@link #answeredBy}); null for the unskewed clock. */
+    private Window answeringWindow(AnsweredLeases.Answer a) {
+        Window atAnswer = windowOf(a.replica(), a.heardAt());
+        if (a.arrival() == AnsweredLeases.Answer.UNKNOWN) {
+            return atAnswer;
+        }
+        List<Window> candidates = new ArrayList<>();
+        boolean coveredByOne = false;
+        for (Window w : windows) {
+            if (w.replica().equals(a.replica()) && w.from() <= a.heardAt() && w.to() >= a.sentAt()) {
+                candidates.add(w);
+                coveredByOne |= w.from() <= a.sentAt() && a.heardAt() <= w.to();
+            }
+        }
+        if (!coveredByOne) {
+            candidates.add(null); // the replica ran unskewed for part of the call
+        }
+        Window best = atAnswer;
+        long bestLow = Long.MAX_VALUE;
+        for (Window w : candidates) {
+            long offset = w == null ? 0 : w.offset();
+            long uncertainty = w == null ? 0 : w.uncertainty();
+            long slack = uncertainty + MEASUREMENT_MILLIS;
+            boolean fits = a.sentAt() + offset - slack <= a.arrival() && a.arrival() <= a.heardAt() + offset + slack;
+            if (fits && offset - uncertainty < bestLow) {
+                best = w;
+                bestLow = offset - uncertainty;
+            }
+        }
+        return best;
     }
 
     /** One line per skew, for the report: what libfaketime was given and what the answers showed. */
@@ -205,9 +257,9 @@ final class Clocks {
         for (Window w : windows) {
             out.add(w.replica() + " run with FAKETIME=" + (w.applied() > 0 ? "+" : "") + w.applied() / 1000 + "s: "
                     + (w.samples() == 0
-                            ? "no fresh grant or renewal answered by it while it ran skewed; the checks take "
+                            ? "no grant or renewal answered by it while it ran skewed; the checks take "
                                     + signed(w.applied()) + " ms"
-                            : "its fresh grants and renewals put its clock at "
+                            : "its grants and renewals put its clock at "
                                     + (w.measured() == null ? "about " : "")
                                     + signed(w.measured() == null ? w.low() : w.measured())
                                     + " ms (median of " + w.samples() + ", from " + signed(w.low()) + " to "

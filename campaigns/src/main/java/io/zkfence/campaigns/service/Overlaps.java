@@ -96,11 +96,11 @@ final class Overlaps {
             return null;
         }
         AnsweredLeases.Answer y = first.endBy();
-        long allowance = clocks.allowance(y.replica(), y.heardAt(), y.sentAt(), from);
+        long allowance = clocks.allowance(y, y.sentAt(), from);
         AnsweredLeases.Segment lower = first.token() < second.token() ? first : second;
         AnsweredLeases.Segment higher = lower == first ? second : first;
         List<ServiceLog.Write> lw = writesByToken.getOrDefault(lower.token(), List.of());
-        long dy = clocks.offsetOf(y.replica(), y.heardAt());
+        long dy = clocks.answeringOffset(y);
         long dMax = clocks.maxOffset(y.sentAt(), from);
         String why = "token " + first.token() + " was answered valid until " + y.validUntil() + " by " + y.replica()
                 + " (its clock " + signed(dy) + " ms), the largest replica clock meanwhile " + signed(dMax)

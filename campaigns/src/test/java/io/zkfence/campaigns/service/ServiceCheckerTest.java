@@ -829,6 +829,51 @@ class ServiceCheckerTest {
         assertThat(clocks.offsetOf("r1", 61_000)).isZero();
         assertThat(clocks.offsetOf("r0", 30_000)).isZero();
         // Answered by r0 (unskewed), judged while r1 ran 4,003 ± 2 ms ahead.
-        assertThat(clocks.allowance("r0", 30_000, 29_000, 31_000)).isEqualTo(4_005 + Clocks.MEASUREMENT_MILLIS);
+        AnsweredLeases.Answer byR0 =
+                new AnsweredLeases.Answer(KEY, 20, owner(9), "acquire", "r0", 29_995, 30_000, 5_000, 34_995, 29_997);
+        assertThat(clocks.allowance(byR0, 29_000, 31_000)).isEqualTo(4_005 + Clocks.MEASUREMENT_MILLIS);
+    }
+
+    @Test
+    void aSkewIsMeasuredFromEachAnswersArrivalNotFromAnExpiryAnotherClockWrote() {
+        // r1 runs 5 s behind. Each renewal through it kept the later expiry an unskewed replica's
+        // confirmation wrote (its TTL and 1 s of slack), and answered it counted on r1's clock: valid
+        // for 11 s. Taken for r1's clock plus the TTL, that expiry put r1 at +1 s (the 15-minute run
+        // at f9cb1f0 measured +964 ms for a replica 5 s behind); less validForMillis, it is the
+        // request's arrival on r1's clock.
+        skews.add(new ServiceFaults.Skew("r1", 0, 60_000, -5_000));
+        for (int n = 1; n <= 3; n++) {
+            long sent = n * 10_000;
+            long arrivalOnR1 = sent + 2 - 5_000;
+            long kept = sent + 2 + 5_000 + 1_000;
+            call(owner(n), "renew", "r1", sent, sent + 4, 200, null, 0, kept, kept - arrivalOnR1, null, false, 10 + n);
+            requests.add(new ServiceLog.RequestEnd(
+                    "w0", INC, owner(n), "req-" + n, KEY, 5_000, true, 1_000, sent - 100, sent + 4, "granted", 10 + n));
+        }
+        Clocks clocks = Clocks.of(new ServiceLog.Logs(calls, requests, holds, writes, Set.of()), skews);
+        assertThat(clocks.windows()).singleElement().satisfies(w -> {
+            assertThat(w.measured()).isEqualTo(-5_000);
+            assertThat(w.samples()).isEqualTo(3);
+        });
+    }
+
+    @Test
+    void aGrantHeardAfterItsReplicaRestartedSkewedIsJudgedByTheClockThatAnsweredIt() {
+        // The 30-minute run at 0dbb05e: r0 granted token 10 unskewed, its answer held by r0's proxy;
+        // r0 was restarted 5 s ahead (confirming the lease as it stopped: expiresAt 9,000), and the
+        // held answer was heard after that. Its expiresAt less its validForMillis (1,003) is the
+        // request's arrival on an unskewed clock: ZooKeeper's 9,000 is true time, past the 8,000
+        // the answer said, not 4,000 as read by r0's new clock.
+        skews.add(new ServiceFaults.Skew("r0", 3_000, 60_000, 5_000));
+        call(owner(1), "acquire", "r0", 1_000, 6_000, 200, null, 10, 8_003, 7_000, null, false, 0);
+        requests.add(new ServiceLog.RequestEnd(
+                "w0", INC, owner(1), "req-1", KEY, 5_000, true, 6_000, 1_000, 6_000, "granted", 10));
+        released(1, 7_900, 10);
+        QueueObserver.Seen e = entry(owner(1), 10, 1_100, 7_800, 2_900);
+        e.states.add(new QueueObserver.State(2_900, 7_800, true, 9_000));
+        e.goneSeen = 8_300;
+        e.removedAt = 7_905;
+        e.removedAs = "RELEASED";
+        assertThat(check().findings()).isEmpty();
     }
 }
