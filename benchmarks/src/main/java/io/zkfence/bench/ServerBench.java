@@ -135,25 +135,20 @@ final class ServerBench implements Workload {
                 }
                 for (int c = 0; c < clients; c++) {
                     String key = hot ? "bench:hot" : "bench:key-" + c;
+                    // Each client acquires through one replica and releases through the other.
+                    EmbeddedServer via = replicas.get(c % 2);
+                    EmbeddedServer other = replicas.get((c + 1) % 2);
+                    String owner = "bench-" + shape + "-" + c;
                     impls.get("http")
-                            .add(HttpCycle.keepAlive(
-                                    closer,
-                                    replicas.get(c % 2),
-                                    replicas.get((c + 1) % 2),
-                                    key,
-                                    "bench-" + shape + "-" + c,
-                                    HttpCycle.Acquire.WAITING,
-                                    errors)::run);
+                            .add(
+                                    HttpCycle.keepAlive(
+                                            closer, via, other, key, owner, HttpCycle.Acquire.WAITING, errors)::run);
                     if (hot) {
+                        HttpCycle.Acquire shortTtl = HttpCycle.Acquire.WAITING.withTtl(SHORT_TTL_MS);
                         impls.get("http-ttl20s")
-                                .add(HttpCycle.keepAlive(
-                                        closer,
-                                        replicas.get(c % 2),
-                                        replicas.get((c + 1) % 2),
-                                        key,
-                                        "bench-hot20-" + c,
-                                        HttpCycle.Acquire.WAITING.withTtl(SHORT_TTL_MS),
-                                        errors)::run);
+                                .add(
+                                        HttpCycle.keepAlive(closer, via, other, key, owner + "-20s", shortTtl, errors)
+                                                ::run);
                     }
                     FencedLock lock = lockClient.apply(100 + c).lock(key.replace(':', '-'));
                     impls.get("lock-core").add(() -> lock.acquire().release());
