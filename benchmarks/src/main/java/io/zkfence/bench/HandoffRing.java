@@ -18,9 +18,11 @@ import org.apache.zookeeper.ZooKeeper;
  * the next waiter's acquire returning, with N waiters queued behind the holder.
  *
  * <p>The N+1 participants form a ring: each, once granted, waits until the queue is full again
- * (N waiters behind it: the previous holder has re-queued at the tail), notes the time, releases
- * and queues again. So every measured hand-off happens with exactly N waiters, and nothing else
- * of the workload is in flight while it is timed. Watch events, child-list reads and single-znode
+ * (N waiters behind it: the previous holder has re-queued at the tail), notes the time, releases,
+ * and queues again once the next waiter has been granted. So every measured hand-off happens with
+ * exactly N waiters, and nothing else of the workload is in flight while it is timed (a releaser
+ * that queued again at once would read the whole queue, 1,001 names with 1,000 waiters, while the
+ * hand-off it started is timed). Watch events, child-list reads and single-znode
  * reads are counted on the client side, summed over every client; requests on the server all
  * clients use, less the ring's own polling of the queue.
  */
@@ -119,6 +121,9 @@ final class HandoffRing {
 
     private final Histogram histogram = Latency.newHistogram();
     private final AtomicLong grants = new AtomicLong();
+    /** Notified on every grant: a member that released waits on it for the next one. */
+    private final Object granted = new Object();
+
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile long releaseStartedAt;
     private volatile boolean done;
@@ -230,6 +235,9 @@ final class HandoffRing {
                 long now = System.nanoTime();
                 long started = releaseStartedAt;
                 long k = grants.getAndIncrement(); // this grant's index; grants are one at a time
+                synchronized (granted) {
+                    granted.notifyAll();
+                }
                 if (k > warmup && k <= warmup + samples) {
                     Latency.record(histogram, now - started);
                 }
@@ -259,10 +267,20 @@ final class HandoffRing {
                 if (stop) {
                     return;
                 }
+                awaitNextGrant(k);
             }
         } catch (Throwable e) {
             failure.compareAndSet(null, e);
             done = true;
+        }
+    }
+
+    /** Waits until the grant after grant {@code k} (the hand-off this member's release started) has been made. */
+    private void awaitNextGrant(long k) throws InterruptedException {
+        synchronized (granted) {
+            while (grants.get() < k + 2 && !done && failure.get() == null) {
+                granted.wait(1_000);
+            }
         }
     }
 
