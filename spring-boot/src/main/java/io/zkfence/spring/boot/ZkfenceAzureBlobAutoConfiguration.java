@@ -50,12 +50,7 @@ public class ZkfenceAzureBlobAutoConfiguration {
                         AzureBlobFenceConfig.Builder::backoffBase,
                         AzureBlobFenceConfig.Builder::backoffMax,
                         AzureBlobFenceConfig.Builder::etagCacheSize),
-                new ObjectStoreSettings.Values(
-                        p.getTokenMetadataKey(),
-                        p.getMaxConflictRetries(),
-                        p.getBackoffBase(),
-                        p.getBackoffMax(),
-                        p.getEtagCacheSize()));
+                p);
         FencedContainer fenced = FencedContainer.create(blobs.getBlobContainerClient(container), config);
         if (p.isVerifyOnStartup()) {
             fenced.verifyConditionalWrites();

@@ -50,12 +50,7 @@ public class ZkfenceS3AutoConfiguration {
                         S3FenceConfig.Builder::backoffBase,
                         S3FenceConfig.Builder::backoffMax,
                         S3FenceConfig.Builder::etagCacheSize),
-                new ObjectStoreSettings.Values(
-                        p.getTokenMetadataKey(),
-                        p.getMaxConflictRetries(),
-                        p.getBackoffBase(),
-                        p.getBackoffMax(),
-                        p.getEtagCacheSize()));
+                p);
         FencedBucket fenced = FencedBucket.create(s3, config);
         if (p.isVerifyOnStartup()) {
             fenced.verifyConditionalWrites();
