@@ -5,11 +5,9 @@ import com.azure.storage.blob.BlobContainerClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
 import io.zkfence.azure.blob.FencedContainer;
 import io.zkfence.testing.AzuriteServer;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.HdrHistogram.Histogram;
 
 /**
  * Workload 5d: a fenced Azure Blob put in the steady state (the writer rewrites a blob it wrote
@@ -55,20 +53,12 @@ final class AzureBlobFencingBench implements Workload {
                     .say(
                             "fencing on Azure Blob: %d warm-up + %d rounds x %d puts per variant",
                             s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
-            Map<String, Histogram> hs =
-                    Interleaved.run(ops, s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
-            Map<String, Latency> lat = new LinkedHashMap<>();
-            hs.forEach((n, h) -> {
-                lat.put(n, Latency.of(h));
-                r.latency("fencing_azure_blob." + n, lat.get(n));
-            });
+            Map<String, Latency> lat = FenceOverhead.interleave(s, r, "fencing_azure_blob", ops);
             r.figure("fencing_azure_blob.body_bytes", BODY_BYTES);
 
             Latency base = lat.get("plain_put");
             Latency fencedLat = lat.get("fenced_put");
-            double ratio = fencedLat.p50() / base.p50();
-            r.figure("fencing_azure_blob.ratio.fenced_vs_plain.p50", ratio);
-            r.figure("fencing_azure_blob.ratio.fenced_vs_plain.mean", fencedLat.mean() / base.mean());
+            double ratio = FenceOverhead.ratio(r, "fencing_azure_blob", fencedLat, base);
             r.target(Target.atMost(
                     "azure_blob_steady_put",
                     name(),
@@ -78,16 +68,8 @@ final class AzureBlobFencingBench implements Workload {
                     "p50 " + Fmt.us(fencedLat.p50()) + " vs " + Fmt.us(base.p50())
                             + "; one Put Blob per put in both variants"));
 
-            Map<String, List<Double>> series = new LinkedHashMap<>();
-            lat.forEach((n, l) -> series.put(n, List.of(l.p50(), l.p99(), l.p999())));
-            String plot = Plots.bars(
-                    ctx.out(),
-                    "fencing-azure-blob.png",
-                    "Azure Blob put of " + BODY_BYTES + " bytes on Azurite",
-                    "percentile",
-                    "latency (µs)",
-                    List.of("p50", "p99", "p99.9"),
-                    series);
+            String plot = FenceOverhead.plot(
+                    ctx, "fencing-azure-blob.png", "Azure Blob put of " + BODY_BYTES + " bytes on Azurite", lat);
             StringBuilder md = new StringBuilder();
             md.append("Azurite ")
                     .append(AzuriteServer.VERSION)
@@ -103,13 +85,9 @@ final class AzureBlobFencingBench implements Workload {
                     .append(" puts after ")
                     .append(s.fenceWarmupRounds())
                     .append(" warm-up rounds.\n\n");
-            md.append(Fmt.LATENCY_HEADER).append('\n');
-            lat.forEach((n, l) -> md.append(Fmt.latencyRow(n, l)).append('\n'));
-            md.append("\nFenced ÷ plain p50: **")
-                    .append(Fmt.ratio(ratio))
-                    .append("** (mean ÷ mean ")
-                    .append(Fmt.ratio(fencedLat.mean() / base.mean()))
-                    .append(").\n\n");
+            FenceOverhead.latencyTable(md, lat);
+            FenceOverhead.ratioLine(md, fencedLat, base);
+            md.append(".\n\n");
             md.append("![fencing on Azure Blob](").append(plot).append(")\n");
             return new Section("5d. Fencing overhead on Azure Blob Storage (Azurite)", md.toString());
         }

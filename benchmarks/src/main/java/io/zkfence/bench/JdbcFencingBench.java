@@ -22,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
-import org.HdrHistogram.Histogram;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
@@ -92,13 +91,7 @@ final class JdbcFencingBench implements Workload {
                     .say(
                             "fencing on PostgreSQL: %d warm-up + %d rounds x %d ops per variant",
                             s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
-            Map<String, Histogram> hs =
-                    Interleaved.run(ops, s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
-            Map<String, Latency> lat = new LinkedHashMap<>();
-            hs.forEach((n, h) -> {
-                lat.put(n, Latency.of(h));
-                r.latency("fencing_jdbc." + n, lat.get(n));
-            });
+            Map<String, Latency> lat = FenceOverhead.interleave(s, r, "fencing_jdbc", ops);
 
             List<Pair> pairs = List.of(
                     new Pair(
@@ -148,8 +141,7 @@ final class JdbcFencingBench implements Workload {
                             + "`synchronous_commit = off`, where a commit does not wait for the WAL flush and the "
                             + "extra statement weighs most; they are for information, the targets are judged on the "
                             + "durable defaults.\n\n");
-            md.append(Fmt.LATENCY_HEADER).append('\n');
-            lat.forEach((n, l) -> md.append(Fmt.latencyRow(n, l)).append('\n'));
+            FenceOverhead.latencyTable(md, lat);
             md.append(
                     "\n| comparison | commits | fenced p50 ÷ baseline p50 | mean ÷ mean | target |\n|---|---|---:|---:|---:|\n");
             for (String mode : List.of("durable", "nosync")) {

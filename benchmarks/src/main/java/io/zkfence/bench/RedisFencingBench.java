@@ -9,7 +9,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.HdrHistogram.Histogram;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 
@@ -79,13 +78,7 @@ final class RedisFencingBench implements Workload {
                                 "fencing on Redis: %d calls per variant for the JIT, %d warm-up + %d rounds x %d"
                                         + " writes per variant",
                                 jitWarmup, s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
-                Map<String, Histogram> hs =
-                        Interleaved.run(ops, s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
-                Map<String, Latency> lat = new LinkedHashMap<>();
-                hs.forEach((n, h) -> {
-                    lat.put(n, Latency.of(h));
-                    r.latency("fencing_redis." + n, lat.get(n));
-                });
+                Map<String, Latency> lat = FenceOverhead.interleave(s, r, "fencing_redis", ops);
                 r.figure("fencing_redis.value_bytes", VALUE_BYTES);
 
                 // What the server spends per call, by its own count (INFO commandstats): the part of the
@@ -105,10 +98,8 @@ final class RedisFencingBench implements Workload {
                 Latency base = lat.get("plain_set");
                 Latency fenced = lat.get("fenced_set");
                 Latency trust = lat.get("fenced_set_trust_persistence");
-                double ratio = fenced.p50() / base.p50();
+                double ratio = FenceOverhead.ratio(r, "fencing_redis", fenced, base);
                 double trustRatio = trust.p50() / base.p50();
-                r.figure("fencing_redis.ratio.fenced_vs_plain.p50", ratio);
-                r.figure("fencing_redis.ratio.fenced_vs_plain.mean", fenced.mean() / base.mean());
                 r.figure("fencing_redis.ratio.fenced_trust_persistence_vs_plain.p50", trustRatio);
                 r.target(Target.atMost(
                         "redis_fenced_set",
@@ -123,16 +114,8 @@ final class RedisFencingBench implements Workload {
                                 + Fmt.num(serverUs.get("fenced_set_trust_persistence")) + " µs), SET "
                                 + Fmt.num(serverUs.get("plain_set")) + " µs"));
 
-                Map<String, List<Double>> series = new LinkedHashMap<>();
-                lat.forEach((n, l) -> series.put(n, List.of(l.p50(), l.p99(), l.p999())));
-                String plot = Plots.bars(
-                        ctx.out(),
-                        "fencing-redis.png",
-                        "Redis SET of " + VALUE_BYTES + " bytes, fenced and plain",
-                        "percentile",
-                        "latency (µs)",
-                        List.of("p50", "p99", "p99.9"),
-                        series);
+                String plot = FenceOverhead.plot(
+                        ctx, "fencing-redis.png", "Redis SET of " + VALUE_BYTES + " bytes, fenced and plain", lat);
                 StringBuilder md = new StringBuilder();
                 md.append("Debian's redis-server ")
                         .append("in a process of its own (no persistence), one Jedis client (fencing-redis's "
@@ -152,13 +135,9 @@ final class RedisFencingBench implements Workload {
                         .append(" calls of each variant for the JIT and ")
                         .append(s.fenceWarmupRounds())
                         .append(" warm-up rounds.\n\n");
-                md.append(Fmt.LATENCY_HEADER).append('\n');
-                lat.forEach((n, l) -> md.append(Fmt.latencyRow(n, l)).append('\n'));
-                md.append("\nFenced ÷ plain p50: **")
-                        .append(Fmt.ratio(ratio))
-                        .append("** (mean ÷ mean ")
-                        .append(Fmt.ratio(fenced.mean() / base.mean()))
-                        .append("); with TRUST_PERSISTENCE ")
+                FenceOverhead.latencyTable(md, lat);
+                FenceOverhead.ratioLine(md, fenced, base);
+                md.append("; with TRUST_PERSISTENCE ")
                         .append(Fmt.ratio(trustRatio))
                         .append(". One request per write in every variant. The server's own time per call "
                                 + "(`INFO commandstats`, ")

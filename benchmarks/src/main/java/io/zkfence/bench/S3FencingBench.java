@@ -2,12 +2,10 @@ package io.zkfence.bench;
 
 import io.zkfence.s3.FencedBucket;
 import io.zkfence.s3.S3FenceConfig;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
-import org.HdrHistogram.Histogram;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
@@ -94,13 +92,7 @@ final class S3FencingBench implements Workload {
                     .say(
                             "fencing on S3: %d warm-up + %d rounds x %d puts per variant",
                             s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
-            Map<String, Histogram> hs =
-                    Interleaved.run(ops, s.fenceWarmupRounds(), s.fenceRounds(), s.fenceOpsPerRound());
-            Map<String, Latency> lat = new LinkedHashMap<>();
-            hs.forEach((n, h) -> {
-                lat.put(n, Latency.of(h));
-                r.latency("fencing_s3." + n, lat.get(n));
-            });
+            Map<String, Latency> lat = FenceOverhead.interleave(s, r, "fencing_s3", ops);
 
             // Per put in the steady state: requests (counted by the SDK), and the calling thread's CPU
             // time and allocation (the SDK sends on the caller's thread, so that is the client's side).
@@ -121,11 +113,9 @@ final class S3FencingBench implements Workload {
             Latency base = lat.get("plain_put");
             Latency wireLat = lat.get("wire_put");
             Latency fencedLat = lat.get("fenced_put");
-            double ratio = fencedLat.p50() / base.p50();
+            double ratio = FenceOverhead.ratio(r, "fencing_s3", fencedLat, base);
             double wireRatio = wireLat.p50() / base.p50();
             double codeRatio = fencedLat.p50() / wireLat.p50();
-            r.figure("fencing_s3.ratio.fenced_vs_plain.p50", ratio);
-            r.figure("fencing_s3.ratio.fenced_vs_plain.mean", fencedLat.mean() / base.mean());
             r.figure("fencing_s3.ratio.wire_vs_plain.p50", wireRatio);
             r.figure("fencing_s3.ratio.fenced_vs_wire.p50", codeRatio);
             r.target(Target.atMost(
@@ -139,16 +129,8 @@ final class S3FencingBench implements Workload {
                             + ", the fence's code " + Fmt.ratio(codeRatio) + "); requests per put: fenced "
                             + Fmt.num(fencedRequests) + ", plain " + Fmt.num(plainRequests)));
 
-            Map<String, List<Double>> series = new LinkedHashMap<>();
-            lat.forEach((name, l) -> series.put(name, List.of(l.p50(), l.p99(), l.p999())));
-            String plot = Plots.bars(
-                    ctx.out(),
-                    "fencing-s3.png",
-                    "S3 put of " + BODY_BYTES + " bytes on S3Mock",
-                    "percentile",
-                    "latency (µs)",
-                    List.of("p50", "p99", "p99.9"),
-                    series);
+            String plot =
+                    FenceOverhead.plot(ctx, "fencing-s3.png", "S3 put of " + BODY_BYTES + " bytes on S3Mock", lat);
             StringBuilder md = new StringBuilder();
             md.append("S3Mock in this JVM, AWS SDK v2 (path-style, default HTTP client), one thread, ")
                     .append(BODY_BYTES)
@@ -165,13 +147,9 @@ final class S3FencingBench implements Workload {
                     .append(" puts after ")
                     .append(s.fenceWarmupRounds())
                     .append(" warm-up rounds.\n\n");
-            md.append(Fmt.LATENCY_HEADER).append('\n');
-            lat.forEach((name, l) -> md.append(Fmt.latencyRow(name, l)).append('\n'));
-            md.append("\nFenced ÷ plain p50: **")
-                    .append(Fmt.ratio(ratio))
-                    .append("** (mean ÷ mean ")
-                    .append(Fmt.ratio(fencedLat.mean() / base.mean()))
-                    .append("); wire ÷ plain ")
+            FenceOverhead.latencyTable(md, lat);
+            FenceOverhead.ratioLine(md, fencedLat, base);
+            md.append("; wire ÷ plain ")
                     .append(Fmt.ratio(wireRatio))
                     .append(", fenced ÷ wire ")
                     .append(Fmt.ratio(codeRatio))

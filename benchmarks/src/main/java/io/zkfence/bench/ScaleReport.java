@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /** Section 9c of the report: the lock service at scale ({@link ServiceScaleBench}), with its plots. */
 final class ScaleReport {
@@ -151,16 +152,17 @@ final class ScaleReport {
                             + " etcd db |\n")
                     .append("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
             for (ServiceScaleBench.EtcdRow row : etcd) {
+                ServiceScaleBench.DriverWindow d = row.driver();
                 md.append(Fmt.row(
                         String.format(Locale.ROOT, "%,d", row.leases()),
-                        Fmt.num(row.keepAlivesPerSecond()),
-                        row.keepAlive() == null ? "—" : Fmt.us(row.keepAlive().p50()),
-                        row.keepAlive() == null ? "—" : Fmt.us(row.keepAlive().p99()),
-                        row.keepAlive() == null ? "—" : Fmt.us(row.keepAlive().p999()),
-                        ms(row.latenessP99Ms()),
-                        row.lost(),
+                        Fmt.num(d.perSecond()),
+                        us(d.latency(), Latency::p50),
+                        us(d.latency(), Latency::p99),
+                        us(d.latency(), Latency::p999),
+                        ms(d.latenessP99Ms()),
+                        d.lost(),
                         Fmt.num(row.proposalsPerSecond()),
-                        cores(row.etcdCores()) + " / " + cores(row.driverCores()),
+                        cores(row.etcdCores()) + " / " + cores(d.cores()),
                         mib(row.rss()),
                         mib(row.heapInUse()),
                         row.goroutines(),
@@ -174,19 +176,25 @@ final class ScaleReport {
 
     private static String serviceRow(ServiceScaleBench.ServiceRow row, ScaleSettings s) {
         double due = row.leases() / (double) s.renewEvery().toSeconds();
+        ServiceScaleBench.DriverWindow d = row.driver();
         return Fmt.row(
                 label(row),
-                Fmt.num(row.renewalsPerSecond()) + " (" + Fmt.num(due) + ")",
-                row.renew() == null ? "—" : Fmt.us(row.renew().p50()),
-                row.renew() == null ? "—" : Fmt.us(row.renew().p99()),
-                row.renew() == null ? "—" : Fmt.us(row.renew().p999()),
-                ms(row.latenessP99Ms()),
-                row.lost(),
+                Fmt.num(d.perSecond()) + " (" + Fmt.num(due) + ")",
+                us(d.latency(), Latency::p50),
+                us(d.latency(), Latency::p99),
+                us(d.latency(), Latency::p999),
+                ms(d.latenessP99Ms()),
+                d.lost(),
                 Fmt.num(row.zkWritesPerSecond()),
                 Fmt.num(row.writesPerRenewal()),
                 Fmt.num(row.requestsPerRenewal()),
-                cores(row.replicaCoresTotal()) + " / " + cores(row.zkCores()) + " / " + cores(row.driverCores()),
-                row.renewalsPerSecond() > 0 ? Fmt.us(row.replicaCoresTotal() * 1e6 / row.renewalsPerSecond()) : "—");
+                cores(row.replicaCoresTotal()) + " / " + cores(row.zkCores()) + " / " + cores(d.cores()),
+                d.perSecond() > 0 ? Fmt.us(row.replicaCoresTotal() * 1e6 / d.perSecond()) : "—");
+    }
+
+    /** {@code pick} of {@code l}, in µs; "—" when none completed in the window. */
+    private static String us(Latency l, ToDoubleFunction<Latency> pick) {
+        return l == null ? "—" : Fmt.us(pick.applyAsDouble(l));
     }
 
     private static String label(ServiceScaleBench.ServiceRow row) {
@@ -219,27 +227,21 @@ final class ScaleReport {
         for (int i = 0; i < rows.size(); i++) {
             ServiceScaleBench.ServiceRow row = rows.get(i);
             levels.add(String.format(Locale.ROOT, "%,d leases", row.leases()));
-            latency.get("service renew p50")
-                    .add(positiveMs(row.renew() == null ? 0 : row.renew().p50()));
-            latency.get("service renew p99")
-                    .add(positiveMs(row.renew() == null ? 0 : row.renew().p99()));
-            load.get("renewals/s").add(row.renewalsPerSecond());
+            latency.get("service renew p50").add(positiveMs(row.driver().latency(), Latency::p50));
+            latency.get("service renew p99").add(positiveMs(row.driver().latency(), Latency::p99));
+            load.get("renewals/s").add(row.driver().perSecond());
             load.get("ZooKeeper writes/s").add(row.zkWritesPerSecond());
             cpu.get("replicas").add(row.replicaCoresTotal());
             cpu.get("ZooKeeper").add(row.zkCores());
-            cpu.get("service driver").add(row.driverCores());
+            cpu.get("service driver").add(row.driver().cores());
             if (!etcd.isEmpty()) {
                 ServiceScaleBench.EtcdRow e = etcd.get(i);
-                latency.get("etcd keep-alive p50")
-                        .add(positiveMs(
-                                e.keepAlive() == null ? 0 : e.keepAlive().p50()));
-                latency.get("etcd keep-alive p99")
-                        .add(positiveMs(
-                                e.keepAlive() == null ? 0 : e.keepAlive().p99()));
-                load.get("etcd keep-alives/s").add(e.keepAlivesPerSecond());
+                latency.get("etcd keep-alive p50").add(positiveMs(e.driver().latency(), Latency::p50));
+                latency.get("etcd keep-alive p99").add(positiveMs(e.driver().latency(), Latency::p99));
+                load.get("etcd keep-alives/s").add(e.driver().perSecond());
                 load.get("etcd proposals/s").add(e.proposalsPerSecond());
                 cpu.get("etcd").add(e.etcdCores());
-                cpu.get("etcd driver").add(e.driverCores());
+                cpu.get("etcd driver").add(e.driver().cores());
             }
         }
         String latencyPlot = Plots.bars(
@@ -263,6 +265,11 @@ final class ScaleReport {
                 Plots.bars(ctx.out(), "service-scale-cpu.png", "CPU by process", "leases held", "cores", levels, cpu);
         return "![renewal latency](" + latencyPlot + ")\n\n![renewals and writes](" + loadPlot + ")\n\n![CPU]("
                 + cpuPlot + ")\n";
+    }
+
+    /** {@link #positiveMs(double)} of {@code pick} of {@code l}, taken as 0 when none completed in the window. */
+    private static double positiveMs(Latency l, ToDoubleFunction<Latency> pick) {
+        return positiveMs(l == null ? 0 : pick.applyAsDouble(l));
     }
 
     /** Milliseconds, never 0 (the latency plot's axis is logarithmic). */

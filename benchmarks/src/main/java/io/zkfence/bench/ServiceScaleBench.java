@@ -58,24 +58,65 @@ final class ServiceScaleBench implements Workload {
     /** One replica's JVM after a window. */
     record ReplicaState(long heapAfterGc, long heapCommitted, int javaThreads, int osThreads, long rss) {}
 
-    /** A measured window of service leases. */
-    record ServiceRow(
-            String level,
-            int leases,
+    /**
+     * The driver's side of a measured window, the same for the service's leases and etcd's: from its
+     * statistics at the window's start and end.
+     *
+     * @param held the leases held at the end
+     * @param lost the leases lost so far (a renewal refused: the lease had ended)
+     * @param errors the renewals failed so far (transport, 5xx)
+     * @param seconds the window's length
+     * @param calls the renewals (keep-alives on etcd) answered in the window
+     * @param perSecond those per second
+     * @param latency their latency, null when none completed in the window
+     * @param latenessP99Ms p99 of how late a renewal was sent, in ms
+     * @param cores the driver's CPU, in cores
+     */
+    record DriverWindow(
             long held,
             long lost,
             long errors,
             double seconds,
-            double renewalsPerSecond,
-            Latency renew,
+            long calls,
+            double perSecond,
+            Latency latency,
             double latenessP99Ms,
+            double cores) {
+
+        static DriverWindow of(JsonNode a, JsonNode b, double seconds) {
+            long calls = b.path("renewOk").asLong() - a.path("renewOk").asLong();
+            Histogram latency = Histograms.decode(b.path("renewLatency").asText());
+            Histogram late = Histograms.decode(b.path("lateness").asText());
+            return new DriverWindow(
+                    b.path("held").asLong(),
+                    b.path("renewLost").asLong(),
+                    b.path("renewErrors").asLong(),
+                    seconds,
+                    calls,
+                    calls / seconds,
+                    latency.getTotalCount() == 0 ? null : Latency.of(latency),
+                    late.getTotalCount() == 0 ? 0 : late.getValueAtPercentile(99) / 1e6,
+                    (b.path("cpuNanos").asLong() - a.path("cpuNanos").asLong()) / 1e9 / seconds);
+        }
+
+        /** "p50 x, p99 y" of the latency, "-" for each when none completed in the window. */
+        String p50p99() {
+            return "p50 " + (latency == null ? "-" : Fmt.us(latency.p50())) + ", p99 "
+                    + (latency == null ? "-" : Fmt.us(latency.p99()));
+        }
+    }
+
+    /** A measured window of service leases. */
+    record ServiceRow(
+            String level,
+            int leases,
+            DriverWindow driver,
             double zkWritesPerSecond,
             double zkRequestsPerSecond,
             double writesPerRenewal,
             double requestsPerRenewal,
             List<Double> replicaCores,
             double zkCores,
-            double driverCores,
             List<ReplicaState> replicas,
             long znodes,
             long dataBytes,
@@ -89,16 +130,9 @@ final class ServiceScaleBench implements Workload {
     /** A measured window of etcd leases. */
     record EtcdRow(
             int leases,
-            long held,
-            long lost,
-            long errors,
-            double seconds,
-            double keepAlivesPerSecond,
-            Latency keepAlive,
-            double latenessP99Ms,
+            DriverWindow driver,
             double proposalsPerSecond,
             double etcdCores,
-            double driverCores,
             long rss,
             long heapInUse,
             long goroutines,
@@ -165,10 +199,10 @@ final class ServiceScaleBench implements Workload {
                     "OK");
 
             List<ServiceRow> rows = new ArrayList<>();
-            long held = 0;
+            Levels service =
+                    new Levels(s.levels(), "L", (prefix, count) -> hold(ctx, driver, "HOLD", "", prefix, count, s));
             // The first level, then waiters queued behind its holders, then the next levels.
-            String first = "L" + s.levels().getFirst();
-            held += hold(ctx, driver, first, s.levels().getFirst(), s);
+            String first = service.hold(0);
             rows.add(window(
                     ctx,
                     s,
@@ -179,11 +213,9 @@ final class ServiceScaleBench implements Workload {
                     s.levels().getFirst(),
                     s.windows().getFirst()));
             WaiterResult waiters = waiters(ctx, s, driver, probes, harness, replicas, first);
-            held -= s.waiterKeys();
+            service.released(s.waiterKeys());
             for (int i = 1; i < s.levels().size(); i++) {
-                int level = s.levels().get(i);
-                String prefix = "L" + level;
-                held += hold(ctx, driver, prefix, (int) (level - held), s);
+                String prefix = service.hold(i);
                 rows.add(window(
                         ctx,
                         s,
@@ -191,7 +223,7 @@ final class ServiceScaleBench implements Workload {
                         probes,
                         harness,
                         prefix,
-                        level,
+                        s.levels().get(i),
                         s.windows().get(i)));
             }
             figures(r, rows, waiters, idle, idleSnapshot, idleZnodes);
@@ -212,18 +244,17 @@ final class ServiceScaleBench implements Workload {
                 etcdVersion = etcd.version();
                 ProcessProbe etcdProbe = closer.add(new ProcessProbe(etcd.pid()));
                 ask(driver, "ETCD " + etcd.endpoint().replace("http://", ""), "OK");
-                long etcdHeld = 0;
+                Levels etcdLevels = new Levels(
+                        s.levels(), "E", (prefix, count) -> hold(ctx, driver, "EHOLD", "etcd ", prefix, count, s));
                 for (int i = 0; i < s.levels().size(); i++) {
-                    int level = s.levels().get(i);
-                    String prefix = "E" + level;
-                    etcdHeld += holdEtcd(ctx, driver, prefix, (int) (level - etcdHeld), s);
+                    etcdLevels.hold(i);
                     etcdRows.add(etcdWindow(
                             ctx,
                             s,
                             driver,
                             etcd,
                             etcdProbe,
-                            level,
+                            s.levels().get(i),
                             s.etcdWindows().get(i)));
                 }
                 etcdFigures(r, etcdRows);
@@ -234,11 +265,58 @@ final class ServiceScaleBench implements Workload {
         }
     }
 
-    /** Acquires {@code count} leases under {@code prefix} (ramped), returns how many were granted. */
-    private static long hold(BenchContext ctx, WorkerProcess driver, String prefix, int count, ScaleSettings s) {
+    /**
+     * The leases held through one level sequence: each level tops them up to its count, under a
+     * prefix of its own ({@code letter} and the level).
+     */
+    private static final class Levels {
+
+        /** Acquires {@code count} leases under {@code prefix}, returns how many were granted. */
+        interface Hold {
+            long hold(String prefix, int count);
+        }
+
+        private final List<Integer> levels;
+        private final String letter;
+        private final Hold hold;
+        private long held;
+
+        Levels(List<Integer> levels, String letter, Hold hold) {
+            this.levels = levels;
+            this.letter = letter;
+            this.hold = hold;
+        }
+
+        /** Tops the leases held up to level {@code i}; returns its prefix. */
+        String hold(int i) {
+            int level = levels.get(i);
+            String prefix = letter + level;
+            held += hold.hold(prefix, (int) (level - held));
+            return prefix;
+        }
+
+        /** {@code count} of the leases held were released. */
+        void released(int count) {
+            held -= count;
+        }
+    }
+
+    /**
+     * Acquires {@code count} leases under {@code prefix} (ramped) by the driver's {@code command}
+     * ({@code HOLD} on the service, {@code EHOLD} on etcd), returns how many were granted.
+     */
+    private static long hold(
+            BenchContext ctx,
+            WorkerProcess driver,
+            String command,
+            String store,
+            String prefix,
+            int count,
+            ScaleSettings s) {
         ctx.log()
                 .say(
-                        "service-scale: %s: acquiring %d leases over %d s (TTL %d s, renewed every %d s)",
+                        "service-scale: %s%s: acquiring %d leases over %d s (TTL %d s, renewed every %d s)",
+                        store,
                         prefix,
                         count,
                         s.ramp().toSeconds(),
@@ -246,26 +324,14 @@ final class ServiceScaleBench implements Workload {
                         s.renewEvery().toSeconds());
         String[] held = ask(
                         driver,
-                        "HOLD " + prefix + " " + count + " " + s.ttl().toMillis() + " "
+                        command + " " + prefix + " " + count + " " + s.ttl().toMillis() + " "
                                 + s.renewEvery().toMillis() + " " + s.ramp().toMillis(),
                         "HELD ")
                 .split(" ");
-        ctx.log().say("service-scale: %s: %s granted, %s refused in %s ms", prefix, held[1], held[2], held[3]);
-        return Long.parseLong(held[1]);
-    }
-
-    private static long holdEtcd(BenchContext ctx, WorkerProcess driver, String prefix, int count, ScaleSettings s) {
         ctx.log()
                 .say(
-                        "service-scale: etcd %s: granting %d leases with a key each over %d s",
-                        prefix, count, s.ramp().toSeconds());
-        String[] held = ask(
-                        driver,
-                        "EHOLD " + prefix + " " + count + " " + s.ttl().toMillis() + " "
-                                + s.renewEvery().toMillis() + " " + s.ramp().toMillis(),
-                        "HELD ")
-                .split(" ");
-        ctx.log().say("service-scale: etcd %s: %s granted, %s failed in %s ms", prefix, held[1], held[2], held[3]);
+                        "service-scale: %s%s: %s granted, %s refused or failed in %s ms",
+                        store, prefix, held[1], held[2], held[3]);
         return Long.parseLong(held[1]);
     }
 
@@ -288,28 +354,24 @@ final class ServiceScaleBench implements Workload {
         pause(length);
         Mark end = mark(ctx, driver, probes, harness);
         ServiceRow row = row(ctx, level, leases, start, end, probes);
+        // No latency ("-") when none completed in the window: the ensemble is past its ceiling, a row to record.
         ctx.log()
                 .say(
-                        "service-scale: %s: %d held, %.0f renewals/s (p50 %s, p99 %s), %.0f ZooKeeper writes/s, %d lost",
+                        "service-scale: %s: %d held, %.0f renewals/s (%s), %.0f ZooKeeper writes/s, %d lost",
                         level,
-                        row.held(),
-                        row.renewalsPerSecond(),
-                        // None completed in the window: the ensemble is past its ceiling, a row to record.
-                        row.renew() == null ? "-" : Fmt.us(row.renew().p50()),
-                        row.renew() == null ? "-" : Fmt.us(row.renew().p99()),
+                        row.driver().held(),
+                        row.driver().perSecond(),
+                        row.driver().p50p99(),
                         row.zkWritesPerSecond(),
-                        row.lost());
+                        row.driver().lost());
         return row;
     }
 
     private ServiceRow row(
             BenchContext ctx, String level, int leases, Mark start, Mark end, List<ProcessProbe> probes) {
         double seconds = (end.nanos() - start.nanos()) / 1e9;
-        JsonNode a = start.driver();
-        JsonNode b = end.driver();
-        long renewals = b.path("renewOk").asLong() - a.path("renewOk").asLong();
-        Histogram renew = Histograms.decode(b.path("renewLatency").asText());
-        Histogram late = Histograms.decode(b.path("lateness").asText());
+        DriverWindow d = DriverWindow.of(start.driver(), end.driver(), seconds);
+        long renewals = d.calls();
         List<Double> replicaCores = new ArrayList<>();
         for (int i = 0; i < end.replicaCpu().size(); i++) {
             replicaCores.add((end.replicaCpu().get(i) - start.replicaCpu().get(i)) / 1e9 / seconds);
@@ -322,20 +384,13 @@ final class ServiceScaleBench implements Workload {
         return new ServiceRow(
                 level,
                 leases,
-                b.path("held").asLong(),
-                b.path("renewLost").asLong(),
-                b.path("renewErrors").asLong(),
-                seconds,
-                renewals / seconds,
-                renew.getTotalCount() == 0 ? null : Latency.of(renew),
-                late.getTotalCount() == 0 ? 0 : late.getValueAtPercentile(99) / 1e6,
+                d,
                 writes / seconds,
                 requests / seconds,
                 renewals == 0 ? 0 : writes / (double) renewals,
                 renewals == 0 ? 0 : requests / (double) renewals,
                 replicaCores,
                 (end.harnessCpu() - start.harnessCpu()) / 1e9 / seconds,
-                (b.path("cpuNanos").asLong() - a.path("cpuNanos").asLong()) / 1e9 / seconds,
                 states,
                 Long.parseLong(mntr.getOrDefault("zk_znode_count", "0")),
                 Long.parseLong(mntr.getOrDefault("zk_approximate_data_size", "0")),
@@ -452,35 +507,24 @@ final class ServiceScaleBench implements Workload {
         long cpu1 = probe.cpuNanos();
         PromText m = PromText.scrape(metrics);
         double seconds = (System.nanoTime() - t0) / 1e9;
-        long keepAlives = b.path("renewOk").asLong() - a.path("renewOk").asLong();
-        Histogram latency = Histograms.decode(b.path("renewLatency").asText());
-        Histogram late = Histograms.decode(b.path("lateness").asText());
         EtcdRow row = new EtcdRow(
                 leases,
-                b.path("held").asLong(),
-                b.path("renewLost").asLong(),
-                b.path("renewErrors").asLong(),
-                seconds,
-                keepAlives / seconds,
-                latency.getTotalCount() == 0 ? null : Latency.of(latency),
-                late.getTotalCount() == 0 ? 0 : late.getValueAtPercentile(99) / 1e6,
+                DriverWindow.of(a, b, seconds),
                 (m.sum("etcd_server_proposals_committed_total") - proposals0) / seconds,
                 (cpu1 - cpu0) / 1e9 / seconds,
-                (b.path("cpuNanos").asLong() - a.path("cpuNanos").asLong()) / 1e9 / seconds,
                 probe.rssBytes(),
                 (long) m.sum("go_memstats_heap_inuse_bytes"),
                 (long) m.sum("go_goroutines"),
                 (long) m.sum("etcd_mvcc_db_total_size_in_bytes"));
         ctx.log()
                 .say(
-                        "service-scale: etcd %d leases: %d held, %.0f keep-alives/s (p50 %s, p99 %s), %.1f proposals/s, %d lost",
+                        "service-scale: etcd %d leases: %d held, %.0f keep-alives/s (%s), %.1f proposals/s, %d lost",
                         leases,
-                        row.held(),
-                        row.keepAlivesPerSecond(),
-                        row.keepAlive() == null ? "-" : Fmt.us(row.keepAlive().p50()),
-                        row.keepAlive() == null ? "-" : Fmt.us(row.keepAlive().p99()),
+                        row.driver().held(),
+                        row.driver().perSecond(),
+                        row.driver().p50p99(),
                         row.proposalsPerSecond(),
-                        row.lost());
+                        row.driver().lost());
         return row;
     }
 
@@ -503,23 +547,18 @@ final class ServiceScaleBench implements Workload {
         for (ServiceRow row : all) {
             String p = "service_scale." + row.level().replace('+', '_');
             r.figure(p + ".leases", row.leases());
-            r.figure(p + ".held", row.held());
-            r.figure(p + ".lost", row.lost());
-            r.figure(p + ".renew_errors", row.errors());
-            r.figure(p + ".renewals_per_s", row.renewalsPerSecond());
-            if (row.renew() != null) {
-                r.latency(p + ".renew", row.renew());
-            }
-            r.figure(p + ".lateness_p99_ms", row.latenessP99Ms());
+            driverFigures(r, p, row.driver(), "renew", "renewals");
             r.figure(p + ".zk_writes_per_s", row.zkWritesPerSecond());
             r.figure(p + ".zk_requests_per_s", row.zkRequestsPerSecond());
             r.figure(p + ".zk_writes_per_renewal", row.writesPerRenewal());
             r.figure(p + ".zk_requests_per_renewal", row.requestsPerRenewal());
             r.figure(p + ".replica_cores", row.replicaCoresTotal());
             r.figure(p + ".zk_cores", row.zkCores());
-            r.figure(p + ".driver_cores", row.driverCores());
-            if (row.renewalsPerSecond() > 0) {
-                r.figure(p + ".replica_cpu_us_per_renewal", row.replicaCoresTotal() * 1e6 / row.renewalsPerSecond());
+            r.figure(p + ".driver_cores", row.driver().cores());
+            if (row.driver().perSecond() > 0) {
+                r.figure(
+                        p + ".replica_cpu_us_per_renewal",
+                        row.replicaCoresTotal() * 1e6 / row.driver().perSecond());
             }
             if (row.zkWritesPerSecond() > 0) {
                 r.figure(p + ".zk_cpu_us_per_write", row.zkCores() * 1e6 / row.zkWritesPerSecond());
@@ -554,22 +593,30 @@ final class ServiceScaleBench implements Workload {
     private static void etcdFigures(Results r, List<EtcdRow> rows) {
         for (EtcdRow row : rows) {
             String p = "service_scale.etcd_" + row.leases();
-            r.figure(p + ".held", row.held());
-            r.figure(p + ".lost", row.lost());
-            r.figure(p + ".keep_alive_errors", row.errors());
-            r.figure(p + ".keep_alives_per_s", row.keepAlivesPerSecond());
-            if (row.keepAlive() != null) {
-                r.latency(p + ".keep_alive", row.keepAlive());
-            }
-            r.figure(p + ".lateness_p99_ms", row.latenessP99Ms());
+            driverFigures(r, p, row.driver(), "keep_alive", "keep_alives");
             r.figure(p + ".proposals_per_s", row.proposalsPerSecond());
             r.figure(p + ".etcd_cores", row.etcdCores());
-            r.figure(p + ".driver_cores", row.driverCores());
+            r.figure(p + ".driver_cores", row.driver().cores());
             r.figure(p + ".rss_bytes", row.rss());
             r.figure(p + ".heap_in_use_bytes", row.heapInUse());
             r.figure(p + ".goroutines", row.goroutines());
             r.figure(p + ".db_bytes", row.dbBytes());
         }
+    }
+
+    /**
+     * A window's driver figures under {@code p}: {@code call} names one renewal ({@code renew},
+     * {@code keep_alive}), {@code calls} several.
+     */
+    private static void driverFigures(Results r, String p, DriverWindow d, String call, String calls) {
+        r.figure(p + ".held", d.held());
+        r.figure(p + ".lost", d.lost());
+        r.figure(p + "." + call + "_errors", d.errors());
+        r.figure(p + "." + calls + "_per_s", d.perSecond());
+        if (d.latency() != null) {
+            r.latency(p + "." + call, d.latency());
+        }
+        r.figure(p + ".lateness_p99_ms", d.latenessP99Ms());
     }
 
     private static Mark mark(BenchContext ctx, WorkerProcess driver, List<ProcessProbe> probes, ProcessProbe harness) {

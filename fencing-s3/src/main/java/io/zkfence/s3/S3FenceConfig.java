@@ -1,5 +1,6 @@
 package io.zkfence.s3;
 
+import io.zkfence.fencing.internal.ConditionalWriteLoop;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -34,10 +35,6 @@ public final class S3FenceConfig {
     public static final String DEFAULT_TOKEN_METADATA_KEY = "fence-token";
     /** Default prefix of the self-check's probe keys. */
     public static final String DEFAULT_SELF_CHECK_KEY_PREFIX = "zkfence-self-check/";
-
-    static final int MAX_CONFLICT_RETRIES_BOUND = 100;
-    static final Duration BACKOFF_MAX_BOUND = Duration.ofSeconds(30);
-    static final int ETAG_CACHE_SIZE_BOUND = 1_000_000;
 
     private static final Pattern METADATA_KEY = Pattern.compile("[a-z0-9-]{1,64}");
 
@@ -193,24 +190,7 @@ public final class S3FenceConfig {
                 throw new IllegalArgumentException("tokenMetadataKey must be 1 to 64 characters of [a-z0-9-] (no"
                         + " x-amz-meta- prefix, S3 lower-cases metadata keys) but was '" + tokenMetadataKey + "'");
             }
-            if (maxConflictRetries < 0 || maxConflictRetries > MAX_CONFLICT_RETRIES_BOUND) {
-                throw new IllegalArgumentException("maxConflictRetries must be between 0 and "
-                        + MAX_CONFLICT_RETRIES_BOUND + " but was " + maxConflictRetries);
-            }
-            Objects.requireNonNull(backoffBase, "backoffBase must not be null");
-            Objects.requireNonNull(backoffMax, "backoffMax must not be null");
-            if (backoffMax.isNegative() || backoffMax.compareTo(BACKOFF_MAX_BOUND) > 0) {
-                throw new IllegalArgumentException(
-                        "backoffMax must be between 0 and " + BACKOFF_MAX_BOUND + " but was " + backoffMax);
-            }
-            if (backoffBase.isNegative() || backoffBase.compareTo(backoffMax) > 0) {
-                throw new IllegalArgumentException(
-                        "backoffBase must be between 0 and backoffMax (" + backoffMax + ") but was " + backoffBase);
-            }
-            if (etagCacheSize < 0 || etagCacheSize > ETAG_CACHE_SIZE_BOUND) {
-                throw new IllegalArgumentException(
-                        "etagCacheSize must be between 0 and " + ETAG_CACHE_SIZE_BOUND + " but was " + etagCacheSize);
-            }
+            ConditionalWriteLoop.checkKnobs(maxConflictRetries, backoffBase, backoffMax, etagCacheSize);
             Objects.requireNonNull(selfCheckKeyPrefix, "selfCheckKeyPrefix must not be null");
             if (selfCheckKeyPrefix.isBlank() || selfCheckKeyPrefix.length() > 512) {
                 throw new IllegalArgumentException("selfCheckKeyPrefix must be 1 to 512 non-blank characters but was '"

@@ -8,9 +8,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,11 +27,9 @@ class ReapRaceTest {
     @Test
     void aLeaseRenewedWhileAnotherReplicaReapsItStaysAndTheOtherCallerIsRefused() {
         try (EmbeddedEnsemble ensemble = EmbeddedEnsemble.builder().servers(1).start();
-                CuratorFramework renewerZk = client(ensemble);
-                CuratorFramework reaperZk = client(ensemble);
-                StoreUnderTest renewer = new StoreUnderTest(renewerZk, "/race");
-                StoreUnderTest reaper = new StoreUnderTest(
-                        reaperZk,
+                StoreUnderTest renewer = StoreUnderTest.connect(ensemble, "/race");
+                StoreUnderTest reaper = StoreUnderTest.connect(
+                        ensemble,
                         "/race",
                         Clock.offset(Clock.systemUTC(), Duration.ofSeconds(10)),
                         LeaseService.Settings.defaults("/race"))) {
@@ -62,12 +57,5 @@ class ReapRaceTest {
             assertThat(queue.get(0).fencingToken()).isEqualTo(lease.fencingToken());
             assertThat(queue.get(0).data().expiresAt()).isGreaterThan(System.currentTimeMillis() + 30_000);
         }
-    }
-
-    private static CuratorFramework client(EmbeddedEnsemble ensemble) {
-        CuratorFramework zk =
-                CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3));
-        zk.start();
-        return zk;
     }
 }

@@ -7,9 +7,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,22 +26,20 @@ import org.junit.jupiter.api.Test;
 class RenewNeverShortensTest {
 
     private static final LockKey KEY = LockKey.parse("inventory:sku-renewed");
+    private static final String ROOT = "/renew";
+    private static final Clock BEHIND = Clock.offset(Clock.systemUTC(), Duration.ofSeconds(-3));
 
     @Test
     void aRenewalThroughAReplicaWhoseClockIsBehindKeepsTheLaterExpiryAndAnswersTheTtlByItsOwnClock() {
-        Clock behindClock = Clock.offset(Clock.systemUTC(), Duration.ofSeconds(-3));
         try (EmbeddedEnsemble ensemble = EmbeddedEnsemble.builder().servers(1).start();
-                CuratorFramework aZk = client(ensemble);
-                CuratorFramework bZk = client(ensemble);
-                StoreUnderTest a = new StoreUnderTest(aZk, "/renew");
-                StoreUnderTest behind =
-                        new StoreUnderTest(bZk, "/renew", behindClock, LeaseService.Settings.defaults("/renew"))) {
+                StoreUnderTest a = StoreUnderTest.connect(ensemble, ROOT);
+                StoreUnderTest behind = replicaBehind(ensemble)) {
             LeaseGrant lease = a.acquire(KEY, "holder", 10_000);
             long answered = a.renew(KEY, lease, 10_000);
 
-            long before = behindClock.millis();
+            long before = BEHIND.millis();
             long again = behind.renew(KEY, lease, 10_000);
-            long after = behindClock.millis();
+            long after = BEHIND.millis();
 
             assertThat(a.queue(KEY).get(0).data().expiresAt()).isEqualTo(answered);
             assertThat(again).isBetween(before + 10_000, after + 10_000).isLessThan(answered);
@@ -53,18 +48,14 @@ class RenewNeverShortensTest {
 
     @Test
     void aRetriedAcquireThroughAReplicaWhoseClockIsBehindAnswersNoMoreThanTheTtlByItsOwnClock() {
-        Clock behindClock = Clock.offset(Clock.systemUTC(), Duration.ofSeconds(-3));
         try (EmbeddedEnsemble ensemble = EmbeddedEnsemble.builder().servers(1).start();
-                CuratorFramework aZk = client(ensemble);
-                CuratorFramework bZk = client(ensemble);
-                StoreUnderTest a = new StoreUnderTest(aZk, "/renew");
-                StoreUnderTest behind =
-                        new StoreUnderTest(bZk, "/renew", behindClock, LeaseService.Settings.defaults("/renew"))) {
+                StoreUnderTest a = StoreUnderTest.connect(ensemble, ROOT);
+                StoreUnderTest behind = replicaBehind(ensemble)) {
             LeaseGrant lease = a.acquire(KEY, "holder", 10_000, false, 0, "request-1");
 
-            long before = behindClock.millis();
+            long before = BEHIND.millis();
             LeaseGrant again = behind.acquire(KEY, "holder", 10_000, false, 0, "request-1");
-            long after = behindClock.millis();
+            long after = BEHIND.millis();
 
             assertThat(again.fencingToken()).isEqualTo(lease.fencingToken());
             assertThat(a.queue(KEY).get(0).data().expiresAt()).isEqualTo(lease.expiresAt());
@@ -77,10 +68,8 @@ class RenewNeverShortensTest {
     @Test
     void aRenewalThatReadItsClockBeforeAnotherRenewalWroteKeepsTheOthersExpiry() {
         try (EmbeddedEnsemble ensemble = EmbeddedEnsemble.builder().servers(1).start();
-                CuratorFramework aZk = client(ensemble);
-                CuratorFramework bZk = client(ensemble);
-                StoreUnderTest a = new StoreUnderTest(aZk, "/renew");
-                StoreUnderTest slow = new StoreUnderTest(bZk, "/renew")) {
+                StoreUnderTest a = StoreUnderTest.connect(ensemble, ROOT);
+                StoreUnderTest slow = StoreUnderTest.connect(ensemble, ROOT)) {
             LeaseGrant lease = a.acquire(KEY, "holder", 10_000);
             String entry = a.queue(KEY).get(0).name().node();
             AtomicBoolean once = new AtomicBoolean();
@@ -107,10 +96,8 @@ class RenewNeverShortensTest {
         }
     }
 
-    private static CuratorFramework client(EmbeddedEnsemble ensemble) {
-        CuratorFramework zk =
-                CuratorFrameworkFactory.newClient(ensemble.connectString(), new ExponentialBackoffRetry(100, 3));
-        zk.start();
-        return zk;
+    /** A replica whose clock runs 3 s behind, on the service's default settings. */
+    private static StoreUnderTest replicaBehind(EmbeddedEnsemble ensemble) {
+        return StoreUnderTest.connect(ensemble, ROOT, BEHIND, LeaseService.Settings.defaults(ROOT));
     }
 }

@@ -79,14 +79,15 @@ final class Probes {
         String request = UUID.randomUUID().toString();
         long sentAt = System.currentTimeMillis();
         CompletableFuture<ServiceCalls.Answer> call = calls.acquire(
-                replica.directUrl(),
-                key,
-                owner,
-                request,
-                ServiceWorker.TTL,
-                true,
-                DOOMED_WAIT.toMillis(),
-                DOOMED_WAIT.plusSeconds(5));
+                        replica.directUrl(),
+                        key,
+                        owner,
+                        request,
+                        ServiceWorker.TTL,
+                        true,
+                        DOOMED_WAIT.toMillis(),
+                        DOOMED_WAIT.plusSeconds(5))
+                .answer();
         long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
         while (!call.isDone() && !observer.queued(owner) && System.nanoTime() < until) {
             ServiceCampaign.sleep(Duration.ofMillis(100));
@@ -119,6 +120,7 @@ final class Probes {
         long start = System.currentTimeMillis();
         ServiceCalls.Answer lost = calls.acquire(
                         first.directUrl(), key, owner, request, PROBE_TTL, false, 0, Duration.ofSeconds(10))
+                .answer()
                 .join();
         logCall(owner, request, key, first, start, lost, "acquire", 0);
         ServiceCampaign.sleep(Duration.ofMillis(Math.max(0, start + PROBE_RETRY_AFTER - System.currentTimeMillis())));
@@ -133,6 +135,7 @@ final class Probes {
             }
             long sentAt = System.currentTimeMillis();
             retried = calls.acquire(r.directUrl(), key, owner, request, PROBE_TTL, false, 0, Duration.ofSeconds(10))
+                    .answer()
                     .join();
             logCall(owner, request, key, r, sentAt, retried, "acquire", 0);
         }

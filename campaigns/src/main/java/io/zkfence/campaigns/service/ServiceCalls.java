@@ -89,21 +89,8 @@ final class ServiceCalls {
         }
     }
 
-    CompletableFuture<Answer> acquire(
-            String base,
-            String key,
-            String owner,
-            String requestId,
-            long ttlMillis,
-            boolean wait,
-            long waitMillis,
-            Duration timeout) {
-        return acquirePending(base, key, owner, requestId, ttlMillis, wait, waitMillis, timeout)
-                .answer();
-    }
-
-    /** An acquire that the caller may cancel while it is out. */
-    Pending acquirePending(
+    /** An acquire, which the caller may cancel while it is out; {@link Pending#answer()} is its answer. */
+    Pending acquire(
             String base,
             String key,
             String owner,

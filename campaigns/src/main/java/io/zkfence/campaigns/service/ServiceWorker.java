@@ -265,7 +265,7 @@ public final class ServiceWorker {
     private ServiceCalls.Pending sendPending(Request r, int replica, boolean hedge) {
         long sentAt = System.currentTimeMillis();
         Duration timeout = CALL_TIMEOUT.plusMillis(r.waitMillis());
-        ServiceCalls.Pending p = calls.acquirePending(
+        ServiceCalls.Pending p = calls.acquire(
                 replicaUrls.get(replica), r.key(), r.owner(), r.id(), r.ttl(), r.waiting(), r.waitMillis(), timeout);
         return new ServiceCalls.Pending(
                 p.answer().thenApply(a -> {

@@ -44,6 +44,7 @@ class ReplicaClockTest {
                             false,
                             0,
                             Duration.ofSeconds(10))
+                    .answer()
                     .join();
             assertThat(holder.status()).isEqualTo(200);
             long start = System.nanoTime();
@@ -56,6 +57,7 @@ class ReplicaClockTest {
                             true,
                             1_000,
                             Duration.ofSeconds(20))
+                    .answer()
                     .join();
             assertThat(waiter.status()).isEqualTo(409);
             assertThat(Duration.ofNanos(System.nanoTime() - start))
@@ -75,6 +77,7 @@ class ReplicaClockTest {
                         false,
                         0,
                         Duration.ofSeconds(10))
+                .answer()
                 .join();
         long after = System.currentTimeMillis();
         assertThat(a.status()).isEqualTo(200);

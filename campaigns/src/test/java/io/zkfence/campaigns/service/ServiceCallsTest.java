@@ -29,30 +29,19 @@ class ServiceCallsTest {
             Thread replica = Thread.ofPlatform().start(() -> {
                 try (Socket s = server.accept()) {
                     InputStream in = s.getInputStream();
-                    StringBuilder seen = new StringBuilder();
+                    if (readAcquire(in)) {
+                        requestRead.countDown();
+                    }
                     byte[] buf = new byte[4096];
-                    int n;
-                    while ((n = in.read(buf)) >= 0) {
-                        seen.append(new String(buf, 0, n, StandardCharsets.UTF_8));
-                        if (seen.indexOf("\"ownerId\"") >= 0) {
-                            requestRead.countDown();
-                        }
+                    while (in.read(buf) >= 0) {
+                        // nothing more comes: the stream ends when the caller closes it
                     }
                     closedByCaller.countDown(); // end of stream: the caller closed it
                 } catch (IOException reset) {
                     closedByCaller.countDown(); // a reset is the caller closing it too
                 }
             });
-            ServiceCalls.Pending call = new ServiceCalls()
-                    .acquirePending(
-                            "http://127.0.0.1:" + server.getLocalPort(),
-                            "faults:res-0",
-                            "w0.1.1",
-                            "req-1",
-                            5_000,
-                            true,
-                            60_000,
-                            Duration.ofSeconds(90));
+            ServiceCalls.Pending call = acquire(server, true, 60_000, Duration.ofSeconds(90));
             assertThat(requestRead.await(30, TimeUnit.SECONDS))
                     .as("the replica read the acquire")
                     .isTrue();
@@ -74,13 +63,7 @@ class ServiceCallsTest {
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             Thread replica = Thread.ofPlatform().start(() -> {
                 try (Socket s = server.accept()) {
-                    InputStream in = s.getInputStream();
-                    StringBuilder seen = new StringBuilder();
-                    byte[] buf = new byte[4096];
-                    int n;
-                    while (seen.indexOf("\"ownerId\"") < 0 && (n = in.read(buf)) >= 0) {
-                        seen.append(new String(buf, 0, n, StandardCharsets.UTF_8));
-                    }
+                    readAcquire(s.getInputStream());
                     byte[] body = "{\"fencingToken\":7,\"expiresAt\":1,\"validForMillis\":5000}"
                             .getBytes(StandardCharsets.UTF_8);
                     s.getOutputStream()
@@ -93,16 +76,7 @@ class ServiceCallsTest {
                     throw new UncheckedIOException(e);
                 }
             });
-            ServiceCalls.Pending call = new ServiceCalls()
-                    .acquirePending(
-                            "http://127.0.0.1:" + server.getLocalPort(),
-                            "faults:res-0",
-                            "w0.1.1",
-                            "req-1",
-                            5_000,
-                            false,
-                            0,
-                            Duration.ofSeconds(30));
+            ServiceCalls.Pending call = acquire(server, false, 0, Duration.ofSeconds(30));
             ServiceCalls.Answer answer = call.answer().get(30, TimeUnit.SECONDS);
 
             call.cancel();
@@ -113,5 +87,34 @@ class ServiceCallsTest {
             assertThat(call.answer().get()).isSameAs(answer);
             replica.join(Duration.ofSeconds(30));
         }
+    }
+
+    /** Request 1's acquire of a 5 s lease sent to the replica listening on {@code server}. */
+    private static ServiceCalls.Pending acquire(ServerSocket server, boolean wait, long waitMillis, Duration timeout) {
+        return new ServiceCalls()
+                .acquire(
+                        "http://127.0.0.1:" + server.getLocalPort(),
+                        "faults:res-0",
+                        "w0.1.1",
+                        "req-1",
+                        5_000,
+                        wait,
+                        waitMillis,
+                        timeout);
+    }
+
+    /**
+     * Reads the replica's side of the connection until the acquire's body (its {@code ownerId}) is in.
+     *
+     * @return whether it came before the stream ended
+     */
+    private static boolean readAcquire(InputStream in) throws IOException {
+        StringBuilder seen = new StringBuilder();
+        byte[] buf = new byte[4096];
+        int n;
+        while (seen.indexOf("\"ownerId\"") < 0 && (n = in.read(buf)) >= 0) {
+            seen.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+        }
+        return seen.indexOf("\"ownerId\"") >= 0;
     }
 }

@@ -126,10 +126,29 @@ class ServiceCheckerTest {
         call(owner(n), "release", "r2", sent, sent + 5, 200, null, 0, 0, -1, null, false, token);
     }
 
+    /** Request {@code n}'s end as its worker logged it (no wait: {@code waiting} false, {@code waitMillis} 0). */
+    private void ended(
+            int n, long ttl, boolean waiting, long waitMillis, long startAt, long endAt, String result, long token) {
+        requests.add(new ServiceLog.RequestEnd(
+                "w0", INC, owner(n), "req-" + n, KEY, ttl, waiting, waitMillis, startAt, endAt, result, token));
+    }
+
+    /** Request 1 waited and was granted token 10 by {@code replica} at 1,000, valid for 5 s. */
+    private void grantedAfterWaitBy(String replica) {
+        grant(1, replica, 1_000, 10, 5_000);
+        ended(1, 5_000, true, 1_000, 1_000, 1_005, "granted", 10);
+    }
+
+    /** The entry's removal at {@code at} (its record {@code as}), missed first by the read at {@code goneSeen}. */
+    private static void removed(QueueObserver.Seen e, long at, String as, long goneSeen) {
+        e.removedAt = at;
+        e.removedAs = as;
+        e.goneSeen = goneSeen;
+    }
+
     private void granted(int n, long sent, long token, long ttl) {
         grant(n, "r0", sent, token, ttl);
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(n), "req-" + n, KEY, ttl, true, 1_000, sent, sent + 5, "granted", token));
+        ended(n, ttl, true, 1_000, sent, sent + 5, "granted", token);
     }
 
     /** Request {@code n} holds its lease from {@code from}, writes, and sends its release at {@code to}. */
@@ -210,6 +229,15 @@ class ServiceCheckerTest {
         return check(Set.of("w0." + INC));
     }
 
+    /** The checks count one orphan apart, for {@code cause}, and find no broken promise. */
+    private static void assertCountedApart(ServiceChecker.Findings f, String cause) {
+        assertThat(f.orphans())
+                .singleElement()
+                .satisfies(o -> assertThat(o.cause()).isEqualTo(cause));
+        assertThat(f.countedOrphans()).isEmpty();
+        assertThat(f.findings()).isEmpty();
+    }
+
     @Test
     void aServiceThatKeptItsPromisesIsClean() {
         granted(1, 1_000, 10, 5_000);
@@ -228,8 +256,7 @@ class ServiceCheckerTest {
     void aGrantWhoseLeaseEndedBeforeTheRequestWasSentBreaksTheFirstPromise() {
         // The retry after a lost answer came back 200 with the same lease, 609 ms past its expiry.
         call(1, "acquire", "r1", 2_000, 200, null, 10, 1_391, null, false);
-        requests.add(
-                new ServiceLog.RequestEnd("w0", INC, owner(1), "req-1", KEY, 1_000, false, 0, 0, 2_005, "granted", 10));
+        ended(1, 1_000, false, 0, 0, 2_005, "granted", 10);
         ServiceChecker.Findings f = check();
         assertThat(f.count(ServiceChecker.Promise.LIVE_GRANT)).isOne();
         assertThat(f.findings().get(0).evidence()).contains("609 ms before the request was sent");
@@ -240,8 +267,7 @@ class ServiceCheckerTest {
         // r1's clock runs 3 s behind: by its clock the lease had not ended yet.
         skews.add(new ServiceFaults.Skew("r1", 0, 10_000, -3_000));
         call(1, "acquire", "r1", 2_000, 200, null, 10, 1_391, null, false);
-        requests.add(
-                new ServiceLog.RequestEnd("w0", INC, owner(1), "req-1", KEY, 1_000, false, 0, 0, 2_005, "granted", 10));
+        ended(1, 1_000, false, 0, 0, 2_005, "granted", 10);
         assertThat(check().count(ServiceChecker.Promise.LIVE_GRANT)).isZero();
     }
 
@@ -249,8 +275,7 @@ class ServiceCheckerTest {
     void aGrantAndA409NamingTheCallerItselfForOneRequestBreakTheSecondPromise() {
         call(1, "acquire", "r0", 1_000, 200, null, 10, 6_000, null, true);
         call(1, "acquire", "r1", 1_000, 409, "LOCK_ALREADY_HELD", 0, 0, owner(1), true);
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(1), "req-1", KEY, 5_000, false, 0, 1_000, 1_005, "granted", 10));
+        ended(1, 5_000, false, 0, 1_000, 1_005, "granted", 10);
         holds.add(new ServiceLog.Hold("w0", INC, owner(1), "req-1", KEY, 10, 1_005, 1_200, "released"));
         ServiceChecker.Findings f = check();
         assertThat(f.count(ServiceChecker.Promise.ONE_ANSWER)).isOne();
@@ -261,8 +286,7 @@ class ServiceCheckerTest {
     private void grantedAndFinishedByTwoReplicas() {
         call(1, "acquire", "r1", 1_000, 409, "REQUEST_FINISHED", 0, 0, null, true);
         call(1, "acquire", "r0", 1_000, 200, null, 10, 6_000, null, true);
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(1), "req-1", KEY, 5_000, false, 0, 1_000, 1_005, "finished", 0));
+        ended(1, 5_000, false, 0, 1_000, 1_005, "finished", 0);
     }
 
     @Test
@@ -310,15 +334,9 @@ class ServiceCheckerTest {
     @Test
     void aGrantWhoseAnswerWasLostAndWhoseLeaseEndedBeforeTheRetryIsCountedApart() {
         // Granted at 2 000 (the 200 never arrived), the lease ended, the retry answered REQUEST_FINISHED at 9 000.
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(1), "req-1", KEY, 2_000, true, 5_000, 1_000, 9_000, "finished", 0));
+        ended(1, 2_000, true, 5_000, 1_000, 9_000, "finished", 0);
         entry(owner(1), 12, 1_500, 4_000, 2_000);
-        ServiceChecker.Findings f = check();
-        assertThat(f.orphans())
-                .singleElement()
-                .satisfies(o -> assertThat(o.cause()).isEqualTo(ServiceChecker.ANSWER_LOST_LEASE_ENDED));
-        assertThat(f.countedOrphans()).isEmpty();
-        assertThat(f.findings()).isEmpty();
+        assertCountedApart(check(), ServiceChecker.ANSWER_LOST_LEASE_ENDED);
     }
 
     @Test
@@ -326,12 +344,7 @@ class ServiceCheckerTest {
         // Granted at creation at 1 000 for 1 s while its replica stalled; the 503 came at 9 000.
         stalledThen503ThenGrantedOnRetry();
         entry(owner(1), 12, 1_000, 1_500, 1_000).expiresAt = 2_000;
-        ServiceChecker.Findings f = check();
-        assertThat(f.orphans())
-                .singleElement()
-                .satisfies(o -> assertThat(o.cause()).isEqualTo(ServiceChecker.ENDED_BEFORE_ANSWERED));
-        assertThat(f.countedOrphans()).isEmpty();
-        assertThat(f.findings()).isEmpty();
+        assertCountedApart(check(), ServiceChecker.ENDED_BEFORE_ANSWERED);
     }
 
     @Test
@@ -349,15 +362,13 @@ class ServiceCheckerTest {
     private void stalledThen503ThenGrantedOnRetry() {
         call(1, "acquire", "r1", 900, 9_000, 503, "UNAVAILABLE", 0, 0, null, false);
         call(1, "acquire", "r2", 9_002, 200, null, 15, 10_002, null, false);
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(1), "req-1", KEY, 1_000, false, 0, 900, 9_010, "granted", 15));
+        ended(1, 1_000, false, 0, 900, 9_010, "granted", 15);
         held(1, 15, 9_010, 9_020, 1);
     }
 
     @Test
     void aGrantNoWorkerHeardOfBesideA409HeldForTheSameRequestBreaksTheSecondPromise() {
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(1), "req-1", KEY, 2_000, true, 5_000, 1_000, 9_000, "held", 0));
+        ended(1, 2_000, true, 5_000, 1_000, 9_000, "held", 0);
         entry(owner(1), 12, 1_500, 4_000, 2_000);
         ServiceChecker.Findings f = check();
         assertThat(f.count(ServiceChecker.Promise.ONE_ANSWER)).isOne();
@@ -428,9 +439,7 @@ class ServiceCheckerTest {
     void aSkewedReplicaThatAnsweredTheValidityItselfAllowsNoOverlap() {
         // r1 (4 s ahead) answered token 10's validity by its own clock: no replica could end that lease early.
         skews.add(new ServiceFaults.Skew("r1", 0, 60_000, 4_000));
-        grant(1, "r1", 1_000, 10, 5_000);
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(1), "req-1", KEY, 5_000, true, 1_000, 1_000, 1_005, "granted", 10));
+        grantedAfterWaitBy("r1");
         held(1, 10, 1_005, 6_000, 0);
         granted(2, 5_000, 12, 5_000);
         held(2, 12, 5_005, 5_400, 1);
@@ -486,10 +495,7 @@ class ServiceCheckerTest {
     void aValidityThatOutlastsItsEntrysRemovalBreaksTheFirstPromise() {
         // validForMillis 5,000 (the checks before issue 35 looked only for 0); the entry went at 3,000.
         granted(1, 1_000, 10, 5_000);
-        QueueObserver.Seen e = entry(owner(1), 10, 1_002, 2_500, 1_002);
-        e.goneSeen = 3_400;
-        e.removedAt = 3_000;
-        e.removedAs = "EXPIRED";
+        removed(entry(owner(1), 10, 1_002, 2_500, 1_002), 3_000, "EXPIRED", 3_400);
         ServiceChecker.Findings f = check();
         assertThat(f.findings()).singleElement().satisfies(x -> {
             assertThat(x.promise()).isEqualTo(ServiceChecker.Promise.LIVE_GRANT);
@@ -503,11 +509,16 @@ class ServiceCheckerTest {
     void aRemovalEarlierThanTheValidityByLessThanTheSkewOfAReplicaAheadIsNoFinding() {
         skews.add(new ServiceFaults.Skew("r1", 0, 60_000, 4_000));
         granted(1, 1_000, 10, 5_000);
-        QueueObserver.Seen e = entry(owner(1), 10, 1_002, 2_500, 1_002);
-        e.goneSeen = 3_400;
-        e.removedAt = 3_000;
-        e.removedAs = "EXPIRED";
+        removed(entry(owner(1), 10, 1_002, 2_500, 1_002), 3_000, "EXPIRED", 3_400);
         assertThat(check().findings()).isEmpty();
+    }
+
+    /** r1, 6 s ahead, grants token 10 by its clock; r0, unskewed, renews it at 1,700; released at 6,500. */
+    private void grantedByR1AheadRenewedByR0() {
+        skews.add(new ServiceFaults.Skew("r1", 0, 60_000, 6_000));
+        grantedAfterWaitBy("r1");
+        renewed(1, "r0", 1_700, 10, 5_000);
+        released(1, 6_500, 10);
     }
 
     @Test
@@ -515,16 +526,8 @@ class ServiceCheckerTest {
         // r1 runs 6 s ahead and answered the grant by its clock (valid until 6,000 in true time); r0,
         // unskewed, renewed at 1,700, which wrote an expiresAt 6 s lower in number; r1 then took it for
         // expired and removed the entry at 3,000. The skew between the two writers allows it.
-        skews.add(new ServiceFaults.Skew("r1", 0, 60_000, 6_000));
-        grant(1, "r1", 1_000, 10, 5_000);
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(1), "req-1", KEY, 5_000, true, 1_000, 1_000, 1_005, "granted", 10));
-        renewed(1, "r0", 1_700, 10, 5_000);
-        released(1, 6_500, 10);
-        QueueObserver.Seen e = entry(owner(1), 10, 1_002, 2_500, 1_002);
-        e.goneSeen = 3_400;
-        e.removedAt = 3_000;
-        e.removedAs = "EXPIRED";
+        grantedByR1AheadRenewedByR0();
+        removed(entry(owner(1), 10, 1_002, 2_500, 1_002), 3_000, "EXPIRED", 3_400);
         assertThat(check().count(ServiceChecker.Promise.LIVE_GRANT)).isZero();
     }
 
@@ -532,12 +535,7 @@ class ServiceCheckerTest {
     void anExpiresAtWrittenByALaterRenewalIsReadByTheRenewersClock() {
         // r1 (6 s ahead) answered the grant; r0 (unskewed) renewed to 6,700, which ZooKeeper then held:
         // by r0's clock that is true time, later than the grant's answered validity.
-        skews.add(new ServiceFaults.Skew("r1", 0, 60_000, 6_000));
-        grant(1, "r1", 1_000, 10, 5_000);
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(1), "req-1", KEY, 5_000, true, 1_000, 1_000, 1_005, "granted", 10));
-        renewed(1, "r0", 1_700, 10, 5_000);
-        released(1, 6_500, 10);
+        grantedByR1AheadRenewedByR0();
         QueueObserver.Seen e = entry(owner(1), 10, 1_002, 6_400, 1_002);
         e.states.add(new QueueObserver.State(1_800, 6_400, true, 6_700));
         assertThat(check().count(ServiceChecker.Promise.LIVE_GRANT)).isZero();
@@ -546,9 +544,7 @@ class ServiceCheckerTest {
     @Test
     void anExpiresAtLoweredBelowTheAnsweredValidityWithoutSkewBreaksTheFirstPromise() {
         // The counterpart on unskewed clocks: ZooKeeper held 4,000 after a grant answered valid until 6,000.
-        grant(1, "r1", 1_000, 10, 5_000);
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(1), "req-1", KEY, 5_000, true, 1_000, 1_000, 1_005, "granted", 10));
+        grantedAfterWaitBy("r1");
         released(1, 6_500, 10);
         QueueObserver.Seen e = entry(owner(1), 10, 1_002, 6_400, 1_002);
         e.states.add(new QueueObserver.State(1_100, 6_400, true, 4_000));
@@ -562,10 +558,7 @@ class ServiceCheckerTest {
         // Token 10's holder sent its release and was killed before logging it; the release landed at
         // 3,000 (a RELEASED record: only the holder has the lockToken) and token 12 was granted at 3,200.
         granted(1, 1_000, 10, 5_000);
-        QueueObserver.Seen e = entry(owner(1), 10, 1_002, 2_500, 1_002);
-        e.goneSeen = 3_400;
-        e.removedAt = 3_000;
-        e.removedAs = "RELEASED";
+        removed(entry(owner(1), 10, 1_002, 2_500, 1_002), 3_000, "RELEASED", 3_400);
         granted(2, 3_200, 12, 5_000);
         held(2, 12, 3_205, 4_000, 1);
         ServiceChecker.Findings f = check();
@@ -577,10 +570,7 @@ class ServiceCheckerTest {
     void aRemovalAfterTheHolderSentItsReleaseIsNoFinding() {
         granted(1, 1_000, 10, 5_000);
         held(1, 10, 1_005, 2_000, 1);
-        QueueObserver.Seen e = entry(owner(1), 10, 1_002, 1_900, 1_002);
-        e.goneSeen = 2_400;
-        e.removedAt = 2_003;
-        e.removedAs = "RELEASED";
+        removed(entry(owner(1), 10, 1_002, 1_900, 1_002), 2_003, "RELEASED", 2_400);
         assertThat(check().findings()).isEmpty();
     }
 
@@ -631,12 +621,16 @@ class ServiceCheckerTest {
 
     // ---- issue 35, part 4.3: the hedging workers cancel the losing copy
 
-    @Test
-    void aHedgedCopyCancelledOnceTheOtherWasAnsweredIsNoAnswer() {
+    /** Request 1 hedged: r0 grants token 10, and r1's copy is cancelled once r0 answered. */
+    private void hedgedGrantWithCancelledCopy() {
         call(owner(1), "acquire", "r0", 1_000, 1_005, 200, null, 10, 6_000, 5_000, null, true, 0);
         call(owner(1), "acquire", "r1", 1_000, 1_006, 0, ServiceCalls.CANCELLED, 0, 0, -1, null, true, 0);
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(1), "req-1", KEY, 5_000, true, 1_000, 1_000, 1_005, "granted", 10));
+        ended(1, 5_000, true, 1_000, 1_000, 1_005, "granted", 10);
+    }
+
+    @Test
+    void aHedgedCopyCancelledOnceTheOtherWasAnsweredIsNoAnswer() {
+        hedgedGrantWithCancelledCopy();
         held(1, 10, 1_005, 1_300, 1);
         ServiceChecker.Findings f = check();
         assertThat(f.findings()).isEmpty();
@@ -647,10 +641,7 @@ class ServiceCheckerTest {
     void aCancelledCopysCallerGonePathRemovingTheOtherCopysGrantBreaksTheFirstPromise() {
         // r1's copy was closed once r0 answered; r1, acting on its own copy of the entry, deleted it bare
         // (no finished record: the first read without it, at 1,500, bounds the removal).
-        call(owner(1), "acquire", "r0", 1_000, 1_005, 200, null, 10, 6_000, 5_000, null, true, 0);
-        call(owner(1), "acquire", "r1", 1_000, 1_006, 0, ServiceCalls.CANCELLED, 0, 0, -1, null, true, 0);
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(1), "req-1", KEY, 5_000, true, 1_000, 1_000, 1_005, "granted", 10));
+        hedgedGrantWithCancelledCopy();
         held(1, 10, 1_005, 4_000, 1);
         entry(owner(1), 10, 1_002, 1_002, 1_002).goneSeen = 1_500;
         ServiceChecker.Findings f = check();
@@ -710,30 +701,25 @@ class ServiceCheckerTest {
         });
     }
 
+    /** The queue in [from, to]: doomed-1 on session s1, doomed-2 on s2, then request 3 waiting on r0's live s0. */
+    private void doomedChain(long from, long to, boolean s1Live, boolean s2Live) {
+        queue(
+                from,
+                to,
+                tied("doomed-1", 20, "s1", s1Live),
+                tied("doomed-2", 21, "s2", s2Live),
+                tied(owner(3), 22, "s0", true));
+    }
+
     @Test
     void aBlockIsExplainedByASessionFurtherUpItsChain() {
         // doomed-1's session ended at 5,000, but doomed-2 behind it, on another killed replica, lived until 15,000:
         // the key was blocked by doomed-2 however soon doomed-1 went.
         reads(0, 30_000);
         waiting(owner(3), "r0", 1_000, 29_000);
-        queue(
-                2_000,
-                4_500,
-                tied("doomed-1", 20, "s1", true),
-                tied("doomed-2", 21, "s2", true),
-                tied(owner(3), 22, "s0", true));
-        queue(
-                5_000,
-                15_000,
-                tied("doomed-1", 20, "s1", false),
-                tied("doomed-2", 21, "s2", true),
-                tied(owner(3), 22, "s0", true));
-        queue(
-                15_500,
-                15_500,
-                tied("doomed-1", 20, "s1", false),
-                tied("doomed-2", 21, "s2", false),
-                tied(owner(3), 22, "s0", true));
+        doomedChain(2_000, 4_500, true, true);
+        doomedChain(5_000, 15_000, false, true);
+        doomedChain(15_500, 15_500, false, false);
         ServiceChecker.Findings f = check();
         assertThat(f.findings()).isEmpty();
         assertThat(f.blocks())
@@ -785,12 +771,7 @@ class ServiceCheckerTest {
     @Test
     void aLeaseOfAWorkerKilledWithItsAcquireOutIsCountedApartNotAsABrokenPromise() {
         entry(owner(7), 30, 1_000, 6_000, 1_000); // no log line of request 7: the worker died before the answer
-        ServiceChecker.Findings f = check(Set.of());
-        assertThat(f.orphans())
-                .singleElement()
-                .satisfies(o -> assertThat(o.cause()).isEqualTo(ServiceChecker.KILLED_WORKER));
-        assertThat(f.countedOrphans()).isEmpty();
-        assertThat(f.findings()).isEmpty();
+        assertCountedApart(check(Set.of()), ServiceChecker.KILLED_WORKER);
     }
 
     // ---- the clocks
@@ -815,8 +796,7 @@ class ServiceCheckerTest {
                     null,
                     false,
                     0);
-            requests.add(new ServiceLog.RequestEnd(
-                    "w0", INC, owner(n), "req-" + n, KEY, 5_000, false, 0, sent, sent + 4, "granted", 10 + n));
+            ended(n, 5_000, false, 0, sent, sent + 4, "granted", 10 + n);
             released(n, sent + 100, 10 + n);
         }
         Clocks clocks = Clocks.of(new ServiceLog.Logs(calls, requests, holds, writes, Set.of()), skews);
@@ -847,8 +827,7 @@ class ServiceCheckerTest {
             long arrivalOnR1 = sent + 2 - 5_000;
             long kept = sent + 2 + 5_000 + 1_000;
             call(owner(n), "renew", "r1", sent, sent + 4, 200, null, 0, kept, kept - arrivalOnR1, null, false, 10 + n);
-            requests.add(new ServiceLog.RequestEnd(
-                    "w0", INC, owner(n), "req-" + n, KEY, 5_000, true, 1_000, sent - 100, sent + 4, "granted", 10 + n));
+            ended(n, 5_000, true, 1_000, sent - 100, sent + 4, "granted", 10 + n);
         }
         Clocks clocks = Clocks.of(new ServiceLog.Logs(calls, requests, holds, writes, Set.of()), skews);
         assertThat(clocks.windows()).singleElement().satisfies(w -> {
@@ -866,14 +845,11 @@ class ServiceCheckerTest {
         // the answer said, not 4,000 as read by r0's new clock.
         skews.add(new ServiceFaults.Skew("r0", 3_000, 60_000, 5_000));
         call(owner(1), "acquire", "r0", 1_000, 6_000, 200, null, 10, 8_003, 7_000, null, false, 0);
-        requests.add(new ServiceLog.RequestEnd(
-                "w0", INC, owner(1), "req-1", KEY, 5_000, true, 6_000, 1_000, 6_000, "granted", 10));
+        ended(1, 5_000, true, 6_000, 1_000, 6_000, "granted", 10);
         released(1, 7_900, 10);
         QueueObserver.Seen e = entry(owner(1), 10, 1_100, 7_800, 2_900);
         e.states.add(new QueueObserver.State(2_900, 7_800, true, 9_000));
-        e.goneSeen = 8_300;
-        e.removedAt = 7_905;
-        e.removedAs = "RELEASED";
+        removed(e, 7_905, "RELEASED", 8_300);
         assertThat(check().findings()).isEmpty();
     }
 }

@@ -1,5 +1,7 @@
 package io.zkfence.fencing.internal;
 
+import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -119,6 +121,15 @@ public final class ConditionalWriteLoop {
         String location(String key);
     }
 
+    /** The most lost races a write may retry, in every store's config. */
+    public static final int MAX_CONFLICT_RETRIES_BOUND = 100;
+
+    /** The longest pause between two attempts, in every store's config. */
+    public static final Duration BACKOFF_MAX_BOUND = Duration.ofSeconds(30);
+
+    /** The largest {@link StateCache}, in every store's config. */
+    public static final int ETAG_CACHE_SIZE_BOUND = 1_000_000;
+
     private final Store store;
     private final StateCache cache;
     private final Backoff backoff;
@@ -141,6 +152,39 @@ public final class ConditionalWriteLoop {
         this.backoff = backoff;
         this.maxConflictRetries = maxConflictRetries;
         this.observer = observer;
+    }
+
+    /**
+     * Checks the knobs of the loop and its cache, which every store's config has under these names,
+     * against the bounds above: for the configs' {@code build()}, which document them.
+     *
+     * @param maxConflictRetries 0 to {@value #MAX_CONFLICT_RETRIES_BOUND}
+     * @param backoffBase 0 to {@code backoffMax}
+     * @param backoffMax 0 to {@link #BACKOFF_MAX_BOUND}
+     * @param etagCacheSize 0 to {@value #ETAG_CACHE_SIZE_BOUND}
+     * @throws IllegalArgumentException naming the first knob out of bounds, its bound and value
+     * @throws NullPointerException naming a back-off that is null
+     */
+    public static void checkKnobs(
+            int maxConflictRetries, Duration backoffBase, Duration backoffMax, int etagCacheSize) {
+        if (maxConflictRetries < 0 || maxConflictRetries > MAX_CONFLICT_RETRIES_BOUND) {
+            throw new IllegalArgumentException("maxConflictRetries must be between 0 and " + MAX_CONFLICT_RETRIES_BOUND
+                    + " but was " + maxConflictRetries);
+        }
+        Objects.requireNonNull(backoffBase, "backoffBase must not be null");
+        Objects.requireNonNull(backoffMax, "backoffMax must not be null");
+        if (backoffMax.isNegative() || backoffMax.compareTo(BACKOFF_MAX_BOUND) > 0) {
+            throw new IllegalArgumentException(
+                    "backoffMax must be between 0 and " + BACKOFF_MAX_BOUND + " but was " + backoffMax);
+        }
+        if (backoffBase.isNegative() || backoffBase.compareTo(backoffMax) > 0) {
+            throw new IllegalArgumentException(
+                    "backoffBase must be between 0 and backoffMax (" + backoffMax + ") but was " + backoffBase);
+        }
+        if (etagCacheSize < 0 || etagCacheSize > ETAG_CACHE_SIZE_BOUND) {
+            throw new IllegalArgumentException(
+                    "etagCacheSize must be between 0 and " + ETAG_CACHE_SIZE_BOUND + " but was " + etagCacheSize);
+        }
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.zkfence.azure.blob;
 
+import io.zkfence.fencing.internal.ConditionalWriteLoop;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.regex.Pattern;
@@ -35,7 +36,6 @@ public final class AzureBlobFenceConfig {
     public static final String DEFAULT_SELF_CHECK_PREFIX = "zkfence-self-check/";
 
     private static final Pattern METADATA_KEY = Pattern.compile("[a-z_][a-z0-9_]{0,63}");
-    private static final Duration BACKOFF_MAX_BOUND = Duration.ofSeconds(30);
 
     private final String tokenMetadataKey;
     private final int maxConflictRetries;
@@ -239,24 +239,7 @@ public final class AzureBlobFenceConfig {
                         + " with a letter or '_' (Azure metadata names are C# identifiers; no x-ms-meta- prefix) but"
                         + " was '" + tokenMetadataKey + "'");
             }
-            if (maxConflictRetries < 0 || maxConflictRetries > 100) {
-                throw new IllegalArgumentException(
-                        "maxConflictRetries must be between 0 and 100 but was " + maxConflictRetries);
-            }
-            Objects.requireNonNull(backoffBase, "backoffBase must not be null");
-            Objects.requireNonNull(backoffMax, "backoffMax must not be null");
-            if (backoffMax.isNegative() || backoffMax.compareTo(BACKOFF_MAX_BOUND) > 0) {
-                throw new IllegalArgumentException(
-                        "backoffMax must be between 0 and " + BACKOFF_MAX_BOUND + " but was " + backoffMax);
-            }
-            if (backoffBase.isNegative() || backoffBase.compareTo(backoffMax) > 0) {
-                throw new IllegalArgumentException(
-                        "backoffBase must be between 0 and backoffMax (" + backoffMax + ") but was " + backoffBase);
-            }
-            if (etagCacheSize < 0 || etagCacheSize > 1_000_000) {
-                throw new IllegalArgumentException(
-                        "etagCacheSize must be between 0 and 1000000 but was " + etagCacheSize);
-            }
+            ConditionalWriteLoop.checkKnobs(maxConflictRetries, backoffBase, backoffMax, etagCacheSize);
             Objects.requireNonNull(selfCheckPrefix, "selfCheckPrefix must not be null");
             if (selfCheckPrefix.isBlank() || selfCheckPrefix.length() > 512) {
                 throw new IllegalArgumentException(

@@ -20,6 +20,14 @@ final class PropertyCheck {
         }
     }
 
+    /** {@code value}, which must be set (not blank) {@code when}. */
+    static String required(String property, String value, String when) {
+        if (value == null || value.isBlank()) {
+            throw invalid(property, value, "must be set " + when);
+        }
+        return value;
+    }
+
     static InvalidConfigurationPropertyValueException invalid(String property, Object value, String reason) {
         return new InvalidConfigurationPropertyValueException(property, value, reason);
     }

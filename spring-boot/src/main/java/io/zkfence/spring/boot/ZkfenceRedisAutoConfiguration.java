@@ -60,14 +60,10 @@ public class ZkfenceRedisAutoConfiguration {
          */
         @Bean(destroyMethod = "shutdown")
         public RedisClient zkfenceRedisClient(ZkfenceProperties properties) {
-            String uri = properties.getRedis().getUri();
-            if (uri == null || uri.isBlank()) {
-                throw PropertyCheck.invalid(
-                        "zkfence.redis.uri",
-                        uri,
-                        "must be set when any zkfence.redis.* property is set and the application has no RedisConnector"
-                                + " bean");
-            }
+            String uri = PropertyCheck.required(
+                    "zkfence.redis.uri",
+                    properties.getRedis().getUri(),
+                    "when any zkfence.redis.* property is set and the application has no RedisConnector bean");
             try {
                 return RedisClient.create(uri);
             } catch (IllegalArgumentException e) {
