@@ -197,6 +197,24 @@ final class Clocks {
         return min == Long.MAX_VALUE ? 0 : min;
     }
 
+    /**
+     * The lowest offset, less its uncertainty, that {@code replica} ran with at some moment of
+     * [{@code from}, {@code to}] (0 if it ran unskewed for part of it): the clock of a call whose
+     * answer does not say which clock made it (a cancelled hedged copy, a lost answer), taken, like
+     * {@link #lowestOffset}, as the one that puts an expiry it wrote latest in true time.
+     */
+    long lowestWhileOut(String replica, long from, long to) {
+        long min = Long.MAX_VALUE;
+        boolean coveredByOne = false;
+        for (Window w : windows) {
+            if (w.replica().equals(replica) && w.from() <= to && w.to() >= from) {
+                min = Math.min(min, w.offset() - w.uncertainty());
+                coveredByOne |= w.from() <= from && to <= w.to();
+            }
+        }
+        return coveredByOne ? min : Math.min(min, 0);
+    }
+
     /** The offset of the clock that answered {@code a} ({@link #answeredBy}, without its uncertainty), for the report. */
     long answeringOffset(AnsweredLeases.Answer a) {
         Window w = answeringWindow(a);

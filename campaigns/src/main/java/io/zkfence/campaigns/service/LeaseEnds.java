@@ -16,8 +16,11 @@ import java.util.Map;
  *     the first read that missed the entry, a later bound);
  * <li>for an unconfirmed entry, its replica's session ending while it was tied to it (the first
  *     read that found the session's marker gone);
- * <li>its {@code expiresAt} as ZooKeeper held it after the answer was heard (by the answering
- *     replica's clock: a replica computes the validity from it);
+ * <li>its {@code expiresAt} as ZooKeeper held it after the answer was heard, by the clock that
+ *     wrote it: the lowest of the clocks that may have (the answering replica's, each later
+ *     renewal's, and that of every call of the lease whose answer was not a 200 heard: a hedged
+ *     copy cancelled once the other was answered, a lost answer), the one that puts the end latest
+ *     in true time;
  * <li>the next holder's grant: the first 200 heard, or the first confirmed head seen, with a higher
  *     token on the key.
  * </ul>
@@ -41,6 +44,7 @@ final class LeaseEnds {
 
     static List<Excess> of(
             List<AnsweredLeases.Answer> answers,
+            List<ServiceLog.Call> calls,
             Map<Long, Long> releasesSent,
             Map<Long, Long> evictions,
             Collection<QueueObserver.Seen> entries,
@@ -65,6 +69,13 @@ final class LeaseEnds {
         for (AnsweredLeases.Answer a : answers) {
             byToken.computeIfAbsent(a.token(), t -> new ArrayList<>()).add(a);
         }
+        // Calls that may have written a lease's expiresAt though no 200 of theirs was heard, by owner.
+        Map<String, List<ServiceLog.Call>> unheard = new HashMap<>();
+        for (ServiceLog.Call c : calls) {
+            if (c.status() != 200 && ("acquire".equals(c.op()) || "renew".equals(c.op()))) {
+                unheard.computeIfAbsent(c.owner(), o -> new ArrayList<>()).add(c);
+            }
+        }
         Map<Long, Excess> worst = new HashMap<>();
         for (AnsweredLeases.Answer a : answers) {
             long token = a.token();
@@ -72,7 +83,9 @@ final class LeaseEnds {
             List<AnsweredLeases.Answer> writers = byToken.get(token).stream()
                     .filter(b -> b.sentAt() >= a.sentAt())
                     .toList();
-            long lowest = clocks.lowestOffset(writers);
+            List<ServiceLog.Call> unheardWriters = unheard.getOrDefault(a.owner(), List.of()).stream()
+                    .filter(c -> "acquire".equals(c.op()) || c.lease() == token || c.lease() == 0)
+                    .toList();
             long until = Math.min(
                     a.validUntil(),
                     Math.min(
@@ -83,6 +96,7 @@ final class LeaseEnds {
             if (s != null) {
                 long removed = s.removedBy();
                 if (removed > 0) {
+                    long lowest = lowestWriter(a, writers, unheardWriters, removed, clocks);
                     long allowance = clocks.allowanceBelow(
                             lowest, Math.min(a.sentAt(), removed), Math.max(a.heardAt(), removed));
                     found.add(new Excess(
@@ -104,11 +118,15 @@ final class LeaseEnds {
                             "it was tied to its replica's session, found ended",
                             Clocks.MEASUREMENT_MILLIS));
                 }
-                long expiresAt = expiresAtAfter(s, a.heardAt());
-                if (expiresAt > 0) {
+                QueueObserver.State held = heldAfter(s, a.heardAt());
+                if (held != null) {
                     // A replica computes a validity from expiresAt with its own clock, and expiresAt was
-                    // last written by this answer's replica or a later renewal's: the lowest of their
-                    // clocks puts the end latest in true time.
+                    // last written by this answer's replica, a later renewal's, or a call of the lease
+                    // no 200 of which was heard (the hedged copy of this very acquire, which may confirm
+                    // the entry the other copy answered unconfirmed): the lowest of their clocks puts
+                    // the end latest in true time.
+                    long expiresAt = held.expiresAt();
+                    long lowest = lowestWriter(a, writers, unheardWriters, held.at(), clocks);
                     found.add(new Excess(
                             a,
                             until,
@@ -127,6 +145,7 @@ final class LeaseEnds {
                 }
             }
             if (nextToken > 0) {
+                long lowest = lowestWriter(a, writers, unheardWriters, next, clocks);
                 found.add(new Excess(
                         a,
                         until,
@@ -144,16 +163,40 @@ final class LeaseEnds {
     }
 
     /**
-     * The lowest {@code expiresAt} ZooKeeper held for the entry at the reads made after {@code heard}
-     * (0 if none was): a renewal or confirmation never shortens a lease, so the first such read is
+     * The lowest offset of the clocks that may have written the lease's {@code expiresAt} by
+     * {@code by}: those of {@code writers} (200s heard, this answer's and later ones) and, for each
+     * call of the lease without a 200 heard that was sent by then, the lowest clock its replica ran
+     * with while the call could act there. A call answered otherwise acted until its answer; one
+     * whose answer never came (cancelled, lost, timed out) may act on its replica after that, so
+     * until {@code by}.
+     */
+    private static long lowestWriter(
+            AnsweredLeases.Answer a,
+            List<AnsweredLeases.Answer> writers,
+            List<ServiceLog.Call> unheard,
+            long by,
+            Clocks clocks) {
+        long lowest = clocks.lowestOffset(writers);
+        for (ServiceLog.Call c : unheard) {
+            long actedUntil = c.status() == 0 ? by : Math.min(by, c.doneAt());
+            if (c.sentAt() <= by && actedUntil >= a.sentAt()) {
+                lowest = Math.min(lowest, clocks.lowestWhileOut(c.replica(), c.sentAt(), actedUntil));
+            }
+        }
+        return lowest;
+    }
+
+    /**
+     * The read that showed the lowest {@code expiresAt} ZooKeeper held for the entry at the reads made
+     * after {@code heard} (null if none did; its first read bounds when that expiry was written): a renewal or confirmation never shortens a lease, so the first such read is
      * the answer's, and a later lower one would be a lease cut short. The observer reads after a
      * {@code sync}, so a read made after the answer was heard sees the write the answer rests on.
      */
-    static long expiresAtAfter(QueueObserver.Seen s, long heard) {
-        long min = 0;
+    static QueueObserver.State heldAfter(QueueObserver.Seen s, long heard) {
+        QueueObserver.State min = null;
         for (QueueObserver.State st : s.states) {
-            if (st.lastAt() >= heard && st.expiresAt() > 0 && (min == 0 || st.expiresAt() < min)) {
-                min = st.expiresAt();
+            if (st.lastAt() >= heard && st.expiresAt() > 0 && (min == null || st.expiresAt() < min.expiresAt())) {
+                min = st;
             }
         }
         return min;

@@ -187,7 +187,8 @@ final class ServiceChecker {
         List<AnsweredLeases.Segment> segments = AnsweredLeases.segments(answers, releasesSent, in.evictions());
         findings.addAll(deadLeases(logs.calls(), clocks));
         Set<Long> saidDead = findings.stream().map(f -> f.token()).collect(Collectors.toSet());
-        for (LeaseEnds.Excess e : LeaseEnds.of(answers, releasesSent, in.evictions(), in.entries(), clocks)) {
+        for (LeaseEnds.Excess e :
+                LeaseEnds.of(answers, logs.calls(), releasesSent, in.evictions(), in.entries(), clocks)) {
             if (!saidDead.contains(e.answer().token())) {
                 findings.add(outlived(e));
             }

@@ -637,6 +637,48 @@ class ServiceCheckerTest {
         assertThat(f.clean()).isTrue();
     }
 
+    /**
+     * The 30-minute run at d52f69a, token 176093659387: a waiting acquire hedged to r2 (5 s ahead)
+     * and r1 (5 s behind). r2 queued the entry and, woken at the head, answered it unconfirmed by
+     * its clock (read at 10,180 in true time, so until 20,180 on r2's clock, valid 5,175 ms from the
+     * arrival); r1's copy, at the head too, confirmed it with r1's clock at 10,190 in true time (5,190
+     * on its clock, plus the TTL and the 1 s slack: 11,190), and was cancelled once r2's answer was
+     * heard. ZooKeeper's 11,190 is r1's clock: 16,190 in true time, after the 15,175 the answer said
+     * (read by r2's clock, the one answer heard, it was 6,190: 4 s before the holder's release).
+     */
+    private void hedgedGrantConfirmedByTheOtherCopy(long r1Offset) {
+        skews.add(new ServiceFaults.Skew("r2", 0, 60_000, 5_000));
+        if (r1Offset != 0) {
+            skews.add(new ServiceFaults.Skew("r1", 0, 60_000, r1Offset));
+        }
+        call(owner(1), "acquire", "r2", 10_000, 10_200, 200, null, 10, 20_180, 5_175, null, true, 0);
+        call(owner(1), "acquire", "r1", 10_000, 10_201, 0, ServiceCalls.CANCELLED, 0, 0, -1, null, true, 0);
+        requests.add(new ServiceLog.RequestEnd(
+                "w0", INC, owner(1), "req-1", KEY, 5_000, true, 2_000, 10_000, 10_201, "granted", 10));
+        held(1, 10, 10_201, 15_000, 1);
+        QueueObserver.Seen e = entry(owner(1), 10, 10_450, 14_950, 10_450);
+        e.states.add(new QueueObserver.State(10_450, 14_950, true, 11_190));
+        e.goneSeen = 15_450;
+        e.removedAt = 15_010;
+        e.removedAs = "RELEASED";
+    }
+
+    @Test
+    void anExpiresAtWrittenByTheCancelledHedgedCopysReplicaIsReadByThatReplicasClock() {
+        hedgedGrantConfirmedByTheOtherCopy(-5_000);
+        assertThat(check().count(ServiceChecker.Promise.LIVE_GRANT)).isZero();
+    }
+
+    @Test
+    void anExpiresAtTooLowForEveryClockThatMayHaveWrittenItStillBreaksTheFirstPromise() {
+        // The same 11,190 with r1 unskewed: by the lowest clock that may have written it, the lease
+        // ended 3.8 s before the holder's release.
+        hedgedGrantConfirmedByTheOtherCopy(0);
+        assertThat(check().findings())
+                .singleElement()
+                .satisfies(x -> assertThat(x.evidence()).contains("ZooKeeper held its expiresAt at 11190"));
+    }
+
     @Test
     void aCancelledCopysCallerGonePathRemovingTheOtherCopysGrantBreaksTheFirstPromise() {
         // r1's copy was closed once r0 answered; r1, acting on its own copy of the entry, deleted it bare
