@@ -567,8 +567,8 @@ final class AcquireCall implements AutoCloseable {
      * sync limit, and touches nothing at the leader meanwhile), a third of the timeout before it
      * was cut off: so two thirds of the timeout less {@code lagBoundMillis}, which is 0 for a read
      * pipelined behind a write or a sync that went through the leader (the queueing multi, or the
-     * sync of {@link #relistAfterWait}). 0 (confirm every
-     * grant first) when the session is too short for that, or there is none.
+     * sync of {@link #relistAfterWait}). 0 (confirm every grant first) when the session is too
+     * short for that, or there is none.
      */
     static long unconfirmedValidity(int sessionTimeoutMs, long lagBoundMillis) {
         return Math.max(0, sessionTimeoutMs * 2L / 3 - lagBoundMillis);
