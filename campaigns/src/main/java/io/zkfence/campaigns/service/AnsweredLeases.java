@@ -124,7 +124,14 @@ final class AnsweredLeases {
         return out;
     }
 
-    /** When each lease's caller first sent its release, by its log: token → time. */
+    /**
+     * When each lease's caller first sent its release, by its log: token → time. A release call's
+     * line is written once its answer came, so a worker killed with its release in flight never
+     * writes it; the hold's line, written just before the release is sent (ServiceWorker.hold,
+     * faults_worker.py), says when the caller stopped using the lease and sent it. A hold that ended
+     * at its {@code deadline} is logged with the deadline's time, before the release was sent, so only
+     * the other ends count from the hold.
+     */
     static Map<Long, Long> releasesSent(ServiceLog.Logs logs) {
         Map<String, Set<Long>> grantedTo = new HashMap<>();
         for (ServiceLog.Call c : logs.calls()) {
@@ -139,6 +146,11 @@ final class AnsweredLeases {
                 if (token > 0) {
                     out.merge(token, c.sentAt(), Math::min);
                 }
+            }
+        }
+        for (ServiceLog.Hold h : logs.holds()) {
+            if (h.fencingToken() > 0 && !"deadline".equals(h.end())) {
+                out.merge(h.fencingToken(), h.toAt(), Math::min);
             }
         }
         return out;

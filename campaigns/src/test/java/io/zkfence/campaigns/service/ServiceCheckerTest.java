@@ -575,6 +575,32 @@ class ServiceCheckerTest {
     }
 
     @Test
+    void aReleaseInFlightWhenItsWorkerWasKilledEndsItsLeaseAtTheHoldsEnd() {
+        // The 30-minute run at e1b4565 (seed 20261129): w0 logged its hold of token 266287972360 as
+        // released at 03:58:34.688, sent its release and was killed 71 ms later, before the answer
+        // (so no release line); the entry was never read by the observer, and the next waiter was
+        // granted at 03:58:34.977. Here: token 10 released at 1,200 that way, token 12 granted at 1,305.
+        granted(1, 1_000, 10, 5_000);
+        holds.add(new ServiceLog.Hold("w0", INC, owner(1), "req-1", KEY, 10, 1_005, 1_200, "released"));
+        granted(2, 1_300, 12, 5_000);
+        held(2, 12, 1_305, 2_000, 1);
+        ServiceChecker.Findings f = check();
+        assertThat(f.count(ServiceChecker.Promise.LIVE_GRANT)).isZero();
+        assertThat(f.count(ServiceChecker.Promise.NO_OVERLAP)).isZero();
+    }
+
+    @Test
+    void aHoldThatEndedAtItsDeadlineIsNoReleaseSentAtThatTime() {
+        // A hold ended at its deadline is logged with the deadline's time, before its release is
+        // sent: it does not end the answered validity, so a next grant inside it is still a finding.
+        granted(1, 1_000, 10, 5_000);
+        holds.add(new ServiceLog.Hold("w0", INC, owner(1), "req-1", KEY, 10, 1_005, 1_200, "deadline"));
+        granted(2, 1_300, 12, 5_000);
+        held(2, 12, 1_305, 2_000, 1);
+        assertThat(check().count(ServiceChecker.Promise.LIVE_GRANT)).isOne();
+    }
+
+    @Test
     void aValidityThatOutlastsTheSessionItsUnconfirmedLeaseHungOnBreaksTheFirstPromise() {
         granted(1, 1_000, 10, 5_000);
         entry(owner(1), 10, 1_002, 4_500, 0).sessionEndedSeen = 4_000;
