@@ -16,21 +16,13 @@ final class ObjectStoreSettings {
 
     private ObjectStoreSettings() {}
 
-    /**
-     * The configured values (null: the fence's default): {@link ZkfenceProperties.S3}'s and
-     * {@link ZkfenceProperties.AzureBlob}'s getters of the same names.
-     */
-    interface Values {
-        String getTokenMetadataKey();
-
-        Integer getMaxConflictRetries();
-
-        Duration getBackoffBase();
-
-        Duration getBackoffMax();
-
-        Integer getEtagCacheSize();
-    }
+    /** The configured values (null: the fence's default). */
+    record Values(
+            String tokenMetadataKey,
+            Integer maxConflictRetries,
+            Duration backoffBase,
+            Duration backoffMax,
+            Integer etagCacheSize) {}
 
     /**
      * The config builder's setter of each shared knob.
@@ -57,36 +49,36 @@ final class ObjectStoreSettings {
         B b = fresh.get();
         set(
                 prefix + ".token-metadata-key",
-                values.getTokenMetadataKey(),
+                values.tokenMetadataKey(),
                 b,
                 fresh,
                 build,
-                x -> set.tokenMetadataKey().accept(x, values.getTokenMetadataKey()));
+                x -> set.tokenMetadataKey().accept(x, values.tokenMetadataKey()));
         set(
                 prefix + ".max-conflict-retries",
-                values.getMaxConflictRetries(),
+                values.maxConflictRetries(),
                 b,
                 fresh,
                 build,
-                x -> set.maxConflictRetries().accept(x, values.getMaxConflictRetries()));
+                x -> set.maxConflictRetries().accept(x, values.maxConflictRetries()));
         // Each back-off is checked together with the other as configured: the rule is base <= max.
-        set(prefix + ".backoff-max", values.getBackoffMax(), b, fresh, build, x -> {
+        set(prefix + ".backoff-max", values.backoffMax(), b, fresh, build, x -> {
             set.backoffBase().accept(x, Duration.ZERO);
-            set.backoffMax().accept(x, values.getBackoffMax());
+            set.backoffMax().accept(x, values.backoffMax());
         });
-        set(prefix + ".backoff-base", values.getBackoffBase(), b, fresh, build, x -> {
-            if (values.getBackoffMax() != null) {
-                set.backoffMax().accept(x, values.getBackoffMax());
+        set(prefix + ".backoff-base", values.backoffBase(), b, fresh, build, x -> {
+            if (values.backoffMax() != null) {
+                set.backoffMax().accept(x, values.backoffMax());
             }
-            set.backoffBase().accept(x, values.getBackoffBase());
+            set.backoffBase().accept(x, values.backoffBase());
         });
         set(
                 prefix + ".etag-cache-size",
-                values.getEtagCacheSize(),
+                values.etagCacheSize(),
                 b,
                 fresh,
                 build,
-                x -> set.etagCacheSize().accept(x, values.getEtagCacheSize()));
+                x -> set.etagCacheSize().accept(x, values.etagCacheSize()));
         try {
             return build.apply(b);
         } catch (IllegalArgumentException e) {

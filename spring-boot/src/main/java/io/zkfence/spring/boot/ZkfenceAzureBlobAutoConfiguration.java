@@ -50,7 +50,12 @@ public class ZkfenceAzureBlobAutoConfiguration {
                         AzureBlobFenceConfig.Builder::backoffBase,
                         AzureBlobFenceConfig.Builder::backoffMax,
                         AzureBlobFenceConfig.Builder::etagCacheSize),
-                p);
+                new ObjectStoreSettings.Values(
+                        p.getTokenMetadataKey(),
+                        p.getMaxConflictRetries(),
+                        p.getBackoffBase(),
+                        p.getBackoffMax(),
+                        p.getEtagCacheSize()));
         FencedContainer fenced = FencedContainer.create(blobs.getBlobContainerClient(container), config);
         if (p.isVerifyOnStartup()) {
             fenced.verifyConditionalWrites();

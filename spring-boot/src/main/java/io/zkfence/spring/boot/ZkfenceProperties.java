@@ -367,7 +367,7 @@ public class ZkfenceProperties {
     }
 
     /** A FencedBucket bean over the application's S3Client; configured when any zkfence.s3.* property is set. */
-    public static class S3 implements ObjectStoreSettings.Values {
+    public static class S3 {
 
         /** Bucket the fenced writes go to (required once any zkfence.s3.* property is set). */
         private String bucket;
@@ -511,7 +511,7 @@ public class ZkfenceProperties {
     }
 
     /** A FencedContainer bean over the application's BlobServiceClient; configured when any zkfence.azure-blob.* property is set. */
-    public static class AzureBlob implements ObjectStoreSettings.Values {
+    public static class AzureBlob {
 
         /** Container the fenced writes go to (required once any zkfence.azure-blob.* property is set). */
         private String container;

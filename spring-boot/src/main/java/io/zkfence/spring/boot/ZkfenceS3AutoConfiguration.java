@@ -50,7 +50,12 @@ public class ZkfenceS3AutoConfiguration {
                         S3FenceConfig.Builder::backoffBase,
                         S3FenceConfig.Builder::backoffMax,
                         S3FenceConfig.Builder::etagCacheSize),
-                p);
+                new ObjectStoreSettings.Values(
+                        p.getTokenMetadataKey(),
+                        p.getMaxConflictRetries(),
+                        p.getBackoffBase(),
+                        p.getBackoffMax(),
+                        p.getEtagCacheSize()));
         FencedBucket fenced = FencedBucket.create(s3, config);
         if (p.isVerifyOnStartup()) {
             fenced.verifyConditionalWrites();
