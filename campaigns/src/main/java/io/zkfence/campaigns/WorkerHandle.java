@@ -6,7 +6,9 @@ import io.zkfence.testkit.EmbeddedEnsemble;
 import io.zkfence.testkit.FreezableProxy;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -56,6 +58,12 @@ final class WorkerHandle implements AutoCloseable {
         String connect = proxies.stream().map(FreezableProxy::connectString).collect(Collectors.joining(","));
         Path log = dir.resolve(name + ".jsonl");
         Path session = dir.resolve(name + ".session");
+        try {
+            // the log exists before the worker's JVM is up: read while it starts, it has no attempts yet
+            Files.write(log, new byte[0], StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the log of " + name + ": " + log, e);
+        }
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:TieredStopAtLevel=1",
