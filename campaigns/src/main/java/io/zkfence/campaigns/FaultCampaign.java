@@ -10,6 +10,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -129,11 +130,7 @@ public final class FaultCampaign {
     }
 
     private Outcome run() {
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        RunDirectory.announceMoved(dir, RunDirectory.startFresh(dir, Clock.systemUTC()));
         Instant started = Instant.now();
         try (EmbeddedServers servers = EmbeddedServers.start(true, true, true, dir)) {
             EmbeddedEnsemble ensemble = servers.ensemble();

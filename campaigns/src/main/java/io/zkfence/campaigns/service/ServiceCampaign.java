@@ -3,6 +3,7 @@ package io.zkfence.campaigns.service;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.zkfence.campaigns.Attempt;
 import io.zkfence.campaigns.ResourceTables;
+import io.zkfence.campaigns.RunDirectory;
 import io.zkfence.testing.EmbeddedServers;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.io.IOException;
@@ -12,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -107,9 +109,9 @@ public final class ServiceCampaign {
     }
 
     private ServiceOutcome run() {
+        RunDirectory.announceMoved(dir, RunDirectory.startFresh(dir, Clock.systemUTC()));
         PrintWriter chaos;
         try {
-            Files.createDirectories(dir);
             chaos = new PrintWriter(
                     Files.newBufferedWriter(
                             dir.resolve("campaign.jsonl"),
