@@ -23,7 +23,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  * What each call costs in ZooKeeper requests, counted at the replica: an uncontended acquire and
  * release is three requests and two writes (with or without a requestId, with or without a
  * wait), a release one, a renew two; a waiter right behind the holder is granted with one more
- * read after the holder goes, none of the queue's other entries read.
+ * read after the holder goes, none of the queue's other entries read; a waiter behind a lease
+ * confirmed on its grant (a TTL longer than twice an unconfirmed grant's validity) is woken by
+ * that write and sends three more reads.
  */
 class ZooKeeperRequestsTest {
 
@@ -159,6 +161,46 @@ class ZooKeeperRequestsTest {
         } finally {
             replica.close();
             laggingZk.close();
+        }
+    }
+
+    @Test
+    void aWaiterBehindALeaseConfirmedOnItsGrantIsWokenByThatWriteAndSendsThreeReads() throws Exception {
+        LeaseGrant holder = seed.acquire(key, "holder", 60_000);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            // A TTL longer than twice what an unconfirmed grant may be answered: confirmed (a write
+            // to its entry) before it is answered, as a 30 s TTL is on the default 15 s session.
+            Future<LeaseGrant> confirmed =
+                    threads.submit(() -> seed.acquire(key, "confirmed", 3_600_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> seed.queue(key).size() == 2);
+            Future<LeaseGrant> behind = threads.submit(() -> counted.acquire(key, "behind", 5_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> seed.queue(key).size() == 3);
+            int queued = requests.total();
+
+            seed.release(key, holder);
+            LeaseGrant first = confirmed.get();
+            // The data watch on the entry ahead fires on the confirmation's write as on a delete:
+            // the waiter reads the child list, its own entry and the entry ahead (a new watch).
+            Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> requests.count("data") == 3);
+            int wokenByTheWrite = requests.total() - queued;
+            seed.release(key, first);
+            LeaseGrant second = behind.get();
+
+            assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+            assertThat(queued)
+                    .as("queued: the multi, the child list, the entry ahead: " + requests)
+                    .isEqualTo(3);
+            assertThat(wokenByTheWrite).as("woken by the write: " + requests).isEqualTo(3);
+            assertThat(requests.total())
+                    .as("granted: the child list and its own entry: " + requests)
+                    .isEqualTo(8);
+            assertThat(requests.count("multi") + requests.count("setData"))
+                    .as("only its queueing multi")
+                    .isEqualTo(1);
         }
     }
 
