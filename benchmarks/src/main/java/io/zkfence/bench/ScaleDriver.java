@@ -17,7 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * by a few threads. On the lock service, {@code java.net.http} (HTTP/1.1 keep-alive connections,
  * asynchronous sends, as many connections as requests in flight) calls the real API: acquires
  * ramped over a given time, then each lease renewed at a fixed rate from its grant; waiting
- * acquires that hold their connections open; releases. On etcd, its own gRPC API (jetcd's
+ * acquires that hold their connections open; releases; or each owner's leases renewed together
+ * in batch calls ({@code POST /v1/leases/renew}). On etcd, its own gRPC API (jetcd's
  * generated stubs): a lease granted and a key put under it per holder, then keep-alives on a few
  * bidirectional streams, as etcd clients keep their leases alive.
  *
@@ -33,7 +34,8 @@ public final class ScaleDriver {
 
     /** The commands, one per line; each answers one line. */
     static final String USAGE = "SERVICE <port,port,...> -> OK | HOLD <prefix> <count> <ttlMs> <renewMs> <rampMs>"
-            + " -> HELD <acquired> <refused> <ms> | WAIT <prefix> <keys> <perKey> <waitMs> <rampMs> -> SENT <n>"
+            + " -> HELD <acquired> <refused> <ms> | BHOLD <prefix> <count> <ttlMs> <renewMs> <rampMs> <batchMax>"
+            + " -> HELD ... | WAIT <prefix> <keys> <perKey> <waitMs> <rampMs> -> SENT <n>"
             + " | DRAIN <prefix> <keys> <timeoutMs> -> DRAINED <granted> <failed> <ms> | STOP -> STOPPED <n>"
             + " | STATS -> STATS <json>"
             + " | ETCD <host:port> -> OK | EHOLD <prefix> <count> <ttlMs> <renewMs> <rampMs> -> HELD ... | ESTATS"
@@ -88,6 +90,16 @@ public final class ScaleDriver {
                                     Long.parseLong(cmd[3]),
                                     Long.parseLong(cmd[4]),
                                     Long.parseLong(cmd[5]));
+                }
+                case "BHOLD" -> {
+                    return service()
+                            .holdBatched(
+                                    cmd[1],
+                                    Integer.parseInt(cmd[2]),
+                                    Long.parseLong(cmd[3]),
+                                    Long.parseLong(cmd[4]),
+                                    Long.parseLong(cmd[5]),
+                                    Integer.parseInt(cmd[6]));
                 }
                 case "WAIT" -> {
                     return service()

@@ -175,6 +175,63 @@ abstract class ScaleFleet implements AutoCloseable {
                 TimeUnit.NANOSECONDS);
     }
 
+    /**
+     * Renews a group of leases together (one owner's, in batch calls) every {@code renewMs}, the
+     * first time {@code firstMs} from now, until the fleet closes: {@code renewAll} sends the
+     * group's calls and completes with how many leases they renewed (it reports each lease refused
+     * through {@link #lost}). Its latency is the group's (all its calls answered), its lateness
+     * the group's.
+     */
+    void keepRenewingGroup(long renewMs, long firstMs, Supplier<CompletableFuture<Long>> renewAll) {
+        long period = TimeUnit.MILLISECONDS.toNanos(renewMs);
+        AtomicLong nextDue = new AtomicLong(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(firstMs));
+        timer.scheduleAtFixedRate(
+                () -> {
+                    long due = nextDue.getAndAdd(period);
+                    limiter.submit(() -> {
+                        long sent = System.nanoTime();
+                        lateness.recordValue(Math.max(0, sent - due));
+                        CompletableFuture<Long> call;
+                        try {
+                            call = renewAll.get();
+                        } catch (RuntimeException e) {
+                            call = CompletableFuture.failedFuture(e);
+                        }
+                        return call.whenComplete((renewed, failure) -> {
+                            if (failure != null) {
+                                error(failure);
+                                renewErrors.incrementAndGet();
+                                return;
+                            }
+                            if (renewed > 0) {
+                                renewLatency.recordValue(System.nanoTime() - sent);
+                                renewOk.addAndGet(renewed);
+                            }
+                        });
+                    });
+                },
+                TimeUnit.MILLISECONDS.toNanos(firstMs),
+                period,
+                TimeUnit.NANOSECONDS);
+    }
+
+    /** {@code lease} was granted and is renewed by its group ({@link #keepRenewingGroup}). */
+    void holdInGroup(Held lease) {
+        lease.holding.set(true);
+    }
+
+    /** A renewal of {@code lease} was refused: it had ended. */
+    void lost(Held lease) {
+        if (end(lease)) {
+            renewLost.incrementAndGet();
+        }
+    }
+
+    /** A renewal of one lease failed otherwise (a 5xx for its batch, an error in its result). */
+    void renewFailed() {
+        renewErrors.incrementAndGet();
+    }
+
     /** Stops renewing {@code lease} (it is about to be released, or left to expire). */
     void stopRenewing(Held lease) {
         end(lease);
@@ -199,6 +256,11 @@ abstract class ScaleFleet implements AutoCloseable {
 
     void status(int status) {
         statuses.computeIfAbsent(String.valueOf(status), s -> new AtomicLong()).incrementAndGet();
+    }
+
+    /** A failure named by a code (a lease's error in a batch's results). */
+    void statusOf(String code) {
+        statuses.computeIfAbsent(code, s -> new AtomicLong()).incrementAndGet();
     }
 
     void error(Throwable t) {

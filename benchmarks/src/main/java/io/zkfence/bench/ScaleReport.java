@@ -14,9 +14,11 @@ final class ScaleReport {
 
     static Section section(
             BenchContext ctx,
+            boolean batchOnly,
             ScaleSettings s,
             ZkCeiling.Result ceiling,
             List<ServiceScaleBench.ServiceRow> rows,
+            List<ServiceScaleBench.ServiceRow> batchRows,
             ServiceScaleBench.WaiterResult waiters,
             List<ServiceScaleBench.ReplicaState> idle,
             long idleSnapshot,
@@ -60,15 +62,40 @@ final class ScaleReport {
                 .append(
                         " renewals' worth of requests/s (a `getData` and a versioned `setData`, what a renewal sends).\n\n");
 
-        md.append(
-                        "| leases held | renewals/s (due) | renew p50 | p99 | p99.9 | lateness p99 | lost | ZooKeeper writes/s"
-                                + " | writes per renewal | requests per renewal | CPU cores: replicas / ZooKeeper / driver |"
-                                + " replica CPU per renewal |\n")
-                .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
-        for (ServiceScaleBench.ServiceRow row : rows) {
-            md.append(serviceRow(row, s));
+        if (batchOnly) {
+            md.append("**Renewed one by one**: not measured in this run (`")
+                    .append(ServiceScaleBench.BATCH_ONLY)
+                    .append("` was set: only the batch renewal's rows and etcd's); nor were the waiters.\n");
+        } else {
+            md.append(
+                            "| leases held | renewals/s (due) | renew p50 | p99 | p99.9 | lateness p99 | lost | ZooKeeper writes/s"
+                                    + " | writes per renewal | requests per renewal | CPU cores: replicas / ZooKeeper / driver |"
+                                    + " replica CPU per renewal |\n")
+                    .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+            for (ServiceScaleBench.ServiceRow row : rows) {
+                md.append(serviceRow(row, s));
+            }
+            md.append(serviceRow(waiters.waiting(), s));
         }
-        md.append(serviceRow(waiters.waiting(), s));
+        md.append("\n**Batch renewal** (`POST /v1/leases/renew`), in the same run after the leases above stopped"
+                        + " being renewed: the same levels again, under keys of their own, acquired the same way; each"
+                        + " of the 100 owners renews all the leases it holds together every ")
+                .append(s.renewEvery().toSeconds())
+                .append(" s (the owners' rounds spread evenly over that period), in batches of at most ")
+                .append(String.format(Locale.ROOT, "%,d", s.batchMax()))
+                .append(" leases sent at once to one replica (the next one each round). Each lease is decided as the"
+                        + " single renewal decides it; the batch reads its entries pipelined and writes them all in one"
+                        + " ZooKeeper multi: one transaction per batch. *renewals/s* counts leases renewed; the latency"
+                        + " is an owner's round (its batches all answered); the leases of the one-by-one rows (expired,"
+                        + " not yet reaped) are still in the ensemble's znodes.\n\n")
+                .append(
+                        "| leases held | renewals/s (due) | batch calls/s | round p50 | p99 | p99.9 | lateness p99 | lost"
+                                + " | ZooKeeper writes/s | writes per renewal | requests per renewal | CPU cores: replicas /"
+                                + " ZooKeeper / driver | replica CPU per renewal |\n")
+                .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
+        for (ServiceScaleBench.ServiceRow row : batchRows) {
+            md.append(batchRow(row, s));
+        }
         md.append(
                         "\n| leases held | replica heap after GC (each) | Java threads (each) | OS threads (each) | RSS (each)"
                                 + " | znodes | ZooKeeper data | snapshot | snapshot per lease |\n")
@@ -84,7 +111,10 @@ final class ScaleReport {
                 bytes(idleSnapshot),
                 ""));
         List<ServiceScaleBench.ServiceRow> all = new ArrayList<>(rows);
-        all.add(waiters.waiting());
+        if (waiters != null) {
+            all.add(waiters.waiting());
+        }
+        all.addAll(batchRows);
         for (ServiceScaleBench.ServiceRow row : all) {
             md.append(Fmt.row(
                     label(row),
@@ -105,29 +135,33 @@ final class ScaleReport {
                                                     + (row.level().endsWith("+waiters") ? waiters.waiters() : 0)))));
         }
 
-        md.append("\n**Waiters.** ")
-                .append(String.format(Locale.ROOT, "%,d", waiters.waiters()))
-                .append(" waiting acquires (`wait: true`, each on a connection of its own), ")
-                .append(waiters.waiters() / Math.max(1, waiters.keys()))
-                .append(" behind each of ")
-                .append(String.format(Locale.ROOT, "%,d", waiters.keys()))
-                .append(" held keys: ")
-                .append(String.format(Locale.ROOT, "%,d", waiters.waitsOpen()))
-                .append(" counted by the replicas' `zkfence_service_waits_open` after ")
-                .append(String.format(Locale.ROOT, "%.1f", waiters.queuedSeconds()))
-                .append(
-                        " s (row *+waiters* above: measured while they wait, the holders renewing). Then the holders"
-                                + " released, every key handed over to its waiters in turn, each releasing as soon as granted: ")
-                .append(String.format(Locale.ROOT, "%,d", waiters.granted()))
-                .append(" granted and released in ")
-                .append(String.format(Locale.ROOT, "%.1f", waiters.drainSeconds()))
-                .append(" s (")
-                .append(Fmt.num(waiters.granted() / Math.max(1e-9, waiters.drainSeconds())))
-                .append(" hand-offs/s), ")
-                .append(waiters.failed())
-                .append(" failed, ")
-                .append(waiters.grantedEarly())
-                .append(" granted before their holder released.\n\n");
+        if (waiters == null) {
+            md.append("\n");
+        } else {
+            md.append("\n**Waiters.** ")
+                    .append(String.format(Locale.ROOT, "%,d", waiters.waiters()))
+                    .append(" waiting acquires (`wait: true`, each on a connection of its own), ")
+                    .append(waiters.waiters() / Math.max(1, waiters.keys()))
+                    .append(" behind each of ")
+                    .append(String.format(Locale.ROOT, "%,d", waiters.keys()))
+                    .append(" held keys: ")
+                    .append(String.format(Locale.ROOT, "%,d", waiters.waitsOpen()))
+                    .append(" counted by the replicas' `zkfence_service_waits_open` after ")
+                    .append(String.format(Locale.ROOT, "%.1f", waiters.queuedSeconds()))
+                    .append(
+                            " s (row *+waiters* above: measured while they wait, the holders renewing). Then the holders"
+                                    + " released, every key handed over to its waiters in turn, each releasing as soon as granted: ")
+                    .append(String.format(Locale.ROOT, "%,d", waiters.granted()))
+                    .append(" granted and released in ")
+                    .append(String.format(Locale.ROOT, "%.1f", waiters.drainSeconds()))
+                    .append(" s (")
+                    .append(Fmt.num(waiters.granted() / Math.max(1e-9, waiters.drainSeconds())))
+                    .append(" hand-offs/s), ")
+                    .append(waiters.failed())
+                    .append(" failed, ")
+                    .append(waiters.grantedEarly())
+                    .append(" granted before their holder released.\n\n");
+        }
 
         if (etcd.isEmpty()) {
             md.append("**etcd**: no rows: ").append(etcdAbsent).append(".\n\n");
@@ -170,7 +204,7 @@ final class ScaleReport {
             }
             md.append('\n');
         }
-        md.append(plots(ctx, rows, etcd));
+        md.append(plots(ctx, rows, batchRows, etcd));
         return new Section("9c. The lock service at scale", md.toString());
     }
 
@@ -192,30 +226,61 @@ final class ScaleReport {
                 d.perSecond() > 0 ? Fmt.us(row.replicaCoresTotal() * 1e6 / d.perSecond()) : "—");
     }
 
+    private static String batchRow(ServiceScaleBench.ServiceRow row, ScaleSettings s) {
+        double due = row.leases() / (double) s.renewEvery().toSeconds();
+        ServiceScaleBench.DriverWindow d = row.driver();
+        return Fmt.row(
+                label(row),
+                Fmt.num(d.perSecond()) + " (" + Fmt.num(due) + ")",
+                Fmt.num(d.batchCallsPerSecond()),
+                us(d.latency(), Latency::p50),
+                us(d.latency(), Latency::p99),
+                us(d.latency(), Latency::p999),
+                ms(d.latenessP99Ms()),
+                d.lost(),
+                Fmt.num(row.zkWritesPerSecond()),
+                String.format(Locale.ROOT, "%.4f", row.writesPerRenewal()),
+                String.format(Locale.ROOT, "%.2f", row.requestsPerRenewal()),
+                cores(row.replicaCoresTotal()) + " / " + cores(row.zkCores()) + " / " + cores(d.cores()),
+                d.perSecond() > 0 ? Fmt.us(row.replicaCoresTotal() * 1e6 / d.perSecond()) : "—");
+    }
+
     /** {@code pick} of {@code l}, in µs; "—" when none completed in the window. */
     private static String us(Latency l, ToDoubleFunction<Latency> pick) {
         return l == null ? "—" : Fmt.us(pick.applyAsDouble(l));
     }
 
     private static String label(ServiceScaleBench.ServiceRow row) {
+        if (row.level().startsWith("B")) {
+            return String.format(Locale.ROOT, "%,d batched", row.leases());
+        }
         return row.level().endsWith("+waiters")
                 ? String.format(Locale.ROOT, "%,d + waiters", row.leases())
                 : String.format(Locale.ROOT, "%,d", row.leases());
     }
 
     private static String plots(
-            BenchContext ctx, List<ServiceScaleBench.ServiceRow> rows, List<ServiceScaleBench.EtcdRow> etcd) {
+            BenchContext ctx,
+            List<ServiceScaleBench.ServiceRow> rows,
+            List<ServiceScaleBench.ServiceRow> batchRows,
+            List<ServiceScaleBench.EtcdRow> etcd) {
         List<String> levels = new ArrayList<>();
         Map<String, List<Double>> latency = new LinkedHashMap<>();
         latency.put("service renew p50", new ArrayList<>());
         latency.put("service renew p99", new ArrayList<>());
+        latency.put("service batch round p50", new ArrayList<>());
+        latency.put("service batch round p99", new ArrayList<>());
         Map<String, List<Double>> load = new LinkedHashMap<>();
         load.put("renewals/s", new ArrayList<>());
         load.put("ZooKeeper writes/s", new ArrayList<>());
+        load.put("renewals/s (batched)", new ArrayList<>());
+        load.put("ZooKeeper writes/s (batched)", new ArrayList<>());
         Map<String, List<Double>> cpu = new LinkedHashMap<>();
         cpu.put("replicas", new ArrayList<>());
         cpu.put("ZooKeeper", new ArrayList<>());
         cpu.put("service driver", new ArrayList<>());
+        cpu.put("replicas (batched)", new ArrayList<>());
+        cpu.put("ZooKeeper (batched)", new ArrayList<>());
         if (!etcd.isEmpty()) {
             latency.put("etcd keep-alive p50", new ArrayList<>());
             latency.put("etcd keep-alive p99", new ArrayList<>());
@@ -224,16 +289,34 @@ final class ScaleReport {
             cpu.put("etcd", new ArrayList<>());
             cpu.put("etcd driver", new ArrayList<>());
         }
-        for (int i = 0; i < rows.size(); i++) {
-            ServiceScaleBench.ServiceRow row = rows.get(i);
-            levels.add(String.format(Locale.ROOT, "%,d leases", row.leases()));
-            latency.get("service renew p50").add(positiveMs(row.driver().latency(), Latency::p50));
-            latency.get("service renew p99").add(positiveMs(row.driver().latency(), Latency::p99));
-            load.get("renewals/s").add(row.driver().perSecond());
-            load.get("ZooKeeper writes/s").add(row.zkWritesPerSecond());
-            cpu.get("replicas").add(row.replicaCoresTotal());
-            cpu.get("ZooKeeper").add(row.zkCores());
-            cpu.get("service driver").add(row.driver().cores());
+        for (int i = 0; i < batchRows.size(); i++) {
+            levels.add(String.format(Locale.ROOT, "%,d leases", batchRows.get(i).leases()));
+            if (rows.isEmpty()) {
+                // A batch-only run: no one-by-one series (their plots would show zeros).
+                latency.remove("service renew p50");
+                latency.remove("service renew p99");
+                load.remove("renewals/s");
+                load.remove("ZooKeeper writes/s");
+                cpu.remove("replicas");
+                cpu.remove("ZooKeeper");
+                cpu.remove("service driver");
+            } else {
+                ServiceScaleBench.ServiceRow row = rows.get(i);
+                latency.get("service renew p50").add(positiveMs(row.driver().latency(), Latency::p50));
+                latency.get("service renew p99").add(positiveMs(row.driver().latency(), Latency::p99));
+                load.get("renewals/s").add(row.driver().perSecond());
+                load.get("ZooKeeper writes/s").add(row.zkWritesPerSecond());
+                cpu.get("replicas").add(row.replicaCoresTotal());
+                cpu.get("ZooKeeper").add(row.zkCores());
+                cpu.get("service driver").add(row.driver().cores());
+            }
+            ServiceScaleBench.ServiceRow b = batchRows.get(i);
+            latency.get("service batch round p50").add(positiveMs(b.driver().latency(), Latency::p50));
+            latency.get("service batch round p99").add(positiveMs(b.driver().latency(), Latency::p99));
+            load.get("renewals/s (batched)").add(b.driver().perSecond());
+            load.get("ZooKeeper writes/s (batched)").add(b.zkWritesPerSecond());
+            cpu.get("replicas (batched)").add(b.replicaCoresTotal());
+            cpu.get("ZooKeeper (batched)").add(b.zkCores());
             if (!etcd.isEmpty()) {
                 ServiceScaleBench.EtcdRow e = etcd.get(i);
                 latency.get("etcd keep-alive p50").add(positiveMs(e.driver().latency(), Latency::p50));
@@ -247,7 +330,7 @@ final class ScaleReport {
         String latencyPlot = Plots.bars(
                 ctx.out(),
                 "service-scale-latency.png",
-                "Renewal latency by leases held (service: HTTP renew; etcd: LeaseKeepAlive)",
+                "Renewal latency by leases held (service: HTTP renew, batch round; etcd: LeaseKeepAlive)",
                 "leases held",
                 "ms (log)",
                 levels,

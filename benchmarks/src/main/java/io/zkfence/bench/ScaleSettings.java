@@ -21,6 +21,7 @@ import java.util.List;
  * @param etcdWindows   how long etcd is measured at each level
  * @param ceiling       how long each shape of the ensemble's own ceiling runs
  * @param replicaWarmUp the replicas' {@code --warm-up-cycles}
+ * @param batchMax      the most leases in one batch renewal call (the service's limit, 1,000)
  */
 record ScaleSettings(
         List<Integer> levels,
@@ -35,7 +36,8 @@ record ScaleSettings(
         Duration waitFor,
         List<Duration> etcdWindows,
         Duration ceiling,
-        int replicaWarmUp) {
+        int replicaWarmUp,
+        int batchMax) {
 
     static ScaleSettings full() {
         return new ScaleSettings(
@@ -51,6 +53,7 @@ record ScaleSettings(
                 Duration.ofSeconds(280),
                 List.of(Duration.ofSeconds(20), Duration.ofSeconds(20), Duration.ofSeconds(30)),
                 Duration.ofSeconds(5),
+                1_000,
                 1_000);
     }
 
@@ -68,12 +71,16 @@ record ScaleSettings(
                 Duration.ofSeconds(60),
                 List.of(Duration.ofSeconds(2)),
                 Duration.ofSeconds(1),
-                0);
+                0,
+                20);
     }
 
     ScaleSettings {
         if (levels.isEmpty() || windows.size() != levels.size() || etcdWindows.size() != levels.size()) {
             throw new IllegalArgumentException("one window per level: " + levels + ", " + windows + ", " + etcdWindows);
+        }
+        if (batchMax < 1 || batchMax > 1_000) {
+            throw new IllegalArgumentException("batchMax must be 1 to 1000 (the service's limit), was " + batchMax);
         }
         if (levels.getFirst() < waiterKeys) {
             throw new IllegalArgumentException(

@@ -86,6 +86,133 @@ final class ServiceFleet extends ScaleFleet {
         });
     }
 
+    /** The owners of the batch-renewed leases, {@code pod-0} … {@code pod-99}: each renews all its leases together. */
+    private static final int OWNERS = 100;
+
+    /** Each owner's batch-renewed leases (the list grows level by level), once its renewals are scheduled. */
+    private final List<List<Lease>> owners = new ArrayList<>();
+
+    private final AtomicLong batchCalls = new AtomicLong();
+
+    /**
+     * As {@link #hold}, but renewed through {@code POST /v1/leases/renew}: each of the 100 owners
+     * renews all the leases it holds (of every prefix held this way) every {@code renewMs}, in
+     * batches of at most {@code batchMax}, its owners' schedules spread evenly over the period.
+     */
+    String holdBatched(String prefix, int count, long ttlMs, long renewMs, long rampMs, int batchMax) {
+        synchronized (owners) {
+            if (owners.isEmpty()) {
+                for (int o = 0; o < OWNERS; o++) {
+                    List<Lease> mine = new java.util.concurrent.CopyOnWriteArrayList<>();
+                    owners.add(mine);
+                    int owner = o;
+                    AtomicLong round = new AtomicLong();
+                    keepRenewingGroup(
+                            renewMs,
+                            renewMs * o / OWNERS,
+                            () -> renewAll(owner, mine, ttlMs, batchMax, (int) round.getAndIncrement()));
+                }
+            }
+        }
+        List<Lease> leases = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            leases.add(new Lease("scale:" + prefix + "-" + i, "pod-" + (i % OWNERS), i));
+        }
+        byPrefix.put(prefix, leases);
+        return ramp(leases.size(), rampMs, i -> {
+            Lease lease = leases.get(i);
+            ObjectNode body = ScaleDriver.JSON
+                    .createObjectNode()
+                    .put("ownerId", lease.owner)
+                    .put("ttlMillis", ttlMs)
+                    .put("requestId", UUID.randomUUID().toString());
+            long sent = System.nanoTime();
+            return post(port(i), lease.key, "acquire", body).thenApply(answer -> {
+                if (answer.statusCode() != 200) {
+                    refused(answer.statusCode());
+                    return false;
+                }
+                acquireLatency.recordValue(System.nanoTime() - sent);
+                lease.token = json(answer).path("lockToken").asText();
+                holdInGroup(lease);
+                owners.get(i % OWNERS).add(lease);
+                return true;
+            });
+        });
+    }
+
+    /**
+     * One owner's renewal round: its held leases in batches of at most {@code batchMax}, all sent at
+     * once to one replica (the next one each round); completes with how many were renewed.
+     */
+    private CompletableFuture<Long> renewAll(int owner, List<Lease> mine, long ttlMs, int batchMax, int round) {
+        List<Lease> held = new ArrayList<>();
+        for (Lease l : mine) {
+            if (l.holding.get()) {
+                held.add(l);
+            }
+        }
+        mine.removeIf(l -> !l.holding.get());
+        if (held.isEmpty()) {
+            return CompletableFuture.completedFuture(0L);
+        }
+        int port = port(owner + round);
+        List<CompletableFuture<Long>> calls = new ArrayList<>();
+        for (int from = 0; from < held.size(); from += batchMax) {
+            List<Lease> batch = held.subList(from, Math.min(held.size(), from + batchMax));
+            calls.add(renewBatch(port, batch, ttlMs));
+        }
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new))
+                .thenApply(done ->
+                        calls.stream().mapToLong(CompletableFuture::join).sum());
+    }
+
+    private CompletableFuture<Long> renewBatch(int port, List<Lease> batch, long ttlMs) {
+        ObjectNode body = ScaleDriver.JSON.createObjectNode();
+        com.fasterxml.jackson.databind.node.ArrayNode leases = body.putArray("leases");
+        for (Lease l : batch) {
+            leases.addObject()
+                    .put("lockKey", l.key)
+                    .put("lockToken", l.token)
+                    .put("ownerId", l.owner)
+                    .put("ttlMillis", ttlMs);
+        }
+        batchCalls.incrementAndGet();
+        HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/leases/renew"))
+                .timeout(CALL_TIMEOUT)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
+                .build();
+        return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray())
+                .thenApply(answer -> {
+                    if (answer.statusCode() != 200) {
+                        status(answer.statusCode());
+                        batch.forEach(l -> renewFailed());
+                        return 0L;
+                    }
+                    JsonNode results = json(answer).path("results");
+                    long renewed = 0;
+                    for (int i = 0; i < batch.size(); i++) {
+                        JsonNode r = results.path(i);
+                        String code = r.path("error").path("code").asText("");
+                        if (code.isEmpty()) {
+                            renewed++;
+                        } else if (code.equals("LOCK_EXPIRED") || code.equals("NOT_LOCK_OWNER")) {
+                            lost(batch.get(i));
+                        } else {
+                            statusOf(code);
+                            renewFailed();
+                        }
+                    }
+                    return renewed;
+                })
+                .exceptionally(t -> {
+                    error(t);
+                    batch.forEach(l -> renewFailed());
+                    return 0L;
+                });
+    }
+
     private CompletableFuture<Outcome> renew(Lease lease, long ttlMs) {
         ObjectNode body = ScaleDriver.JSON
                 .createObjectNode()
@@ -219,6 +346,7 @@ final class ServiceFleet extends ScaleFleet {
         stats.put("waitersGranted", waitersGranted.get());
         stats.put("waitersGrantedEarly", waitersGrantedEarly.get());
         stats.put("waitersFailed", waitersFailed.get());
+        stats.put("batchCalls", batchCalls.get());
     }
 
     private List<Lease> holders(String prefix, int keys) {

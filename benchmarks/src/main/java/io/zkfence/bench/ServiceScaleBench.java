@@ -20,7 +20,9 @@ import org.apache.curator.framework.CuratorFramework;
  * keys, and their drain; the same numbers of leases kept alive on etcd in the same run. Measured
  * at each level: renewals per second and their latency, the ZooKeeper writes and requests per
  * second, the CPU of every process, each replica's heap (after a full GC) and threads, the
- * ensemble's znodes and snapshot; and the ensemble's own write ceiling without the service.
+ * ensemble's znodes and snapshot; and the ensemble's own write ceiling without the service. Then
+ * the same levels again with every owner renewing all its leases in one batch call
+ * ({@code POST /v1/leases/renew}): one ZooKeeper transaction per batch instead of one per lease.
  *
  * <p>Not part of {@code ./bench}: minutes long, it runs with {@code ./bench --only service-scale}.
  */
@@ -35,6 +37,18 @@ final class ServiceScaleBench implements Workload {
     private static final List<String> DRIVER_JVM = List.of("-Xms512m", "-Xmx2g");
     private static final Duration ANSWER = Duration.ofMinutes(10);
     private static final ObjectMapper JSON = new ObjectMapper();
+
+    /**
+     * Set (to anything) in the environment, the run measures only the batch renewal's levels and
+     * etcd's, not the one-by-one renewals nor the waiters: for a rerun of those rows when the whole
+     * workload (about 16 minutes) does not fit.
+     */
+    static final String BATCH_ONLY = "ZKFENCE_SCALE_BATCH_ONLY";
+
+    static boolean batchOnly() {
+        String v = System.getenv(BATCH_ONLY);
+        return v != null && !v.isBlank();
+    }
 
     @Override
     public String name() {
@@ -71,6 +85,8 @@ final class ServiceScaleBench implements Workload {
      * @param latency their latency, null when none completed in the window
      * @param latenessP99Ms p99 of how late a renewal was sent, in ms
      * @param cores the driver's CPU, in cores
+     * @param batchCallsPerSecond batch renewal calls per second (0 when the leases renew one by one);
+     *     the latency is then a whole owner's round (its batches sent at once, all answered)
      */
     record DriverWindow(
             long held,
@@ -81,7 +97,8 @@ final class ServiceScaleBench implements Workload {
             double perSecond,
             Latency latency,
             double latenessP99Ms,
-            double cores) {
+            double cores,
+            double batchCallsPerSecond) {
 
         static DriverWindow of(JsonNode a, JsonNode b, double seconds) {
             long calls = b.path("renewOk").asLong() - a.path("renewOk").asLong();
@@ -96,7 +113,23 @@ final class ServiceScaleBench implements Workload {
                     calls / seconds,
                     latency.getTotalCount() == 0 ? null : Latency.of(latency),
                     late.getTotalCount() == 0 ? 0 : late.getValueAtPercentile(99) / 1e6,
-                    (b.path("cpuNanos").asLong() - a.path("cpuNanos").asLong()) / 1e9 / seconds);
+                    (b.path("cpuNanos").asLong() - a.path("cpuNanos").asLong()) / 1e9 / seconds,
+                    (b.path("batchCalls").asLong() - a.path("batchCalls").asLong()) / seconds);
+        }
+
+        /** This window with its leases lost and renewals failed counted from {@code base} (a driver's statistics) on. */
+        DriverWindow since(JsonNode base) {
+            return new DriverWindow(
+                    held,
+                    lost - base.path("renewLost").asLong(),
+                    errors - base.path("renewErrors").asLong(),
+                    seconds,
+                    calls,
+                    perSecond,
+                    latency,
+                    latenessP99Ms,
+                    cores,
+                    batchCallsPerSecond);
         }
 
         /** "p50 x, p99 y" of the latency, "-" for each when none completed in the window. */
@@ -199,24 +232,53 @@ final class ServiceScaleBench implements Workload {
                     "OK");
 
             List<ServiceRow> rows = new ArrayList<>();
-            Levels service =
-                    new Levels(s.levels(), "L", (prefix, count) -> hold(ctx, driver, "HOLD", "", prefix, count, s));
-            // The first level, then waiters queued behind its holders, then the next levels.
-            String first = service.hold(0);
-            rows.add(window(
-                    ctx,
-                    s,
-                    driver,
-                    probes,
-                    harness,
-                    first,
-                    s.levels().getFirst(),
-                    s.windows().getFirst()));
-            WaiterResult waiters = waiters(ctx, s, driver, probes, harness, replicas, first);
-            service.released(s.waiterKeys());
-            for (int i = 1; i < s.levels().size(); i++) {
-                String prefix = service.hold(i);
+            WaiterResult waiters = null;
+            boolean batchOnly = batchOnly();
+            if (batchOnly) {
+                ctx.log().say("service-scale: %s is set: only the batch renewal's rows and etcd's", BATCH_ONLY);
+            } else {
+                Levels service =
+                        new Levels(s.levels(), "L", (prefix, count) -> hold(ctx, driver, "HOLD", "", prefix, count, s));
+                // The first level, then waiters queued behind its holders, then the next levels.
+                String first = service.hold(0);
                 rows.add(window(
+                        ctx,
+                        s,
+                        driver,
+                        probes,
+                        harness,
+                        first,
+                        s.levels().getFirst(),
+                        s.windows().getFirst(),
+                        null));
+                waiters = waiters(ctx, s, driver, probes, harness, replicas, first);
+                service.released(s.waiterKeys());
+                for (int i = 1; i < s.levels().size(); i++) {
+                    String prefix = service.hold(i);
+                    rows.add(window(
+                            ctx,
+                            s,
+                            driver,
+                            probes,
+                            harness,
+                            prefix,
+                            s.levels().get(i),
+                            s.windows().get(i),
+                            null));
+                }
+                figures(r, rows, waiters, idle, idleSnapshot, idleZnodes);
+            }
+
+            // The same levels, renewed in batches: one call per owner (100 owners) and round.
+            ask(driver, "STOP", "STOPPED ");
+            // Its rows count the leases lost and renewals failed from here, not the one-by-one levels'.
+            JsonNode batchStart = stats(driver, "STATS");
+            List<ServiceRow> batchRows = new ArrayList<>();
+            Levels batched = new Levels(
+                    s.levels(), "B", (prefix, count) -> hold(ctx, driver, "BHOLD", "batched ", prefix, count, s));
+            for (int i = 0; i < s.levels().size(); i++) {
+                String prefix = batched.hold(i);
+                batchRows.add(window(
                         ctx,
                         s,
                         driver,
@@ -224,9 +286,15 @@ final class ServiceScaleBench implements Workload {
                         harness,
                         prefix,
                         s.levels().get(i),
-                        s.windows().get(i)));
+                        s.windows().get(i),
+                        batchStart));
             }
-            figures(r, rows, waiters, idle, idleSnapshot, idleZnodes);
+            for (ServiceRow row : batchRows) {
+                rowFigures(r, row);
+                r.figure(
+                        "service_scale." + row.level() + ".batch_calls_per_s",
+                        row.driver().batchCallsPerSecond());
+            }
 
             List<EtcdRow> etcdRows = new ArrayList<>();
             Optional<Path> binary = EtcdServer.binary();
@@ -261,7 +329,18 @@ final class ServiceScaleBench implements Workload {
             }
             driver.quit(ScaleDriver.QUIT);
             return ScaleReport.section(
-                    ctx, s, ceiling, rows, waiters, idle, idleSnapshot, etcdRows, etcdVersion, etcdAbsent);
+                    ctx,
+                    batchOnly,
+                    s,
+                    ceiling,
+                    rows,
+                    batchRows,
+                    waiters,
+                    idle,
+                    idleSnapshot,
+                    etcdRows,
+                    etcdVersion,
+                    etcdAbsent);
         }
     }
 
@@ -303,7 +382,8 @@ final class ServiceScaleBench implements Workload {
 
     /**
      * Acquires {@code count} leases under {@code prefix} (ramped) by the driver's {@code command}
-     * ({@code HOLD} on the service, {@code EHOLD} on etcd), returns how many were granted.
+     * ({@code HOLD} on the service, {@code BHOLD} on the service renewed in batches, {@code EHOLD}
+     * on etcd), returns how many were granted.
      */
     private static long hold(
             BenchContext ctx,
@@ -325,7 +405,8 @@ final class ServiceScaleBench implements Workload {
         String[] held = ask(
                         driver,
                         command + " " + prefix + " " + count + " " + s.ttl().toMillis() + " "
-                                + s.renewEvery().toMillis() + " " + s.ramp().toMillis(),
+                                + s.renewEvery().toMillis() + " " + s.ramp().toMillis()
+                                + (command.equals("BHOLD") ? " " + s.batchMax() : ""),
                         "HELD ")
                 .split(" ");
         ctx.log()
@@ -344,7 +425,8 @@ final class ServiceScaleBench implements Workload {
             ProcessProbe harness,
             String level,
             int leases,
-            Duration length) {
+            Duration length,
+            JsonNode since) {
         ctx.log()
                 .say(
                         "service-scale: %s: settling %d s, then measuring %d s",
@@ -353,7 +435,7 @@ final class ServiceScaleBench implements Workload {
         Mark start = mark(ctx, driver, probes, harness);
         pause(length);
         Mark end = mark(ctx, driver, probes, harness);
-        ServiceRow row = row(ctx, level, leases, start, end, probes);
+        ServiceRow row = row(ctx, level, leases, start, end, probes, since);
         // No latency ("-") when none completed in the window: the ensemble is past its ceiling, a row to record.
         ctx.log()
                 .say(
@@ -368,9 +450,16 @@ final class ServiceScaleBench implements Workload {
     }
 
     private ServiceRow row(
-            BenchContext ctx, String level, int leases, Mark start, Mark end, List<ProcessProbe> probes) {
+            BenchContext ctx,
+            String level,
+            int leases,
+            Mark start,
+            Mark end,
+            List<ProcessProbe> probes,
+            JsonNode since) {
         double seconds = (end.nanos() - start.nanos()) / 1e9;
-        DriverWindow d = DriverWindow.of(start.driver(), end.driver(), seconds);
+        DriverWindow window = DriverWindow.of(start.driver(), end.driver(), seconds);
+        DriverWindow d = since == null ? window : window.since(since);
         long renewals = d.calls();
         List<Double> replicaCores = new ArrayList<>();
         for (int i = 0; i < end.replicaCpu().size(); i++) {
@@ -445,7 +534,7 @@ final class ServiceScaleBench implements Workload {
         double queued = (System.nanoTime() - t0) / 1e9;
         ctx.log().say("service-scale: %d of %d waiting after %.1f s", open, total, queued);
         ServiceRow waiting = window(
-                ctx, s, driver, probes, harness, prefix + "+waiters", s.levels().getFirst(), s.waiterWindow());
+                ctx, s, driver, probes, harness, prefix + "+waiters", s.levels().getFirst(), s.waiterWindow(), null);
         ctx.log().say("service-scale: releasing the %d holders; each waiter releases when granted", keys);
         String[] drained = ask(
                         driver,
@@ -545,37 +634,7 @@ final class ServiceScaleBench implements Workload {
                     idle.get(i).heapAfterGc());
         }
         for (ServiceRow row : all) {
-            String p = "service_scale." + row.level().replace('+', '_');
-            r.figure(p + ".leases", row.leases());
-            driverFigures(r, p, row.driver(), "renew", "renewals");
-            r.figure(p + ".zk_writes_per_s", row.zkWritesPerSecond());
-            r.figure(p + ".zk_requests_per_s", row.zkRequestsPerSecond());
-            r.figure(p + ".zk_writes_per_renewal", row.writesPerRenewal());
-            r.figure(p + ".zk_requests_per_renewal", row.requestsPerRenewal());
-            r.figure(p + ".replica_cores", row.replicaCoresTotal());
-            r.figure(p + ".zk_cores", row.zkCores());
-            r.figure(p + ".driver_cores", row.driver().cores());
-            if (row.driver().perSecond() > 0) {
-                r.figure(
-                        p + ".replica_cpu_us_per_renewal",
-                        row.replicaCoresTotal() * 1e6 / row.driver().perSecond());
-            }
-            if (row.zkWritesPerSecond() > 0) {
-                r.figure(p + ".zk_cpu_us_per_write", row.zkCores() * 1e6 / row.zkWritesPerSecond());
-            }
-            for (int i = 0; i < row.replicas().size(); i++) {
-                ReplicaState st = row.replicas().get(i);
-                String q = p + ".replica_" + i;
-                r.figure(q + ".heap_after_gc_bytes", st.heapAfterGc());
-                r.figure(q + ".heap_committed_bytes", st.heapCommitted());
-                r.figure(q + ".java_threads", st.javaThreads());
-                r.figure(q + ".os_threads", st.osThreads());
-                r.figure(q + ".rss_bytes", st.rss());
-                r.figure(q + ".cores", row.replicaCores().get(i));
-            }
-            r.figure(p + ".znodes", row.znodes());
-            r.figure(p + ".zk_data_bytes", row.dataBytes());
-            r.figure(p + ".snapshot_bytes", row.snapshotBytes());
+            rowFigures(r, row);
         }
         r.figure("service_scale.waiters.count", waiters.waiters());
         r.figure("service_scale.waiters.keys", waiters.keys());
@@ -588,6 +647,41 @@ final class ServiceScaleBench implements Workload {
         if (waiters.drainSeconds() > 0) {
             r.figure("service_scale.waiters.drain.grants_per_s", waiters.granted() / waiters.drainSeconds());
         }
+    }
+
+    /** One measured window's figures, under {@code service_scale.<level>}. */
+    private static void rowFigures(Results r, ServiceRow row) {
+        String p = "service_scale." + row.level().replace('+', '_');
+        r.figure(p + ".leases", row.leases());
+        driverFigures(r, p, row.driver(), "renew", "renewals");
+        r.figure(p + ".zk_writes_per_s", row.zkWritesPerSecond());
+        r.figure(p + ".zk_requests_per_s", row.zkRequestsPerSecond());
+        r.figure(p + ".zk_writes_per_renewal", row.writesPerRenewal());
+        r.figure(p + ".zk_requests_per_renewal", row.requestsPerRenewal());
+        r.figure(p + ".replica_cores", row.replicaCoresTotal());
+        r.figure(p + ".zk_cores", row.zkCores());
+        r.figure(p + ".driver_cores", row.driver().cores());
+        if (row.driver().perSecond() > 0) {
+            r.figure(
+                    p + ".replica_cpu_us_per_renewal",
+                    row.replicaCoresTotal() * 1e6 / row.driver().perSecond());
+        }
+        if (row.zkWritesPerSecond() > 0) {
+            r.figure(p + ".zk_cpu_us_per_write", row.zkCores() * 1e6 / row.zkWritesPerSecond());
+        }
+        for (int i = 0; i < row.replicas().size(); i++) {
+            ReplicaState st = row.replicas().get(i);
+            String q = p + ".replica_" + i;
+            r.figure(q + ".heap_after_gc_bytes", st.heapAfterGc());
+            r.figure(q + ".heap_committed_bytes", st.heapCommitted());
+            r.figure(q + ".java_threads", st.javaThreads());
+            r.figure(q + ".os_threads", st.osThreads());
+            r.figure(q + ".rss_bytes", st.rss());
+            r.figure(q + ".cores", row.replicaCores().get(i));
+        }
+        r.figure(p + ".znodes", row.znodes());
+        r.figure(p + ".zk_data_bytes", row.dataBytes());
+        r.figure(p + ".snapshot_bytes", row.snapshotBytes());
     }
 
     private static void etcdFigures(Results r, List<EtcdRow> rows) {

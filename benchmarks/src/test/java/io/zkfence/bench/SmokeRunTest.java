@@ -263,6 +263,12 @@ class SmokeRunTest {
                     .as(p)
                     .isPositive();
         }
+        String batched = "service_scale.B" + leases;
+        assertThat(figures.get(batched + ".held").asLong()).isEqualTo(leases);
+        assertThat(figures.get(batched + ".lost").asLong()).isZero();
+        assertThat(figures.get(batched + ".renew_errors").asLong()).isZero();
+        assertThat(figures.get(batched + ".renewals_per_s").asDouble()).isPositive();
+        assertThat(figures.get(batched + ".batch_calls_per_s").asDouble()).isPositive();
         int waiters = smoke.waiterKeys() * smoke.waitersPerKey();
         assertThat(figures.get("service_scale.waiters.waits_open").asLong()).isEqualTo(waiters);
         assertThat(figures.get("service_scale.waiters.drain.granted").asLong()).isEqualTo(waiters);
@@ -271,7 +277,7 @@ class SmokeRunTest {
         assertThat(figures.get("service_scale.ceiling.writes_per_s").asDouble()).isPositive();
 
         String report = Files.readString(out.resolve("README.md"));
-        assertThat(report).contains("## 9c. The lock service at scale", "**Waiters.**");
+        assertThat(report).contains("## 9c. The lock service at scale", "**Waiters.**", "**Batch renewal**");
         Matcher images = Pattern.compile("!\\[[^]]*]\\(([^)]+\\.png)\\)").matcher(report);
         int plots = 0;
         while (images.find()) {

@@ -25,7 +25,7 @@ import org.apache.zookeeper.Op;
 final class LeaseOps {
 
     /** How often a write whose answer was lost, and that read back as not applied, is sent again. */
-    private static final int SEND_ATTEMPTS = 3;
+    static final int SEND_ATTEMPTS = 3;
 
     private final LockQueue queue;
     private final ReplicaRegistry replicas;
@@ -84,37 +84,80 @@ final class LeaseOps {
         while (true) {
             long now = clock.millis();
             Optional<QueueEntry> read = queue.read(lockPath, name, null);
-            if (read.isEmpty() && !synced) {
+            RenewalWrite write = decideRenewal(key, lockPath, read, synced, ownerId, ttlMillis, now);
+            if (write == null) {
                 // The entry may be newer than what this replica's server has seen: sync and read again.
                 queue.sync(lockPath);
                 synced = true;
                 continue;
             }
-            if (read.isEmpty()) {
-                throw expired(key, "it was released, expired or was force-released");
-            }
-            QueueEntry e = read.get();
-            checkOwner(key, e, ownerId);
-            if (e.dead(now, replicas)) {
-                reap(lockPath, e);
-                throw expired(key, "it expired " + Math.max(0, now - e.data().expiresAt()) + " ms ago");
-            }
-            // A renewal whose clock was read before another renewal's write (a slow read, a clock
-            // behind) would otherwise move the expiry back under that renewal's answer.
-            long answered = now + ttlMillis;
-            long expiresAt =
-                    Math.max(answered, e.data().standsAlone() ? e.data().expiresAt() : 0);
-            Optional<QueueEntry> renewed = queue.write(lockPath, e, e.data().confirmedUntil(now, expiresAt));
+            Optional<QueueEntry> renewed = queue.write(lockPath, write.read(), write.data());
             if (renewed.isPresent()) {
-                confirmer.cancel(lockPath, e.name());
-                if (clock.millis() >= answered) {
-                    throw expired(key, "ZooKeeper took longer than the TTL to renew it");
-                }
-                return answered;
+                return renewedUntil(key, lockPath, write);
             }
             // Written or removed since the read: read again (the write's answer came through this
             // replica's server, which has seen the change now).
         }
+    }
+
+    /**
+     * What a renewal writes: the entry as read (its version is the write's condition), its new data,
+     * and the end to answer once written.
+     */
+    record RenewalWrite(QueueEntry read, EntryData data, long answered) {}
+
+    /**
+     * One renewal's decision on its entry as read at {@code now} (this replica's clock, taken before
+     * the read), shared by the single renewal ({@link #renew}) and the batch ({@link BatchRenewal}),
+     * so that both decide alike: a lease found neither before nor after a sync ended; another owner's
+     * is refused; a dead one is reaped and ended; a live one is written to expire at now +
+     * {@code ttlMillis} or at the expiry it keeps, whichever is later (a renewal never shortens a
+     * lease).
+     *
+     * @param read the entry as read, empty if it was not found
+     * @param synced whether the read came after a sync of the lock
+     * @return the write to make, or null when the entry was not found before a sync: sync and read again
+     * @throws LockServiceException 403 {@code NOT_LOCK_OWNER}, 409 {@code LOCK_EXPIRED}
+     */
+    RenewalWrite decideRenewal(
+            LockKey key,
+            String lockPath,
+            Optional<QueueEntry> read,
+            boolean synced,
+            String ownerId,
+            long ttlMillis,
+            long now) {
+        if (read.isEmpty() && !synced) {
+            return null;
+        }
+        if (read.isEmpty()) {
+            throw expired(key, "it was released, expired or was force-released");
+        }
+        QueueEntry e = read.get();
+        checkOwner(key, e, ownerId);
+        if (e.dead(now, replicas)) {
+            reap(lockPath, e);
+            throw expired(key, "it expired " + Math.max(0, now - e.data().expiresAt()) + " ms ago");
+        }
+        // A renewal whose clock was read before another renewal's write (a slow read, a clock
+        // behind) would otherwise move the expiry back under that renewal's answer.
+        long answered = now + ttlMillis;
+        long expiresAt = Math.max(answered, e.data().standsAlone() ? e.data().expiresAt() : 0);
+        return new RenewalWrite(e, e.data().confirmedUntil(now, expiresAt), answered);
+    }
+
+    /**
+     * After a renewal's write: the lease stands alone now, so its confirmation is not needed; its
+     * answer is {@code write.answered()}, unless that end has passed already.
+     *
+     * @throws LockServiceException 409 {@code LOCK_EXPIRED} if ZooKeeper took longer than the TTL
+     */
+    long renewedUntil(LockKey key, String lockPath, RenewalWrite write) {
+        confirmer.cancel(lockPath, write.read().name());
+        if (clock.millis() >= write.answered()) {
+            throw expired(key, "ZooKeeper took longer than the TTL to renew it");
+        }
+        return write.answered();
     }
 
     /**
@@ -299,7 +342,7 @@ final class LeaseOps {
      *
      * @throws LockServiceException 403 {@code NOT_LOCK_OWNER}
      */
-    private EntryName entryOf(LockKey key, String lockPath, String lockToken, String ownerId) {
+    EntryName entryOf(LockKey key, String lockPath, String lockToken, String ownerId) {
         if (!LockTokens.legacy(lockToken)) {
             return tokens.check(lockPath, lockToken, ownerId).orElseThrow(() -> notOwner(key));
         }

@@ -67,6 +67,7 @@ final class LeaseService implements AutoCloseable {
     private volatile boolean closed;
     private Acquirer acquirer;
     private LeaseOps ops;
+    private BatchRenewal batch;
     private LockReads reads;
 
     /**
@@ -141,6 +142,7 @@ final class LeaseService implements AutoCloseable {
                 scheduler,
                 random));
         ops = new LeaseOps(queue, replicas, finished, tokens, confirmer, removals, audit, metrics, paths, clock);
+        batch = new BatchRenewal(ops, queue, paths, clock);
         reads = new LockReads(queue, wire, replicas, removals, audit, paths, clock);
         long retention = settings.requestRetentionMillis();
         every("preparing finished-request buckets", finished::prepare, retention / 4, retention / 4);
@@ -163,6 +165,10 @@ final class LeaseService implements AutoCloseable {
 
     LeaseOps ops() {
         return ops;
+    }
+
+    BatchRenewal batchRenewal() {
+        return batch;
     }
 
     LockReads reads() {

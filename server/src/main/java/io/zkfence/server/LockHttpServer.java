@@ -40,6 +40,7 @@ final class LockHttpServer implements AutoCloseable {
 
     static final Route ACQUIRE = new Route("POST", "/v1/locks/{lockKey}/acquire");
     static final Route RENEW = new Route("POST", "/v1/locks/{lockKey}/renew");
+    static final Route RENEW_BATCH = new Route("POST", "/v1/leases/renew");
     static final Route RELEASE = new Route("POST", "/v1/locks/{lockKey}/release");
     static final Route FORCE_RELEASE = new Route("POST", "/v1/locks/{lockKey}/force-release");
     static final Route STATUS = new Route("GET", "/v1/locks/{lockKey}");
@@ -49,11 +50,11 @@ final class LockHttpServer implements AutoCloseable {
     static final Route LIVE = new Route("GET", "/health/live");
     static final Route READY = new Route("GET", "/health/ready");
     static final Route METRICS = new Route("GET", "/metrics");
-    static final List<Route> ROUTES =
-            List.of(ACQUIRE, RENEW, RELEASE, FORCE_RELEASE, STATUS, LIST, AUDIT, OPENAPI, LIVE, READY, METRICS);
+    static final List<Route> ROUTES = List.of(
+            ACQUIRE, RENEW, RENEW_BATCH, RELEASE, FORCE_RELEASE, STATUS, LIST, AUDIT, OPENAPI, LIVE, READY, METRICS);
     /** The routes that call ZooKeeper: without a connection they run on a virtual thread. */
     private static final Set<Route> ZOOKEEPER_ROUTES =
-            Set.of(ACQUIRE, RENEW, RELEASE, FORCE_RELEASE, STATUS, LIST, AUDIT);
+            Set.of(ACQUIRE, RENEW, RENEW_BATCH, RELEASE, FORCE_RELEASE, STATUS, LIST, AUDIT);
 
     private final LeaseService service;
     private final ServerSettings settings;
@@ -140,6 +141,7 @@ final class LockHttpServer implements AutoCloseable {
         Map<Route, Handler> h = new LinkedHashMap<>();
         h.put(ACQUIRE, acquires::acquire);
         h.put(RENEW, ctx -> ok(ctx, leases.renew(ctx)));
+        h.put(RENEW_BATCH, ctx -> ok(ctx, leases.renewBatch(ctx)));
         h.put(RELEASE, ctx -> ok(ctx, leases.release(ctx)));
         h.put(FORCE_RELEASE, ctx -> ok(ctx, leases.forceRelease(ctx)));
         h.put(STATUS, ctx -> ok(ctx, reads.status(authentication.lockKey(ctx))));

@@ -228,14 +228,38 @@ final class LockQueue {
 
     /** Several entries read at once (pipelined); gone ones are left out. Keeps the order given. */
     List<QueueEntry> readAll(String lockPath, List<EntryName> names) {
-        List<CompletableFuture<ZkGateway.NodeContent>> reads = new ArrayList<>(names.size());
+        List<Located> at = new ArrayList<>(names.size());
         for (EntryName n : names) {
-            reads.add(wire.data(lockPath + "/" + n.node(), null));
+            at.add(new Located(lockPath, n));
         }
         List<QueueEntry> out = new ArrayList<>(names.size());
-        for (int i = 0; i < names.size(); i++) {
+        for (Optional<QueueEntry> e : readEach(at)) {
+            e.ifPresent(out::add);
+        }
+        return out;
+    }
+
+    /** An entry and the lock it is queued on. */
+    record Located(String lockPath, EntryName name) {
+        String path() {
+            return lockPath + "/" + name.node();
+        }
+    }
+
+    /**
+     * Entries of any locks read at once: every read sent before the first answer is waited for
+     * (pipelined on the session), so N entries cost one round trip, not N. Each answer is the
+     * entry, or empty if it is gone; in the order given.
+     */
+    List<Optional<QueueEntry>> readEach(List<Located> entries) {
+        List<CompletableFuture<ZkGateway.NodeContent>> reads = new ArrayList<>(entries.size());
+        for (Located e : entries) {
+            reads.add(wire.data(e.path(), null));
+        }
+        List<Optional<QueueEntry>> out = new ArrayList<>(entries.size());
+        for (int i = 0; i < entries.size(); i++) {
             CompletableFuture<ZkGateway.NodeContent> sent = reads.get(i);
-            EntryName n = names.get(i);
+            Located e = entries.get(i);
             ZkGateway.NodeContent node;
             try {
                 // The first attempt was pipelined above; a connection loss sends it again alone.
@@ -248,17 +272,58 @@ final class LockQueue {
                             first = false;
                             return sent;
                         }
-                        return wire.data(lockPath + "/" + n.node(), null);
+                        return wire.data(e.path(), null);
                     }
                 });
             } catch (KeeperException.NoNodeException gone) {
+                out.add(Optional.empty());
                 continue;
-            } catch (KeeperException e) {
-                throw Unavailable.zooKeeperAnswered("reading an entry", e);
+            } catch (KeeperException ex) {
+                throw Unavailable.zooKeeperAnswered("reading an entry", ex);
             }
-            out.add(entry(n, node));
+            out.add(Optional.of(entry(e.name(), node)));
         }
         return out;
+    }
+
+    /** What one multi of conditional writes ({@link #writeEach}) did. */
+    sealed interface WrittenAll {}
+
+    /** Every write was applied, in one transaction. */
+    record AllWritten() implements WrittenAll {}
+
+    /** Nothing was written: the entry of write {@code index} changed or went since it was read. */
+    record OneChanged(int index) implements WrittenAll {}
+
+    /**
+     * Conditional writes on the versions read, all in one multi: one transaction (one log write on
+     * each server) for all of them, or none applied. Sent once ({@link ZkWire#callOnce}): a lost
+     * answer is {@link ZkWire.AnswerLost}, for the caller to read back.
+     *
+     * @param at where each entry is (its lock and name)
+     * @param entries the entries as read, whose versions are the writes' conditions
+     * @param data each entry's new data
+     * @return {@link AllWritten}, or {@link OneChanged} naming the first write ZooKeeper refused
+     *     (a multi stops at its first refused op, so the others were not checked)
+     */
+    WrittenAll writeEach(List<Located> at, List<QueueEntry> entries, List<byte[]> data) throws ZkWire.AnswerLost {
+        List<Op> ops = new ArrayList<>(entries.size());
+        for (int i = 0; i < entries.size(); i++) {
+            ops.add(wire.setDataOp(at.get(i).path(), data.get(i), entries.get(i).version()));
+        }
+        try {
+            wire.callOnce("writing entries", () -> wire.multi(ops));
+            return new AllWritten();
+        } catch (KeeperException e) {
+            if (e.code() == KeeperException.Code.BADVERSION || e.code() == KeeperException.Code.NONODE) {
+                for (int i = 0; i < ops.size(); i++) {
+                    if (ops.get(i).getPath().equals(e.getPath())) {
+                        return new OneChanged(i);
+                    }
+                }
+            }
+            throw Unavailable.zooKeeperAnswered("writing entries", e);
+        }
     }
 
     /**

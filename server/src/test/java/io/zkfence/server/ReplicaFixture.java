@@ -83,6 +83,14 @@ final class ReplicaFixture implements AutoCloseable {
                 .build());
     }
 
+    /** POST {@code body} to any path ({@code /v1/leases/renew}, say). */
+    Reply postTo(String path, String body) {
+        return send(request(uri(path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body))
+                .build());
+    }
+
     Reply get(String key) {
         return path("/v1/locks/" + key);
     }

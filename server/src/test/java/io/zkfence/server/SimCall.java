@@ -13,6 +13,8 @@ final class SimCall implements CallerPresence {
     enum Kind {
         ACQUIRE,
         RENEW,
+        /** A renewal through {@code POST /v1/leases/renew}: a batch of the client's one lease. */
+        RENEW_BATCH,
         RELEASE,
         FORCE_RELEASE,
         STATUS

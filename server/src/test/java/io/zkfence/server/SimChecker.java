@@ -182,7 +182,7 @@ final class SimChecker implements SimEnsemble.Observer {
         }
         switch (call.kind) {
             case ACQUIRE -> acquired(call, answer, now);
-            case RENEW -> {
+            case RENEW, RENEW_BATCH -> {
                 if (answer.ok()) {
                     renewed(call, answer, now);
                 }

@@ -10,7 +10,8 @@ import java.util.Map;
  * they misbehave: it acquires (with or without a requestId, waiting or not), sometimes sends the
  * same acquire to a second replica (a hedge) and closes the losing copy's connection once one is
  * answered, retries with the same requestId after a 503 or a lost answer, renews at a third of the
- * validity (some renew late, some never), releases through any replica, and may be paused past its
+ * validity (some renew late, some never; half the renewals through the batch endpoint, a batch of
+ * its one lease), releases through any replica, and may be paused past its
  * lease. An admin client force-releases and reads status now and then.
  *
  * <p>Its events belong to its own process, so pausing it stops it. Every answer it hears goes to
@@ -219,7 +220,9 @@ final class SimClient {
 
     private void renew(Attempt a, LeaseGrant grant, long deadline, long releaseAt) {
         int replica = world.random().nextInt(replicas.size());
-        SimCall call = call(SimCall.Kind.RENEW, a.key(), a.ttl(), false, 0, null, grant.lockToken(), null, replica);
+        // Half the renewals go through the batch endpoint (a batch of this one lease).
+        SimCall.Kind kind = world.random().nextBoolean() ? SimCall.Kind.RENEW_BATCH : SimCall.Kind.RENEW;
+        SimCall call = call(kind, a.key(), a.ttl(), false, 0, null, grant.lockToken(), null, replica);
         transmit(call, 3_000_000, answer -> {
             if (answer.ok()) {
                 long next = call.sentAt + answer.validForMillis() * 1000;

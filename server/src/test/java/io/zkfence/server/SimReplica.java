@@ -1,6 +1,7 @@
 package io.zkfence.server;
 
 import io.zkfence.lock.ForcedRelease;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
 
@@ -198,6 +199,19 @@ final class SimReplica {
                     long expiresAt = s.ops().renew(call.key, call.lockToken, call.ownerId, call.ttlMillis);
                     yield new SimCall.Answer(
                             200, null, null, validFor(expiresAt, arrived), null, null, process.name(), null);
+                }
+                case RENEW_BATCH -> {
+                    // As LeaseRoutes.renewBatch: a lease's refusal is its result, answered here as the
+                    // single renewal's error so the client and the checker treat both alike.
+                    BatchRenewal.Outcome o = s.batchRenewal()
+                            .renew(List.of(
+                                    new BatchRenewal.Lease(call.key, call.lockToken, call.ownerId, call.ttlMillis)))
+                            .get(0);
+                    if (!o.renewed()) {
+                        throw o.refused();
+                    }
+                    yield new SimCall.Answer(
+                            200, null, null, validFor(o.expiresAt(), arrived), null, null, process.name(), null);
                 }
                 case RELEASE -> {
                     boolean held = s.ops().release(call.key, call.lockToken, call.ownerId);

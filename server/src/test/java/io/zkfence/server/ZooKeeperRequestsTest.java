@@ -5,10 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -25,7 +28,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * wait), a release one, a renew two; a waiter right behind the holder is granted with one more
  * read after the holder goes, none of the queue's other entries read; a waiter behind a lease
  * confirmed on its grant (a TTL longer than twice an unconfirmed grant's validity) is woken by
- * that write and sends three more reads.
+ * that write and sends three more reads; a batch of renewals one read per lease, pipelined, and
+ * one multi for all of them.
  */
 class ZooKeeperRequestsTest {
 
@@ -96,6 +100,61 @@ class ZooKeeperRequestsTest {
         assertThat(requests.count("data")).isEqualTo(1);
         assertThat(requests.count("setData")).isEqualTo(1);
         assertThat(requests.total()).isEqualTo(2);
+    }
+
+    @Test
+    void aBatchRenewalReadsItsEntriesPipelinedAndWritesThemAllInOneMulti() {
+        List<BatchRenewal.Lease> leases = new ArrayList<>();
+        for (int i = 0; i < 25; i++) {
+            LockKey k = LockKey.parse(key.key() + "-" + i);
+            LeaseGrant grant = seed.acquire(k, "pod", 60_000);
+            leases.add(new BatchRenewal.Lease(k, grant.lockToken(), grant.ownerId(), 60_000));
+        }
+
+        List<BatchRenewal.Outcome> outcomes = counted.service.batchRenewal().renew(leases);
+
+        assertThat(outcomes).allSatisfy(o -> assertThat(o.renewed()).isTrue());
+        assertThat(requests.count("data")).isEqualTo(25);
+        assertThat(requests.count("multi")).as(requests.toString()).isEqualTo(1);
+        assertThat(requests.total()).isEqualTo(26);
+    }
+
+    @Test
+    void aBatchWhoseOneEntryChangedBeforeItsMultiRenewsTheOthersNextAndThatOneAfterReadingItAgain() {
+        List<BatchRenewal.Lease> leases = new ArrayList<>();
+        List<LeaseGrant> grants = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            LockKey k = LockKey.parse(key.key() + "-" + i);
+            LeaseGrant grant = seed.acquire(k, "pod", 60_000);
+            grants.add(grant);
+            leases.add(new BatchRenewal.Lease(k, grant.lockToken(), grant.ownerId(), 60_000));
+        }
+        AtomicLong renewedMeanwhile = new AtomicLong();
+        // Between the batch's reads and its first multi, lease 2 is renewed through the other
+        // replica for longer: the multi's version check on it fails, so the multi writes nothing.
+        counted.wire().injectFaults((kind, path) -> {
+            requests.inject(kind, path);
+            if (kind.equals("multi") && requests.count("multi") == 1) {
+                renewedMeanwhile.set(seed.renew(leases.get(2).key(), grants.get(2), 120_000));
+            }
+            return null;
+        });
+
+        List<BatchRenewal.Outcome> outcomes = counted.service.batchRenewal().renew(leases);
+
+        assertThat(outcomes).allSatisfy(o -> assertThat(o.renewed()).isTrue());
+        assertThat(requests.count("multi"))
+                .as("refused; the four others; lease 2 after reading it again: " + requests)
+                .isEqualTo(3);
+        assertThat(requests.count("data")).isEqualTo(5 + 1);
+        assertThat(seed.queue(leases.get(2).key()).get(0).data().expiresAt())
+                .as("the longer renewal's end is kept")
+                .isEqualTo(renewedMeanwhile.get());
+        assertThat(outcomes.get(2).expiresAt()).isLessThan(renewedMeanwhile.get());
+        for (int i : new int[] {0, 1, 3, 4}) {
+            assertThat(seed.queue(leases.get(i).key()).get(0).data().expiresAt())
+                    .isEqualTo(outcomes.get(i).expiresAt());
+        }
     }
 
     @Test
