@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /** Leases on the lock service, through its HTTP API. */
 final class ServiceFleet extends ScaleFleet {
@@ -60,33 +61,11 @@ final class ServiceFleet extends ScaleFleet {
     }
 
     String hold(String prefix, int count, long ttlMs, long renewMs, long rampMs) {
-        List<Lease> leases = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            leases.add(new Lease("scale:" + prefix + "-" + i, "pod-" + (i % 100), i));
-        }
-        byPrefix.put(prefix, leases);
-        return ramp(leases.size(), rampMs, i -> {
-            Lease lease = leases.get(i);
-            ObjectNode body = ScaleDriver.JSON
-                    .createObjectNode()
-                    .put("ownerId", lease.owner)
-                    .put("ttlMillis", ttlMs)
-                    .put("requestId", UUID.randomUUID().toString());
-            long sent = System.nanoTime();
-            return post(port(i), lease.key, "acquire", body).thenApply(answer -> {
-                if (answer.statusCode() != 200) {
-                    refused(answer.statusCode());
-                    return false;
-                }
-                acquireLatency.recordValue(System.nanoTime() - sent);
-                lease.token = json(answer).path("lockToken").asText();
-                keepRenewing(lease, renewMs, () -> renew(lease, ttlMs));
-                return true;
-            });
-        });
+        return acquireAll(
+                prefix, count, ttlMs, rampMs, lease -> keepRenewing(lease, renewMs, () -> renew(lease, ttlMs)));
     }
 
-    /** The owners of the batch-renewed leases, {@code pod-0} … {@code pod-99}: each renews all its leases together. */
+    /** The owners of the leases, {@code pod-0} … {@code pod-99}: batch-renewed, each renews all its leases together. */
     private static final int OWNERS = 100;
 
     /** Each owner's batch-renewed leases (the list grows level by level), once its renewals are scheduled. */
@@ -114,6 +93,17 @@ final class ServiceFleet extends ScaleFleet {
                 }
             }
         }
+        return acquireAll(prefix, count, ttlMs, rampMs, lease -> {
+            holdInGroup(lease);
+            owners.get(lease.index % OWNERS).add(lease);
+        });
+    }
+
+    /**
+     * Acquires {@code count} leases, {@code scale:<prefix>-<i>} owned by {@code pod-<i mod 100>},
+     * evenly over {@code rampMs} ({@link #ramp}); {@code granted} takes each lease granted.
+     */
+    private String acquireAll(String prefix, int count, long ttlMs, long rampMs, Consumer<Lease> granted) {
         List<Lease> leases = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             leases.add(new Lease("scale:" + prefix + "-" + i, "pod-" + (i % OWNERS), i));
@@ -134,8 +124,7 @@ final class ServiceFleet extends ScaleFleet {
                 }
                 acquireLatency.recordValue(System.nanoTime() - sent);
                 lease.token = json(answer).path("lockToken").asText();
-                holdInGroup(lease);
-                owners.get(i % OWNERS).add(lease);
+                granted.accept(lease);
                 return true;
             });
         });
