@@ -20,10 +20,11 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A dead waiter does not block the key. A caller waits (280 s) on replica 2 behind a holder on
- * replica 1; replica 2 is killed (SIGKILL, so its ZooKeeper session only ends when the ensemble
- * expires it); the holder releases. The crashed replica's entry goes with its session, and the
- * next owner is granted within a wait far shorter than the dead entry's own.
+ * A dead waiter does not block the key. Two callers wait (280 s) on replica 2, one behind the
+ * other, behind a holder on replica 1; replica 2 is killed (SIGKILL, so its ZooKeeper session only
+ * ends when the ensemble expires it); the holder releases. The crashed replica's entries go with
+ * its session, both of them (a waiter reaps every dead entry ahead of it, not only the one right
+ * ahead), and the next owner is granted within a wait far shorter than the dead entries' own.
  */
 class CrashedReplicaWaiterTest extends ProcessReplicasTestBase {
 
@@ -40,10 +41,11 @@ class CrashedReplicaWaiterTest extends ProcessReplicasTestBase {
     }
 
     @Test
-    void aWaiterOfAKilledReplicaStopsBlockingTheKeyWhenItsSessionEnds() throws Exception {
+    void twoWaitersOfAKilledReplicaStopBlockingTheKeyWhenItsSessionEnds() throws Exception {
         Reply holder = ServiceHttp.post(one.port(), key, "acquire", ServiceHttp.acquire("holder", 120_000, null));
         assertThat(holder.status()).isEqualTo(200);
-        try (Socket orphaned = new Socket("127.0.0.1", two.port())) {
+        try (Socket orphaned = new Socket("127.0.0.1", two.port());
+                Socket behindIt = new Socket("127.0.0.1", two.port())) {
             RawHttp.send(
                     orphaned,
                     RawHttp.post(
@@ -52,19 +54,27 @@ class CrashedReplicaWaiterTest extends ProcessReplicasTestBase {
             Awaitility.await()
                     .atMost(Duration.ofSeconds(30))
                     .until(() -> waiters().equals(List.of("orphaned")));
+            RawHttp.send(
+                    behindIt,
+                    RawHttp.post(
+                            "/v1/locks/" + key + "/acquire",
+                            ServiceHttp.acquireWaiting("orphaned-too", 60_000, 280_000, "P-" + UUID.randomUUID())));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(30))
+                    .until(() -> waiters().equals(List.of("orphaned", "orphaned-too")));
             two.kill();
         }
         assertThat(ServiceHttp.post(one.port(), key, "release", ServiceHttp.token(holder))
                         .status())
                 .isEqualTo(200);
 
-        // A 60 s wait: far shorter than the dead entry's 280 s, so a grant comes from its session's end.
+        // A 60 s wait: far shorter than the dead entries' 280 s, so a grant comes from their session's end.
         Reply next =
                 ServiceHttp.post(one.port(), key, "acquire", ServiceHttp.acquireWaiting("next", 30_000, 60_000, null));
 
         assertThat(next.status()).isEqualTo(200);
         assertThat(next.body().get("ownerId").asText()).isEqualTo("next");
-        assertThat(waiters()).as("the dead entry was removed").isEmpty();
+        assertThat(waiters()).as("both dead entries were removed").isEmpty();
     }
 
     @Test
