@@ -90,6 +90,12 @@ final class SimZkClient implements ZkGateway {
     private Runnable afterNextWrite;
     private int preferred = -1;
     private boolean cutOff;
+    /**
+     * What was sent either way while cut off, in order: the connection is TCP, so a cut shorter
+     * than the read timeout delays it (delivered when the cut heals), and only a cut the client
+     * notices loses it, with the connection (each message then finds its epoch gone).
+     */
+    private final List<Runnable> heldByTheCut = new ArrayList<>();
 
     // What the client itself knows.
     private State state = State.CONNECTING;
@@ -253,7 +259,10 @@ final class SimZkClient implements ZkGateway {
         failOutstanding(KeeperException.Code.CONNECTIONLOSS, Integer.MAX_VALUE);
     }
 
-    /** The replica cannot reach ZooKeeper for {@code micros}: it notices after its read timeout. */
+    /**
+     * The replica cannot reach ZooKeeper for {@code micros}: it notices after its read timeout and
+     * drops the connection; a shorter cut only delays what went either way meanwhile.
+     */
     void cutOff(long micros) {
         if (cutOff || state == State.CLOSED) {
             return;
@@ -266,7 +275,12 @@ final class SimZkClient implements ZkGateway {
                 disconnected("read timeout (cut off)");
             }
         });
-        world.after(micros, null, out, () -> cutOff = false);
+        world.after(micros, null, out, () -> {
+            cutOff = false;
+            List<Runnable> held = List.copyOf(heldByTheCut);
+            heldByTheCut.clear();
+            held.forEach(Runnable::run);
+        });
     }
 
     /** The answer of this client's next write is lost with its connection, after the write commits. */
@@ -337,8 +351,12 @@ final class SimZkClient implements ZkGateway {
         outstanding.add(new Sent(r, knownEpoch));
         SimEnsemble.Server s = server;
         int e = epoch;
-        if (cutOff || s == null || e != knownEpoch) {
+        if (s == null || e != knownEpoch) {
             return; // lost on the way: the loss of the connection fails it
+        }
+        if (cutOff) {
+            heldByTheCut.add(() -> world.message(out, ensemble.latency(), null, () -> arrive(s, e, r)));
+            return;
         }
         world.message(out, ensemble.latency(), null, () -> arrive(s, e, r));
     }
@@ -468,7 +486,10 @@ final class SimZkClient implements ZkGateway {
 
     private void respond(int e, Request r, KeeperException.Code code, Object answer, long zxid) {
         if (cutOff) {
-            return; // lost on the way: what was already on its way arrives, nothing more
+            // What was already on its way arrives; the rest when the cut heals (or never, with the connection).
+            heldByTheCut.add(
+                    () -> world.message(in, ensemble.latency(), process, () -> deliver(e, r, code, answer, zxid)));
+            return;
         }
         world.message(in, ensemble.latency(), process, () -> deliver(e, r, code, answer, zxid));
     }
@@ -507,11 +528,8 @@ final class SimZkClient implements ZkGateway {
         if (s != server) {
             return;
         }
-        if (cutOff) {
-            return; // set again on the next server, which fires it if the node changed
-        }
         int e = epoch;
-        world.message(in, ensemble.latency(), process, () -> {
+        Runnable send = () -> world.message(in, ensemble.latency(), process, () -> {
             if (e != knownEpoch || state != State.CONNECTED) {
                 return; // set again on the next server, which fires it if the node changed
             }
@@ -530,6 +548,11 @@ final class SimZkClient implements ZkGateway {
                 w.watcher().process(new WatchedEvent(type, KeeperState.SyncConnected, path, zxid));
             }
         });
+        if (cutOff) {
+            heldByTheCut.add(send); // or lost with the connection: then set again on the next server
+        } else {
+            send.run();
+        }
     }
 
     private void tellAll(KeeperState state) {
