@@ -13,6 +13,7 @@ final class PredecessorWatch implements Watcher {
     private final CountDownLatch fired = new CountDownLatch(1);
     private final Runnable onDeleted;
     private volatile boolean deleted;
+    private volatile boolean changed;
 
     /** A watch that only wakes the wait. */
     PredecessorWatch() {
@@ -29,6 +30,8 @@ final class PredecessorWatch implements Watcher {
         if (event.getType() == Event.EventType.NodeDeleted) {
             deleted = true;
             onDeleted.run();
+        } else if (event.getType() == Event.EventType.NodeDataChanged) {
+            changed = true;
         }
         fired.countDown();
     }
@@ -41,5 +44,14 @@ final class PredecessorWatch implements Watcher {
     /** True if the watch fired because the entry was deleted. */
     boolean deleted() {
         return deleted;
+    }
+
+    /**
+     * True if the watch fired because the entry was written (confirmed, renewed, taken over) and is
+     * still there: the queue ahead of the waiter is as it was, so reading that entry again is
+     * enough. False if it went, for a change of the connection's state, or if it has not fired.
+     */
+    boolean changedOnly() {
+        return changed;
     }
 }
