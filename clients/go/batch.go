@@ -2,14 +2,20 @@ package zkfence
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 )
 
 // MaxLeasesPerCall is the most leases the service renews in one batch call (POST /v1/leases/renew);
-// RenewAll sends a larger batch in several.
+// RenewAll sends a larger batch in several (and splits a batch whose JSON would pass 1,000,000
+// bytes too: the service refuses a body over 1 MiB).
 const MaxLeasesPerCall = 1000
+
+// maxBytesPerCall is the most bytes of leases in one request: the service refuses a body over
+// 1 MiB (413) whole, and 1,000 leases with long keys, owners and tokens can pass it.
+const maxBytesPerCall = 1_000_000
 
 const batchPath = "/v1/leases/renew"
 
@@ -77,24 +83,49 @@ func (c *Client) RenewAll(ctx context.Context, leases []*Lease) ([]RenewOutcome,
 		}
 		live = append(live, i)
 	}
-	for start := 0; start < len(live); start += MaxLeasesPerCall {
-		end := start + MaxLeasesPerCall
-		if end > len(live) {
-			end = len(live)
-		}
-		chunk := make([]*Lease, 0, end-start)
-		for _, i := range live[start:end] {
-			chunk = append(chunk, leases[i])
+	for _, part := range split(leases, live) {
+		chunk := make([]*Lease, len(part))
+		for k, i := range part {
+			chunk[k] = leases[i]
 		}
 		outcomes, err := c.renewChunk(ctx, chunk)
 		if err != nil {
 			return nil, err
 		}
-		for k, i := range live[start:end] {
+		for k, i := range part {
 			out[i] = outcomes[k]
 		}
 	}
 	return out, nil
+}
+
+// split cuts the indexes live, in order, into parts of at most MaxLeasesPerCall leases and
+// maxBytesPerCall bytes of JSON.
+func split(leases []*Lease, live []int) [][]int {
+	var parts [][]int
+	var part []int
+	size := 0
+	for _, i := range live {
+		data, _ := json.Marshal(leases[i].batchItem())
+		n := len(data) + 1 // and the comma before it
+		if len(part) > 0 && (len(part) == MaxLeasesPerCall || size+n > maxBytesPerCall) {
+			parts = append(parts, part)
+			part, size = nil, 0
+		}
+		part = append(part, i)
+		size += n
+	}
+	if len(part) > 0 {
+		parts = append(parts, part)
+	}
+	return parts
+}
+
+// batchItem is the lease as a batch renewal sends it: a renewal's fields and its lockKey.
+func (l *Lease) batchItem() map[string]any {
+	item := l.renewBody()
+	item["lockKey"] = l.key
+	return item
 }
 
 func (l *Lease) currentDeadline() time.Duration {
@@ -136,8 +167,7 @@ func (c *Client) renewChunk(ctx context.Context, chunk []*Lease) ([]RenewOutcome
 		}
 		items := make([]map[string]any, len(sent))
 		for i, l := range sent {
-			items[i] = l.renewBody()
-			items[i]["lockKey"] = l.key
+			items[i] = l.batchItem()
 		}
 		return map[string]any{"leases": items}
 	}

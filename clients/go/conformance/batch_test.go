@@ -375,3 +375,66 @@ var _ = scenario("batch-renewal-bad-input-refused", func(e *env) {
 		_, _ = l.Release(background)
 	}
 })
+
+var _ = scenario("batch-renewal-split-under-1-mib", func(e *env) {
+	t := e.t
+	r := newScripted(t, func(kind string, req request, n int) reply {
+		switch kind {
+		case "acquire":
+			return grant(fmt.Sprintf("t%04d", n)+strings.Repeat("x", 251), 30000, 0)
+		case "renew":
+			items, _ := req.body["leases"].([]any)
+			results := make([]any, len(items))
+			for i, item := range items {
+				results[i] = map[string]any{"lockKey": item.(map[string]any)["lockKey"], "expiresAt": time.Now().UnixMilli() + 30000, "validForMillis": 30000}
+			}
+			return reply{status: 200, body: map[string]any{"results": results}}
+		}
+		return released
+	})
+	c := newClient(t, []string{r.url}, zkfence.Options{OwnerID: strings.Repeat("€", 256)})
+	keys := make([]string, 1000)
+	leases := make([]*zkfence.Lease, 1000)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("conf:%04d-", i) + strings.Repeat("k", 190)
+		l, err := c.Acquire(background, keys[i], zkfence.AcquireOptions{TTL: 30 * time.Second, Wait: zkfence.NoWait, ManualRenew: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		leases[i] = l
+	}
+	outcomes, err := c.RenewAll(background, leases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sent := r.of("renew")
+	if len(sent) < 2 {
+		t.Fatalf("%d request(s)", len(sent))
+	}
+	var carried []string
+	total := 0
+	for _, req := range sent {
+		total += req.size
+		items, _ := req.body["leases"].([]any)
+		if req.size > 1024*1024 || len(items) > 1000 {
+			t.Fatalf("a request of %d bytes and %d leases", req.size, len(items))
+		}
+		for _, item := range items {
+			carried = append(carried, item.(map[string]any)["lockKey"].(string))
+		}
+	}
+	if total <= 1024*1024 {
+		t.Fatalf("the requests carried %d bytes in all: one request would have done", total)
+	}
+	if strings.Join(carried, ",") != strings.Join(keys, ",") {
+		t.Fatalf("the requests carried %d keys, not the %d given in order", len(carried), len(keys))
+	}
+	for i, o := range outcomes {
+		if !o.Renewed {
+			t.Fatalf("outcome %d: %+v", i, o)
+		}
+	}
+	for _, l := range leases {
+		_, _ = l.Release(background)
+	}
+})

@@ -7,6 +7,11 @@ import { Lease, internals } from './lease.js';
 
 /** The most leases the service renews in one call; a larger batch is sent in several. */
 export const MAX_LEASES_PER_CALL = 1000;
+/**
+ * The most bytes of leases in one request: the service refuses a body over 1 MiB (413) whole, and
+ * 1,000 leases with long keys, owners and tokens can pass it.
+ */
+export const MAX_BYTES_PER_CALL = 1_000_000;
 const PATH = '/v1/leases/renew';
 /** The status a single renew answers each refusal with (a batch gives only the code). */
 const STATUS = { LOCK_EXPIRED: 409, NOT_LOCK_OWNER: 403, REQUEST_FINISHED: 409 };
@@ -66,6 +71,25 @@ function applied({ lease, hook }, result, { sent, earliestAmbiguous, attempts },
     expiresAt: typeof result.expiresAt === 'number' ? result.expiresAt : undefined,
     validForMs: hook.validityMs(result),
   });
+}
+
+/** The leases in order, in parts of at most MAX_LEASES_PER_CALL leases and MAX_BYTES_PER_CALL bytes of JSON. */
+function split(leases) {
+  const parts = [];
+  let part = [];
+  let size = 0;
+  for (const x of leases) {
+    const n = Buffer.byteLength(JSON.stringify(x.hook.item())) + 1; // and the comma before it
+    if (part.length > 0 && (part.length === MAX_LEASES_PER_CALL || size + n > MAX_BYTES_PER_CALL)) {
+      parts.push(part);
+      part = [];
+      size = 0;
+    }
+    part.push(x);
+    size += n;
+  }
+  if (part.length > 0) parts.push(part);
+  return parts;
 }
 
 /** One request's leases: sent, retried and answered. */
@@ -135,8 +159,8 @@ export async function renewAll(replicas, leases, { signal } = {}) {
       done.set(x.lease, outcome(x.lease, { error }));
     }
   }
-  for (let i = 0; i < live.length; i += MAX_LEASES_PER_CALL) {
-    for (const o of await renewChunk(replicas, live.slice(i, i + MAX_LEASES_PER_CALL), signal)) done.set(o.lease, o);
+  for (const chunk of split(live)) {
+    for (const o of await renewChunk(replicas, chunk, signal)) done.set(o.lease, o);
   }
   return all.map(({ lease }) => done.get(lease));
 }

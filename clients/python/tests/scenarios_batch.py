@@ -211,3 +211,25 @@ def batch_bad_input(t: ScriptedCase) -> None:
     t.assertEqual(r.of("renew"), [])
     for lease in (a, b, foreign):
         lease.release()
+
+
+@scenario("batch-renewal-split-under-1-mib")
+def batch_split_by_size(t: ScriptedCase) -> None:
+    def renew(request: Request, n: int) -> Reply:
+        return Reply(200, {"results": [{"lockKey": item["lockKey"], "expiresAt": int(time.time() * 1000) + 30000,
+                                        "validForMillis": 30000} for item in request.body["leases"]]})
+    r = t.replica(lambda req, n: grant(token=("t%04d" % n).ljust(256, "x"), valid_for=30000), renew=renew)
+    c = zkfence.Client([r.url], owner_id="€" * 256)
+    keys = [("conf:%04d-" % i).ljust(200, "k") for i in range(1000)]
+    leases = [c.acquire(k, ttl=30, wait=0, auto_renew=False) for k in keys]
+    outcomes = c.renew_all(leases)
+    sent = r.of("renew")
+    t.assertGreater(len(sent), 1)
+    t.assertGreater(sum(req.size for req in sent), 1024 * 1024)
+    for req in sent:
+        t.assertLessEqual(req.size, 1024 * 1024)
+        t.assertLessEqual(len(req.body["leases"]), 1000)
+    t.assertEqual([item["lockKey"] for req in sent for item in req.body["leases"]], keys)
+    t.assertEqual([o.renewed for o in outcomes], [True] * 1000)
+    for lease in leases:
+        lease.release()

@@ -201,4 +201,30 @@ export const batchScripted = {
     assert.deepEqual(r.of('renew'), []);
     for (const lease of [a, b, foreign]) await lease.release();
   },
+
+  async 'batch-renewal-split-under-1-mib'(c) {
+    const r = await c.replica((req, n) => grant({ token: `t${String(n).padStart(4, '0')}`.padEnd(256, 'x'), validFor: 30_000 }), {
+      renew: (req) => ({
+        status: 200,
+        body: {
+          results: req.body.leases.map((l) => ({ lockKey: l.lockKey, expiresAt: Date.now() + 30_000, validForMillis: 30_000 })),
+        },
+      }),
+    });
+    const zk = client([r], { ownerId: '€'.repeat(256) });
+    const keys = Array.from({ length: 1000 }, (_, i) => `conf:${String(i).padStart(4, '0')}-`.padEnd(200, 'k'));
+    const leases = [];
+    for (const key of keys) leases.push(await zk.acquire(key, { ttlMs: 30_000, waitMs: 0, autoRenew: false }));
+    const outcomes = await zk.renewAll(leases);
+    const sent = r.of('renew');
+    assert.ok(sent.length > 1, `${sent.length} request(s)`);
+    assert.ok(sent.reduce((n, req) => n + req.size, 0) > 1024 * 1024);
+    for (const req of sent) {
+      assert.ok(req.size <= 1024 * 1024, `${req.size} bytes`);
+      assert.ok(req.body.leases.length <= 1000);
+    }
+    assert.deepEqual(sent.flatMap((req) => req.body.leases.map((l) => l.lockKey)), keys);
+    assert.ok(outcomes.every((o) => o.renewed));
+    for (const lease of leases) await lease.release();
+  },
 };

@@ -2,6 +2,7 @@
 share. Each has its own loop over the chunks; each lease's answer is applied by the lease's own
 ``_renewal``, so a renewed or refused lease ends up exactly as a single renew would leave it."""
 
+import json
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence
 
 from ._errors import ServerError, ServiceError, Unavailable, ZkfenceError, from_problem
@@ -11,6 +12,9 @@ from ._replicas import Outcome
 
 #: The most leases the service renews in one call; a larger batch is sent in several.
 MAX_LEASES_PER_CALL = 1000
+#: The most bytes of leases in one request: the service refuses a body over 1 MiB (413) whole, and
+#: 1,000 leases with long keys, owners and tokens (JSON escapes non-ASCII text here) can pass it.
+MAX_BYTES_PER_CALL = 1_000_000
 PATH = "/v1/leases/renew"
 
 #: The status a single renew answers each refusal with (a batch gives only the code).
@@ -48,7 +52,8 @@ def _outcome(lease: LeaseCore, *, renewed: bool = False, expires_at: Optional[in
 
 
 class Chunk:
-    """Up to ``MAX_LEASES_PER_CALL`` leases renewed by one request (retried as a single renew is)."""
+    """Leases renewed by one request (retried as a single renew is): up to ``MAX_LEASES_PER_CALL``
+    of them and ``MAX_BYTES_PER_CALL`` bytes."""
 
     def __init__(self, leases: List[LeaseCore]):
         self.leases = leases
@@ -64,12 +69,7 @@ class Chunk:
         if not alive:  # at the bound's very edge: the last one still goes (the service decides)
             alive = [max(self.leases, key=_deadline)]
         self._sent = alive
-        items = []
-        for lease in alive:
-            item = lease._renew_body()
-            item["lockKey"] = lease.key
-            items.append(item)
-        return {"leases": items}
+        return {"leases": [_item(lease) for lease in alive]}
 
     @staticmethod
     def attempt_timeout(at: float, until: float) -> float:
@@ -127,6 +127,30 @@ class Chunk:
                         valid_for=validity(result, lease._ttl))
 
 
+def _item(lease: LeaseCore) -> Dict[str, Any]:
+    item = lease._renew_body()
+    item["lockKey"] = lease.key
+    return item
+
+
+def _split(leases: List[LeaseCore]) -> List[List[LeaseCore]]:
+    """The leases in order, in parts of at most ``MAX_LEASES_PER_CALL`` leases and
+    ``MAX_BYTES_PER_CALL`` bytes of JSON (as ``_http`` sends it)."""
+    parts: List[List[LeaseCore]] = []
+    part: List[LeaseCore] = []
+    size = 0
+    for lease in leases:
+        n = len(json.dumps(_item(lease)).encode("utf-8")) + 2  # and the ", " before it
+        if part and (len(part) == MAX_LEASES_PER_CALL or size + n > MAX_BYTES_PER_CALL):
+            parts.append(part)
+            part, size = [], 0
+        part.append(lease)
+        size += n
+    if part:
+        parts.append(part)
+    return parts
+
+
 def _redacted(body: Dict[str, Any], leases: List[LeaseCore]) -> Dict[str, Any]:
     out = dict(body)
     for k, v in body.items():
@@ -170,7 +194,7 @@ class BatchRenewal:
                 self._done[id(lease)] = _outcome(lease, error=error)
             else:
                 live.append(lease)
-        self.chunks = [Chunk(live[i:i + MAX_LEASES_PER_CALL]) for i in range(0, len(live), MAX_LEASES_PER_CALL)]
+        self.chunks = [Chunk(part) for part in _split(live)]
 
     def record(self, outcomes: List[RenewOutcome]) -> None:
         for o in outcomes:
