@@ -265,21 +265,28 @@ func (l *Lease) run() {
 }
 
 func (l *Lease) sendRenew(ctx context.Context, deadline time.Duration) (*outcome, error) {
-	// Each attempt gets half of what is left, so a replica that does not answer (paused) leaves
-	// time to renew through another one before the deadline.
+	body := l.renewBody()
+	return l.client.call(ctx, "POST", lockPath(l.key)+"/renew", func(time.Duration) any { return body }, callSpec{
+		until: deadline, what: fmt.Sprintf("renew of '%s'", l.key), key: l.key, secret: l.token,
+		attemptTimeout: halfLeft})
+}
+
+// renewBody is a renewal's fields for this lease (a batch renewal adds the lockKey).
+func (l *Lease) renewBody() map[string]any {
 	ttl := l.ttl.Milliseconds()
 	if ttl < 1 {
 		ttl = 1
 	}
-	body := map[string]any{"ownerId": l.client.ownerID, "lockToken": l.token, "ttlMillis": ttl}
-	return l.client.call(ctx, "POST", lockPath(l.key)+"/renew", func(time.Duration) any { return body }, callSpec{
-		until: deadline, what: fmt.Sprintf("renew of '%s'", l.key), key: l.key, secret: l.token,
-		attemptTimeout: func(at, until time.Duration) time.Duration {
-			if half := (until - at) / 2; half > time.Millisecond {
-				return half
-			}
-			return time.Millisecond
-		}})
+	return map[string]any{"ownerId": l.client.ownerID, "lockToken": l.token, "ttlMillis": ttl}
+}
+
+// halfLeft bounds a renewal's attempt: each gets half of what is left, so a replica that does not
+// answer (paused) leaves time to renew through another one before the deadline.
+func halfLeft(at, until time.Duration) time.Duration {
+	if half := (until - at) / 2; half > time.Millisecond {
+		return half
+	}
+	return time.Millisecond
 }
 
 // apply takes a renewal's answer: nil if renewed, else the refusal (the lease is lost already for

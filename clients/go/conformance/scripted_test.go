@@ -29,6 +29,7 @@ type request struct {
 	path string
 	body map[string]any
 	at   time.Time
+	size int // the body's bytes
 }
 
 // scriptedReplica answers the n-th request of each kind (the path's last word) as script says.
@@ -55,7 +56,7 @@ func newScripted(t *testing.T, script func(kind string, req request, n int) repl
 		_ = json.Unmarshal(raw, &body)
 		parts := strings.Split(strings.TrimRight(r.URL.Path, "/"), "/")
 		kind := parts[len(parts)-1]
-		req := request{path: r.URL.Path, body: body, at: time.Now()}
+		req := request{path: r.URL.Path, body: body, at: time.Now(), size: len(raw)}
 		s.mu.Lock()
 		s.requests = append(s.requests, req)
 		n := s.counts[kind]

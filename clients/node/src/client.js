@@ -6,6 +6,7 @@ import { inspect } from 'node:util';
 import {
   LeaseLostError, LockHeldError, RequestFinishedError, ServerError, TooManyWaitersError, fromProblem,
 } from './errors.js';
+import { renewAll } from './batch.js';
 import { now, usable } from './clock.js';
 import { Lease, validityMs } from './lease.js';
 import { Replicas } from './replicas.js';
@@ -233,6 +234,24 @@ export class Client {
       replicas: this.#replicas, key, ownerId: this.#ownerId, requestId, grant, secret, deadline: sent + usable(valid),
       renewAt: sent + valid / 3, ttlMs, timeoutMs: this.#timeoutMs, autoRenew, onLost, logger: this.#logger,
     });
+  }
+
+  /**
+   * Renews several leases of this client with the service's batch renewal (POST /v1/leases/renew),
+   * up to 1,000 per request; resolves to one outcome per lease in the order given:
+   * `{ lease, renewed, expiresAt, validForMs, error, lost }`. Each request fails over and is retried
+   * as a single renew is, within the leases' local deadlines (a lease whose deadline passes is left
+   * out of the next attempt). A renewed lease's local deadline moves exactly as `lease.renew()` moves
+   * it; a lease the service refused (LeaseExpiredError, NotLockOwnerError) is lost as after a refused
+   * renew (`signal` aborted, `onLost` called) while the others stay renewed. A lease lost already is
+   * not sent (`error`: the LeaseLostError check() throws); a request that failed as a whole
+   * (UnavailableError, ...) leaves its leases as they were and is each one's `error`. Throws
+   * TypeError / RangeError before sending anything for an empty array, a non-lease, another client's
+   * lease, a released lease or a lease twice; rejects with `signal`'s reason if it aborts. The
+   * background renewal of each lease goes on as before (per lease).
+   */
+  async renewAll(leases, { signal } = {}) {
+    return renewAll(this.#replicas, leases, { signal });
   }
 
   /** The lock's holder and waiters now, as the service sees them (a linearizable read). */

@@ -5,6 +5,12 @@ import {
 } from './errors.js';
 import { now, usable } from './clock.js';
 
+/**
+ * @internal The key of Lease's hook for the batch renewal (batch.js); not exported from the package,
+ * so a lease's token and renewal rules stay out of its public surface.
+ */
+export const internals = Symbol('zkfence.lease.internals');
+
 /** Refusals after which the service will never renew the lease again. */
 const isFinal = (e) => e instanceof LeaseExpiredError || e instanceof NotLockOwnerError
   || e instanceof RequestFinishedError;
@@ -178,6 +184,22 @@ export class Lease {
       + `state: '${this.state}', remainingMs: ${Math.round(this.remainingMs())} }`;
   }
 
+  /** @internal What the batch renewal (batch.js) needs of the lease: its client, deadline, item, rules. */
+  [internals]() {
+    return {
+      replicas: this.#replicas,
+      secret: this.#secret,
+      deadline: () => this.#deadline,
+      item: () => ({
+        lockKey: this.key, lockToken: this.#secret.reveal(), ownerId: this.ownerId,
+        ttlMillis: Math.max(1, Math.round(this.#ttlMs)),
+      }),
+      validityMs: (answer) => validityMs(answer, this.#ttlMs),
+      // A lease's answer from a batch, applied exactly as a single renew's: undefined, or its refusal.
+      apply: (outcome) => this.#apply(outcome, false),
+    };
+  }
+
   // -- renewal -------------------------------------------------------------------------------
 
   #schedule() {
@@ -237,7 +259,7 @@ export class Lease {
     if (isFinal(error)) {
       this.#lose(error);
       if (raise) this.check();
-      return;
+      return error;
     }
     // Refused for a reason that may pass (a key being rotated, a server error): keep the lease
     // until its deadline and try again in a while.
@@ -245,6 +267,7 @@ export class Lease {
       + "retrying until the lease's local deadline", { key: this.key, error: error.code });
     this.#retryLater(error);
     if (raise) throw error;
+    return error;
   }
 
   #retryLater(failure) {

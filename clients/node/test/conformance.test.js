@@ -6,11 +6,14 @@ import {
 import { Cluster } from './support/cluster.js';
 import { SCENARIOS, V2_SKIP } from './support/conformance.js';
 import { Postgres } from './support/postgres.js';
+import { batchScripted, batchService } from './scenarios/batch.js';
 import { FenceContext, fence } from './scenarios/fence.js';
 import { ScriptedContext, scripted } from './scenarios/scripted.js';
 import { ServiceContext, service } from './scenarios/service.js';
 
-const IMPLEMENTATIONS = { service, scripted, fence };
+const IMPLEMENTATIONS = {
+  service: { ...service, ...batchService }, scripted: { ...scripted, ...batchScripted }, fence,
+};
 const TIMEOUT = { timeout: 180_000 };
 let cluster;
 let postgres;

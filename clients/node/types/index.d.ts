@@ -52,6 +52,25 @@ export interface LockStatus {
   waiters: string[];
 }
 
+/** What Client.renewAll did to one lease, in the order given. */
+export interface RenewOutcome {
+  lease: Lease;
+  /** The service renewed it; lease.remainingMs() then counts from the request's send. */
+  renewed: boolean;
+  /** The service's new end (epoch ms on the replica's clock, for display), if renewed. */
+  expiresAt?: number;
+  /** How long the service answered the lease valid for, from the send, if renewed. */
+  validForMs?: number;
+  /**
+   * Undefined if renewed; else the lease's refusal (LeaseExpiredError, NotLockOwnerError: the lease
+   * is lost), the LeaseLostError of a lease lost before the call (not sent), or the failure of its
+   * whole request (UnavailableError, ...: the lease is as it was, valid until its local deadline).
+   */
+  error?: ServiceError | LeaseLostError;
+  /** The lease is lost now. */
+  lost: boolean;
+}
+
 export declare const VERSION: string;
 
 export declare class Client {
@@ -61,6 +80,8 @@ export declare class Client {
   acquire(key: string, options?: AcquireOptions): Promise<Lease>;
   withLock<T>(key: string, options: LockOptions, fn: (lease: Lease) => T | Promise<T>): Promise<T>;
   withLock<T>(key: string, fn: (lease: Lease) => T | Promise<T>): Promise<T>;
+  /** Renews this client's leases with POST /v1/leases/renew, 1,000 per request; one outcome per lease. */
+  renewAll(leases: readonly Lease[], options?: { signal?: AbortSignal }): Promise<RenewOutcome[]>;
   status(key: string, options?: { signal?: AbortSignal }): Promise<LockStatus>;
   toJSON(): { ownerId: string; replicas: string[] };
 }

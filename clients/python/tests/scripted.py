@@ -12,6 +12,7 @@ class Request(NamedTuple):
     path: str
     body: Dict[str, Any]
     at: float  # monotonic arrival time
+    size: int = 0  # the body's bytes
 
 
 class Reply(NamedTuple):
@@ -69,7 +70,7 @@ class ScriptedReplica:
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length) if length else b""
                 body = json.loads(raw) if raw else {}
-                request = Request(self.command, self.path, body, time.monotonic())
+                request = Request(self.command, self.path, body, time.monotonic(), len(raw))
                 kind = self.path.rstrip("/").rsplit("/", 1)[-1]
                 with outer._mutex:
                     outer.requests.append(request)

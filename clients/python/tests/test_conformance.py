@@ -3,6 +3,7 @@
 import unittest
 from typing import Any, Callable, Dict
 
+import scenarios_batch  # noqa: F401  (registers its scenarios)
 import scenarios_fence
 import scenarios_scripted
 import scenarios_service

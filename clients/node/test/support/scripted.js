@@ -40,9 +40,10 @@ export class ScriptedReplica {
     this.server = createServer(async (req, res) => {
       const chunks = [];
       for await (const c of req) chunks.push(c);
-      const raw = Buffer.concat(chunks).toString();
+      const bytes = Buffer.concat(chunks);
+      const raw = bytes.toString();
       const request = {
-        method: req.method, path: req.url, body: raw ? JSON.parse(raw) : {}, at: performance.now(),
+        method: req.method, path: req.url, body: raw ? JSON.parse(raw) : {}, at: performance.now(), size: bytes.length,
       };
       const kind = req.url.replace(/\/+$/, '').split('/').at(-1);
       this.requests.push(request);

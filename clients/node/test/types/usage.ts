@@ -2,7 +2,7 @@
 // the docs use it, through the package's own name, as a TypeScript user imports it.
 import {
   Client, Lease, LeaseLostError, LockHeldError, RequestFinishedError, ServiceError, StaleTokenError,
-  UnavailableError, type LockStatus,
+  UnavailableError, type LockStatus, type RenewOutcome,
 } from '@zkfence/client';
 import { PgFence } from '@zkfence/client/pg';
 import pg from 'pg';
@@ -40,4 +40,13 @@ export async function errors(client: Client): Promise<string> {
     if (e instanceof ServiceError) return e.code;
     throw e;
   }
+}
+
+export async function renewShards(client: Client, leases: Lease[]): Promise<string[]> {
+  const outcomes: RenewOutcome[] = await client.renewAll(leases, { signal: AbortSignal.timeout(5000) });
+  return outcomes.map((o) => {
+    if (o.renewed) return `${o.lease.key} until ${o.expiresAt} (${o.validForMs} ms)`;
+    if (o.lost) return `${o.lease.key} lost: ${o.error?.message}`;
+    return `${o.lease.key} not renewed: ${o.error instanceof ServiceError ? o.error.code : o.error?.message}`;
+  });
 }

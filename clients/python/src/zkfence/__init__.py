@@ -12,6 +12,7 @@ See docs/clients.md.
 
 import logging
 
+from ._batch import RenewOutcome
 from ._cancel import Cancellation
 from ._client import Client, LockStatus
 from ._errors import (BadRequest, Cancelled, FenceError, FenceTableMissing, Forbidden, LeaseExpired, LeaseLost, LockHeld,
@@ -26,7 +27,7 @@ from .fence import SqlFence
 logging.getLogger("zkfence").addHandler(logging.NullHandler())
 
 __all__ = [
-    "Client", "Lease", "LockStatus", "SqlFence", "Cancellation", "Cancelled",
+    "Client", "Lease", "LockStatus", "RenewOutcome", "SqlFence", "Cancellation", "Cancelled",
     "ZkfenceError", "ServiceError", "LockHeld", "TooManyWaiters", "RequestFinished", "LeaseExpired", "NotLockOwner",
     "Forbidden", "Unauthorized", "BadRequest", "PayloadTooLarge", "Unavailable", "ServerError", "LeaseLost",
     "FenceError", "StaleToken", "SerializationConflict", "FenceTableMissing",

@@ -10,9 +10,10 @@ import threading
 from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 from contextlib import contextmanager
 
+from ._batch import PATH as BATCH_PATH, BatchRenewal, Chunk, RenewOutcome
 from ._cancel import Cancellation
 from ._clock import now, usable
-from ._errors import Cancelled, LockHeld, RequestFinished, ServerError, TooManyWaiters, from_problem
+from ._errors import Cancelled, LockHeld, RequestFinished, ServerError, ServiceError, TooManyWaiters, from_problem
 from ._http import Secret
 from ._lease import Lease, validity
 from ._replicas import Outcome, Replicas
@@ -161,6 +162,34 @@ class Client(BaseClient):
                     threading.Event().wait(a.pause)
                 continue
             a.next_request()
+
+    def renew_all(self, leases: List[Lease]) -> List[RenewOutcome]:
+        """Renews several leases of this client with the service's batch renewal
+        (``POST /v1/leases/renew``), up to 1,000 per request, one ``RenewOutcome`` per lease in the
+        order given. Each request fails over and is retried as a single renew is, within the
+        leases' local deadlines (a lease whose deadline passes is left out of the next attempt).
+
+        A renewed lease's local deadline moves exactly as ``Lease.renew()`` moves it; a lease the
+        service refused (``LeaseExpired``, ``NotLockOwner``) is lost as after a refused renew
+        (``lost`` set, ``on_lost`` called), while the others stay renewed. A lease lost already is
+        not sent (its outcome carries ``LeaseLost``); a request that failed as a whole
+        (``Unavailable``, ...) leaves its leases as they were and is each one's ``error``. Raises
+        nothing for a lease's outcome; raises ``ValueError`` / ``TypeError`` before sending anything
+        for an empty list, a non-lease, another client's lease, a released lease or a lease twice.
+        The background renewal of each lease goes on as before (per lease).
+        """
+        batch = BatchRenewal(self, leases, Lease)
+        for chunk in batch.chunks:
+            batch.record(self._renew_chunk(chunk))
+        return batch.outcomes()
+
+    def _renew_chunk(self, chunk: Chunk) -> List[RenewOutcome]:
+        try:
+            outcome = self._replicas.call("POST", BATCH_PATH, chunk.body, until=chunk.until, what=chunk.what,
+                                          attempt_timeout=chunk.attempt_timeout)
+        except ServiceError as e:
+            return chunk.failed(e)
+        return chunk.answered(outcome)
 
     def status(self, key: str) -> LockStatus:
         """The lock's holder and waiters now, as the service sees them (a linearizable read)."""

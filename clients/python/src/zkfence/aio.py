@@ -21,8 +21,9 @@ import logging
 import ssl
 import urllib.parse
 from contextlib import asynccontextmanager
-from typing import Any, AsyncIterator, Awaitable, Callable, Dict, Optional, Set, Union
+from typing import Any, AsyncIterator, Awaitable, Callable, Dict, List, Optional, Set, Union
 
+from ._batch import PATH as BATCH_PATH, BatchRenewal, RenewOutcome
 from ._client import Acquisition, BaseClient, LockStatus, _lock_key, lock_status
 from ._clock import now
 from ._errors import ServiceError
@@ -198,6 +199,20 @@ class Client(BaseClient):
             what="release of '%s' (its acquire was cancelled)" % a.key, key=a.key, secret=grant[0]))
         _BACKGROUND.add(task)
         task.add_done_callback(_BACKGROUND.discard)
+
+    async def renew_all(self, leases: List["Lease"]) -> List[RenewOutcome]:
+        """As ``zkfence.Client.renew_all``, for this client's ``zkfence.aio.Lease`` objects: one
+        batch renewal request per 1,000 leases, one ``RenewOutcome`` per lease in the order given."""
+        batch = BatchRenewal(self, leases, Lease)
+        for chunk in batch.chunks:
+            try:
+                outcome = await _call(self._replicas, "POST", BATCH_PATH, chunk.body, until=chunk.until,
+                                      what=chunk.what, attempt_timeout=chunk.attempt_timeout)
+            except ServiceError as e:
+                batch.record(chunk.failed(e))
+                continue
+            batch.record(chunk.answered(outcome))
+        return batch.outcomes()
 
     async def status(self, key: str) -> LockStatus:
         """The lock's holder and waiters now, as the service sees them (a linearizable read)."""
