@@ -2,6 +2,7 @@ package io.zkfence.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -189,6 +190,40 @@ class ServiceSimulationTest {
             assertThat(granted.get().grant().fencingToken())
                     .isLessThan(next.get().grant().fencingToken());
         }
+    }
+
+    /**
+     * A replica cut off from ZooKeeper for less than its read timeout keeps its connection: what
+     * went either way meanwhile is delayed, as over TCP, not lost. A waiter whose holder released
+     * during the cut is granted once it heals (the simulation once lost the deletion's event there,
+     * and the waiter sat until the holder's lease would have ended).
+     */
+    @Test
+    void aWaiterOnAReplicaCutOffFromZooKeeperBrieflyIsGrantedOnceTheCutHeals() {
+        cluster = new SimCluster(17, SimConfig.scripted(2, 6_000, 1_000), 2_000);
+        SimClient h = cluster.client("h");
+        SimClient x = cluster.client("x");
+        SimReplica r0 = cluster.replicas.get(0);
+        AtomicReference<SimCall.Answer> held = new AtomicReference<>();
+        AtomicReference<SimCall.Answer> granted = new AtomicReference<>();
+        AtomicLong heardAt = new AtomicLong();
+        cluster.at(1.0, () -> acquire(h, 1, 30_000, false, "h-1", false, held));
+        cluster.at(
+                1.2,
+                () -> x.send(SimCall.Kind.ACQUIRE, 0, KEY, 4_000, true, 60_000, "x-1", null, false, a -> {
+                    granted.set(a);
+                    heardAt.set(cluster.world.now());
+                }));
+        // Four seconds of read timeout on a 6 s session: a cut of 1.5 s goes unnoticed.
+        cluster.at(2.0, () -> r0.zk().cutOff(1_500_000));
+        cluster.at(2.2, () -> release(h, 1, held.get(), false, new AtomicReference<>()));
+
+        assertNothingBroken(cluster.runUntil(10));
+        assertThat(granted.get()).as("x's answer").isNotNull();
+        assertThat(granted.get().ok()).as("x's answer: " + granted.get()).isTrue();
+        assertThat(heardAt.get())
+                .as("heard after the cut healed at 3.5 s, long before h's lease would have ended")
+                .isBetween(3_500_000L, 4_500_000L);
     }
 
     private static void acquire(
