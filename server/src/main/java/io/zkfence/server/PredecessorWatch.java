@@ -30,7 +30,9 @@ final class PredecessorWatch implements Watcher {
         if (event.getType() == Event.EventType.NodeDeleted) {
             deleted = true;
             onDeleted.run();
-        } else if (event.getType() == Event.EventType.NodeDataChanged) {
+        } else if (event.getType() == Event.EventType.NodeDataChanged && fired.getCount() > 0) {
+            // Only as what woke the wait: after a connection event (or another wake-up) the wait
+            // reads the queue again, whatever the entry did next.
             changed = true;
         }
         fired.countDown();
@@ -47,9 +49,10 @@ final class PredecessorWatch implements Watcher {
     }
 
     /**
-     * True if the watch fired because the entry was written (confirmed, renewed, taken over) and is
-     * still there: the queue ahead of the waiter is as it was, so reading that entry again is
-     * enough. False if it went, for a change of the connection's state, or if it has not fired.
+     * True if what first woke the wait was this watch firing because the entry was written
+     * (confirmed, renewed, taken over), not deleted: the queue ahead of the waiter is as it was, so
+     * reading that entry again is enough. False if it went, if a change of the connection's state
+     * or another wake-up came first, or if it has not fired.
      */
     boolean changedOnly() {
         return changed;
