@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.zkfence.server.ReplicaFixture.Reply;
+import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,22 +47,15 @@ class CrashedReplicaWaiterTest extends ProcessReplicasTestBase {
         assertThat(holder.status()).isEqualTo(200);
         try (Socket orphaned = new Socket("127.0.0.1", two.port());
                 Socket behindIt = new Socket("127.0.0.1", two.port())) {
-            RawHttp.send(
+            queueWaiting(
                     orphaned,
-                    RawHttp.post(
-                            "/v1/locks/" + key + "/acquire",
-                            ServiceHttp.acquireWaiting("orphaned", 60_000, 280_000, "O-" + UUID.randomUUID())));
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(30))
-                    .until(() -> waiters().equals(List.of("orphaned")));
-            RawHttp.send(
+                    ServiceHttp.acquireWaiting("orphaned", 60_000, 280_000, "O-" + UUID.randomUUID()),
+                    "orphaned");
+            queueWaiting(
                     behindIt,
-                    RawHttp.post(
-                            "/v1/locks/" + key + "/acquire",
-                            ServiceHttp.acquireWaiting("orphaned-too", 60_000, 280_000, "P-" + UUID.randomUUID())));
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(30))
-                    .until(() -> waiters().equals(List.of("orphaned", "orphaned-too")));
+                    ServiceHttp.acquireWaiting("orphaned-too", 60_000, 280_000, "P-" + UUID.randomUUID()),
+                    "orphaned",
+                    "orphaned-too");
             two.kill();
         }
         assertThat(ServiceHttp.post(one.port(), key, "release", ServiceHttp.token(holder))
@@ -82,21 +76,11 @@ class CrashedReplicaWaiterTest extends ProcessReplicasTestBase {
         Reply holder = ServiceHttp.post(one.port(), key, "acquire", ServiceHttp.acquire("holder", 120_000, null));
         String request = ServiceHttp.acquireWaiting("mover", 60_000, 120_000, "M-" + UUID.randomUUID());
         try (Socket first = new Socket("127.0.0.1", two.port())) {
-            RawHttp.send(first, RawHttp.post("/v1/locks/" + key + "/acquire", request));
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(30))
-                    .until(() -> waiters().equals(List.of("mover")));
+            queueWaiting(first, request, "mover");
             two.kill();
         }
         try (Socket third = new Socket("127.0.0.1", one.port())) {
-            RawHttp.send(
-                    third,
-                    RawHttp.post(
-                            "/v1/locks/" + key + "/acquire",
-                            ServiceHttp.acquireWaiting("behind", 60_000, 120_000, null)));
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(30))
-                    .until(() -> waiters().equals(List.of("mover", "behind")));
+            queueWaiting(third, ServiceHttp.acquireWaiting("behind", 60_000, 120_000, null), "mover", "behind");
             // The client's retry of the same request, on the replica still alive: it takes the entry over.
             try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
                 Future<Reply> retried = threads.submit(() -> ServiceHttp.post(one.port(), key, "acquire", request));
@@ -116,6 +100,15 @@ class CrashedReplicaWaiterTest extends ProcessReplicasTestBase {
             }
             assertThat(RawHttp.readResponse(third)).startsWith("HTTP/1.1 200").contains("\"ownerId\":\"behind\"");
         }
+    }
+
+    /**
+     * Sends a waiting acquire on {@code socket} without reading its answer, and returns once the
+     * key's waiters are {@code expectedWaiters}, in that order.
+     */
+    private void queueWaiting(Socket socket, String acquireBody, String... expectedWaiters) throws IOException {
+        RawHttp.send(socket, RawHttp.post("/v1/locks/" + key + "/acquire", acquireBody));
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> waiters().equals(List.of(expectedWaiters)));
     }
 
     /** Replica sessions ZooKeeper still has markers of. */
