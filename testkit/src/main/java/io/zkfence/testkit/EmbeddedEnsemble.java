@@ -2,7 +2,6 @@ package io.zkfence.testkit;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -163,14 +162,9 @@ public final class EmbeddedEnsemble implements AutoCloseable {
     }
 
     private static boolean portsFree(InstanceSpec server) {
-        for (int port : new int[] {server.getPort(), server.getQuorumPort(), server.getElectionPort()}) {
-            try (ServerSocket probe = new ServerSocket(port)) {
-                // bound and released at once: nobody listens there
-            } catch (IOException inUse) {
-                return false;
-            }
-        }
-        return true;
+        return ListenPorts.free(server.getPort())
+                && ListenPorts.free(server.getQuorumPort())
+                && ListenPorts.free(server.getElectionPort());
     }
 
     private static String address(InstanceSpec server) {
@@ -386,17 +380,17 @@ public final class EmbeddedEnsemble implements AutoCloseable {
         }
 
         /**
-         * Specs whose ports are all different: curator-test picks each port by opening and closing
-         * a socket, which can hand out the same port twice.
+         * Specs whose ports are all different ({@link ListenPorts}: outside the ephemeral range,
+         * so that a killed server's ports are still free when it restarts).
          */
         private List<InstanceSpec> distinctSpecs() {
             Set<Integer> used = new HashSet<>();
             List<InstanceSpec> specs = new ArrayList<>();
             int serverId = 1;
             while (specs.size() < servers) {
-                int port = InstanceSpec.getRandomPort();
-                int electionPort = InstanceSpec.getRandomPort();
-                int quorumPort = InstanceSpec.getRandomPort();
+                int port = ListenPorts.pick(used);
+                int electionPort = ListenPorts.pick(used);
+                int quorumPort = ListenPorts.pick(used);
                 if (used.add(port) & used.add(electionPort) & used.add(quorumPort)) {
                     // A null directory: the spec makes a temporary one and deletes it on close.
                     specs.add(new InstanceSpec(

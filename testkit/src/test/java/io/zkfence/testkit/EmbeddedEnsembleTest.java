@@ -2,6 +2,7 @@ package io.zkfence.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.ServerSocket;
 import java.time.Duration;
@@ -47,6 +48,16 @@ class EmbeddedEnsembleTest {
         assertThat(ports).hasSize(9);
         assertThat(zk.connectString().split(",")).hasSize(3);
         assertThat(zk.tickTime()).isEqualTo(Duration.ofSeconds(1));
+    }
+
+    @Test
+    void serversListenBelowTheEphemeralPortRangeSoNoOutgoingConnectionTakesAKilledServersPort() {
+        int ephemeralLow = ListenPorts.ephemeralLow();
+        assumeTrue(ephemeralLow > 0, "the system does not say where its ephemeral ports start (not Linux)");
+        for (InstanceSpec s : zk.servers()) {
+            assertThat(List.of(s.getPort(), s.getElectionPort(), s.getQuorumPort()))
+                    .allSatisfy(port -> assertThat(port).isBetween(ListenPorts.LOWEST, ephemeralLow - 1));
+        }
     }
 
     @Test
