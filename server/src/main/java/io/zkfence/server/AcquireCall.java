@@ -41,6 +41,7 @@ final class AcquireCall implements AutoCloseable {
     private final long lagBoundMillis;
     private final OpenWaits waits;
     private final Scheduler scheduler;
+    private final ContendedLocks contended;
     private final RandomGenerator random;
 
     private final Acquirer.Request req;
@@ -54,6 +55,16 @@ final class AcquireCall implements AutoCloseable {
     private List<EntryName> line;
     /** The entry's version as this call last wrote it; -1 if it never wrote (it joined another call's entry). */
     private int written = -1;
+    /**
+     * True while this call's entry is a lease standing alone that it queued for a waiting request
+     * on the guess that the lock was free ({@link #queuesAsLease}): if another entry is ahead of
+     * it, the call makes it a waiting entry in place ({@link #convertGuessedLease}).
+     */
+    private boolean guessedFree;
+    /** True once a guess that the lock was free proved wrong: the call queues waiting entries only. */
+    private boolean guessedWrong;
+    /** Conversions of a guessed lease that did not write (the entry ahead went, or this replica's marker). */
+    private int failedConversions;
     /** Time (this replica's clock) taken before the ZooKeeper read the current decision rests on. */
     private long readAt;
     /**
@@ -83,6 +94,7 @@ final class AcquireCall implements AutoCloseable {
         this.lagBoundMillis = ctx.lagBoundMillis();
         this.waits = ctx.waits();
         this.scheduler = ctx.scheduler();
+        this.contended = ctx.contended();
         this.random = ctx.random();
         this.req = req;
         this.caller = caller;
@@ -102,9 +114,10 @@ final class AcquireCall implements AutoCloseable {
             }
             long t0 = clock.millis();
             String self = replicas.self();
-            EntryData data = req.waiting()
-                    ? EntryData.waiting(req.ownerId(), req.requestId(), req.ttlMillis(), deadline, self)
-                    : EntryData.lease(req.ownerId(), req.requestId(), req.ttlMillis(), t0);
+            boolean asLease = queuesAsLease();
+            EntryData data = asLease
+                    ? EntryData.lease(req.ownerId(), req.requestId(), req.ttlMillis(), t0)
+                    : EntryData.waiting(req.ownerId(), req.requestId(), req.ttlMillis(), deadline, self);
             List<Op> notFinished = req.requestId() == null ? List.of() : finished.notFinished(lockPath, request);
             LockQueue.Queued queued;
             try {
@@ -113,7 +126,7 @@ final class AcquireCall implements AutoCloseable {
                         HexFormat.of().formatHex(randomBytes(random, 6)),
                         request,
                         data,
-                        req.waiting() ? replicas.markerPath(self) : null,
+                        asLease ? null : replicas.markerPath(self),
                         notFinished);
             } catch (KeeperException e) {
                 throw Unavailable.zooKeeperAnswered(
@@ -126,6 +139,9 @@ final class AcquireCall implements AutoCloseable {
                     written = own.version();
                     line = created.queue();
                     fromLeader = true;
+                    guessedFree = asLease && req.waiting();
+                    failedConversions = 0;
+                    contended.saw(lockPath, line.size());
                     return;
                 }
                 case LockQueue.AlreadyQueued again -> {
@@ -141,6 +157,24 @@ final class AcquireCall implements AutoCloseable {
             }
         }
         throw AcquireRefusals.notQueued(req.key(), QUEUE_ATTEMPTS);
+    }
+
+    /**
+     * Whether this call queues its entry as a lease that stands alone (valid from its creation
+     * until the TTL has passed, like an acquire without a wait). Always without a wait. With a
+     * wait, when its grant at the head would need a confirmation write (a TTL longer than twice
+     * what an unconfirmed grant may be answered valid for, {@link #grant}) and this replica did
+     * not find the lock contended the last time it queued on it: if the lock is free, the grant is
+     * answered without that write. Only once per call: after a wrong guess (its entry made a
+     * waiting one in place) it queues waiting entries if it queues again.
+     */
+    private boolean queuesAsLease() {
+        if (!req.waiting()) {
+            return true;
+        }
+        return !guessedWrong
+                && req.ttlMillis() > 2 * unconfirmedValidity(wire.sessionTimeoutMs(), 0)
+                && contended.likelyFree(lockPath);
     }
 
     /**
@@ -232,6 +266,12 @@ final class AcquireCall implements AutoCloseable {
             if (place < 0) {
                 return ended();
             }
+            if (place > 0 && guessedFree && own.data().standsAlone()) {
+                convertGuessedLease(place);
+                relist();
+                continue;
+            }
+            guessedFree = false;
             if (place > 0 && retake(place)) {
                 continue;
             }
@@ -295,6 +335,34 @@ final class AcquireCall implements AutoCloseable {
             // leave, so the queue ahead is as last read; the loop reads that entry again (its new
             // end, a new watch) and waits on, one request instead of a fresh listing's three.
         }
+    }
+
+    /**
+     * The lock was not free: another entry is ahead of the lease this call queued on the guess
+     * that it was. The call makes that entry a waiting one in place (tied to this replica's session,
+     * its wait this call's), so the request keeps its place in the queue: one write, in a multi that
+     * also requires the entry ahead to exist (while it does, the lease was never first, so never
+     * granted) and this replica's marker (a waiting entry hangs on its session). If it does not
+     * write, the caller reads the queue again: the entry ahead went (the lease may be first now,
+     * and is then granted, valid from its creation), or the marker was missing (registered here
+     * again before the next try).
+     */
+    private void convertGuessedLease(int place) {
+        guessedWrong = true;
+        String self = replicas.self();
+        EntryData waiting = EntryData.waiting(req.ownerId(), req.requestId(), req.ttlMillis(), deadline, self);
+        Optional<QueueEntry> mine =
+                queue.writeIfMarkerAndAhead(lockPath, own, waiting, replicas.markerPath(self), line.get(place - 1));
+        if (mine.isPresent()) {
+            own = mine.get();
+            written = own.version();
+            guessedFree = false;
+            return;
+        }
+        if (++failedConversions >= QUEUE_ATTEMPTS) {
+            throw AcquireRefusals.notQueued(req.key(), QUEUE_ATTEMPTS);
+        }
+        replicas.ensureOwnMarker();
     }
 
     /**

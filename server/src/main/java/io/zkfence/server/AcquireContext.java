@@ -12,6 +12,7 @@ import java.util.random.RandomGenerator;
  * @param maxWaiters     the most waiters a key's queue takes before an acquire is refused
  * @param lagBoundMillis how long a ZooKeeper follower cut off from its leader may go on answering
  *                       reads ({@link AcquireCall#unconfirmedValidity})
+ * @param contended      the locks this replica last saw contended ({@link ContendedLocks})
  * @param random     the random part of entry names and of requests without a requestId (a
  *                   {@link java.security.SecureRandom} in a replica; seeded in the simulation)
  */
@@ -31,4 +32,5 @@ record AcquireContext(
         long lagBoundMillis,
         OpenWaits waits,
         Scheduler scheduler,
+        ContendedLocks contended,
         RandomGenerator random) {}

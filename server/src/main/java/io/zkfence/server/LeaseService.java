@@ -140,6 +140,7 @@ final class LeaseService implements AutoCloseable {
                 settings.lagBoundMillis(),
                 new OpenWaits(),
                 scheduler,
+                new ContendedLocks(),
                 random));
         ops = new LeaseOps(queue, replicas, finished, tokens, confirmer, removals, audit, metrics, paths, clock);
         batch = new BatchRenewal(ops, queue, paths, clock);

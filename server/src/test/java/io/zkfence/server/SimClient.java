@@ -103,7 +103,9 @@ final class SimClient {
 
     private void acquire() {
         LockKey key = keys.get(world.random().nextInt(keys.size()));
-        long ttl = world.between(config.ttlMinMillis(), config.ttlMaxMillis());
+        long ttl = config.longTtlShare() > 0 && world.chance(config.longTtlShare())
+                ? world.between(config.longTtlFrom(), config.longTtlFrom() + 3_000)
+                : world.between(config.ttlMinMillis(), config.ttlMaxMillis());
         boolean waiting = world.chance(0.7);
         long waitMillis = waiting ? world.between(0, config.waitMaxMillis()) : 0;
         String requestId = world.chance(0.8) ? name + "-rq" + requestIds++ : null;

@@ -14,6 +14,10 @@ import java.util.SplittableRandom;
  * @param hedging          the chance that an acquire with a requestId is also sent to a second replica
  * @param syncLimitMillis  how long a follower cut off from its leader goes on serving (ZooKeeper's
  *                         {@code syncLimit × tickTime})
+ * @param longTtlShare     the share of acquires whose TTL is longer than twice what an unconfirmed
+ *                         grant may be answered valid for ({@link #longTtlFrom}): a grant from the
+ *                         queue is confirmed before its answer, and a waiting acquire on a lock
+ *                         its replica guesses free is queued as a lease
  */
 record SimConfig(
         int replicas,
@@ -28,7 +32,8 @@ record SimConfig(
         double answerLoss,
         double hedging,
         long requestRetentionMillis,
-        long syncLimitMillis) {
+        long syncLimitMillis,
+        double longTtlShare) {
 
     static SimConfig forSeed(long seed) {
         SplittableRandom r = new SplittableRandom(seed ^ 0x5DEECE66DL);
@@ -46,12 +51,20 @@ record SimConfig(
                 r.nextInt(3) == 0 ? 0 : r.nextDouble() * 0.03,
                 0.2 + r.nextDouble() * 0.4,
                 30_000,
-                600 + 200 * r.nextInt(13));
+                600 + 200 * r.nextInt(13),
+                // Drawn last, so that every field drawn before it is what it was before it existed.
+                r.nextInt(2) == 0 ? 0 : 0.3);
+    }
+
+    /** The shortest TTL a grant from the queue confirms before its answer, on these sessions. */
+    long longTtlFrom() {
+        return 2 * AcquireCall.unconfirmedValidity(sessionTimeoutMs, 0) + 1;
     }
 
     /** A calm run for a scripted scenario: no random faults, no lost answers, no hedges, no skew. */
     static SimConfig scripted(int replicas, int sessionTimeoutMs, long syncLimitMillis) {
-        return new SimConfig(replicas, 0, 1, sessionTimeoutMs, 1000, 1000, 1000, 0, 0, 0, 0, 30_000, syncLimitMillis);
+        return new SimConfig(
+                replicas, 0, 1, sessionTimeoutMs, 1000, 1000, 1000, 0, 0, 0, 0, 30_000, syncLimitMillis, 0);
     }
 
     /** ZooKeeper's tick: sessions are checked for expiry once per tick. */

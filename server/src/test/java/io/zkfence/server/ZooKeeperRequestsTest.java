@@ -8,9 +8,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -25,7 +27,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * What each call costs in ZooKeeper requests, counted at the replica: an uncontended acquire and
  * release is three requests and two writes (with or without a requestId, with or without a
- * wait), a release one, a renew two; a waiter right behind the holder is granted with one more
+ * wait, and with a wait whose TTL a grant from the queue would confirm with a write: queued as a
+ * lease on the guess that the lock is free, made a waiting entry in place when it is not), a release one, a renew two; a waiter right behind the holder is granted with one more
  * read after the holder goes, none of the queue's other entries read; a waiter behind a lease
  * confirmed on its grant (a TTL longer than twice an unconfirmed grant's validity) is woken by
  * that write and reads only that entry again; a batch of renewals one read per lease, pipelined, and
@@ -79,6 +82,101 @@ class ZooKeeperRequestsTest {
         counted.release(key, grant);
 
         assertThat(requests.total()).as(requests.toString()).isEqualTo(3);
+    }
+
+    @Test
+    void anUncontendedWaitingAcquireWhoseTtlWouldNeedAConfirmationIsThreeRequestsAndTwoWritesToo() {
+        // A TTL longer than twice what an unconfirmed grant may be answered (30 s on the default
+        // 15 s session): queued as a lease that stands alone, on the guess that the lock is free.
+        LeaseGrant grant = counted.acquire(key, "pod", 3_600_000, true, 5_000, "R-3");
+        QueueEntry entry = seed.queue(key).get(0);
+        counted.release(key, grant);
+
+        assertThat(entry.data().standsAlone())
+                .as("a lease from its creation: " + entry)
+                .isTrue();
+        assertThat(grant.expiresAt() - System.currentTimeMillis()).isGreaterThan(3_500_000);
+        assertThat(requests.total()).as(requests.toString()).isEqualTo(3);
+        assertThat(requests.count("multi")).as("writes: " + requests).isEqualTo(2);
+    }
+
+    @Test
+    void aWaitingAcquireThatGuessedTheLockFreeAndFoundItHeldWaitsInThePlaceItQueuedIn() throws Exception {
+        LeaseGrant holder = seed.acquire(key, "holder", 60_000);
+        CountDownLatch laterQueued = new CountDownLatch(1);
+        counted.wire().injectFaults((kind, path) -> {
+            if (kind.equals("multi") && path.contains("/_replicas/")) {
+                // The write that makes the guessed lease a waiting entry (its first op requires
+                // this replica's marker): held until another waiter has queued behind the lease.
+                try {
+                    laterQueued.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return null;
+        });
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<LeaseGrant> first =
+                    threads.submit(() -> counted.acquire(key, "first", 3_600_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> seed.queue(key).size() == 2);
+            assertThat(seed.queue(key).get(1).data().standsAlone())
+                    .as("queued as a lease, on the guess that the lock was free")
+                    .isTrue();
+            Future<LeaseGrant> later = threads.submit(() -> seed.acquire(key, "later", 5_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> seed.queue(key).size() == 3);
+            laterQueued.countDown();
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> seed.queue(key).get(1).tiedToReplica());
+            assertThat(seed.queue(key).stream().map(e -> e.data().ownerId()))
+                    .as("made a waiting entry in place, ahead of the waiter that came after it")
+                    .containsExactly("holder", "first", "later");
+
+            assertThat(seed.release(key, holder)).isTrue();
+            LeaseGrant firstGrant = first.get(10, TimeUnit.SECONDS);
+            assertThat(firstGrant.ownerId()).isEqualTo("first");
+            assertThat(later).isNotDone();
+            assertThat(counted.release(key, firstGrant)).isTrue();
+            LeaseGrant laterGrant = later.get(10, TimeUnit.SECONDS);
+            assertThat(laterGrant.fencingToken()).isGreaterThan(firstGrant.fencingToken());
+            assertThat(firstGrant.fencingToken()).isGreaterThan(holder.fencingToken());
+        }
+    }
+
+    @Test
+    void aWaitingAcquireOnALockItsReplicaLastFoundContendedQueuesAWaitingEntryAtOnce() throws Exception {
+        LeaseGrant holder = seed.acquire(key, "holder", 60_000);
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            // The first finds the lock held (its replica guessed it free) and marks it contended.
+            Future<LeaseGrant> first =
+                    threads.submit(() -> counted.acquire(key, "first", 3_600_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> seed.queue(key).size() == 2
+                            && seed.queue(key).get(1).tiedToReplica());
+            requests.reset();
+            Future<LeaseGrant> second =
+                    threads.submit(() -> counted.acquire(key, "second", 3_600_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> seed.queue(key).size() == 3);
+
+            assertThat(seed.queue(key).get(2).tiedToReplica())
+                    .as("queued waiting, not as a lease")
+                    .isTrue();
+            // first's conversion was written before the count was reset (its entry was tied then).
+            assertThat(requests.count("multi"))
+                    .as("only its queueing multi: " + requests)
+                    .isEqualTo(1);
+            seed.release(key, holder);
+            counted.release(key, first.get(10, TimeUnit.SECONDS));
+            assertThat(second.get(10, TimeUnit.SECONDS).ownerId()).isEqualTo("second");
+        }
     }
 
     @Test
@@ -231,9 +329,11 @@ class ZooKeeperRequestsTest {
             // to its entry) before it is answered, as a 30 s TTL is on the default 15 s session.
             Future<LeaseGrant> confirmed =
                     threads.submit(() -> seed.acquire(key, "confirmed", 3_600_000, true, 60_000, null));
+            // Queued as a lease on the guess that the lock was free, then made a waiting entry.
             Awaitility.await()
                     .atMost(Duration.ofSeconds(10))
-                    .until(() -> seed.queue(key).size() == 2);
+                    .until(() -> seed.queue(key).size() == 2
+                            && seed.queue(key).get(1).tiedToReplica());
             Future<LeaseGrant> behind = threads.submit(() -> counted.acquire(key, "behind", 5_000, true, 60_000, null));
             Awaitility.await()
                     .atMost(Duration.ofSeconds(10))
