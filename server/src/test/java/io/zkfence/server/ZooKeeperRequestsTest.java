@@ -149,6 +149,40 @@ class ZooKeeperRequestsTest {
     }
 
     @Test
+    void aGuessedLeaseWhoseHolderLeftBeforeItWasMadeAWaitingEntryIsGrantedAsTheLeaseItIs() throws Exception {
+        LeaseGrant holder = seed.acquire(key, "holder", 60_000);
+        CountDownLatch holderReleased = new CountDownLatch(1);
+        counted.wire().injectFaults((kind, path) -> {
+            if (kind.equals("multi") && path.contains("/_replicas/")) {
+                // The write that would make the guessed lease a waiting entry, sent after the holder went.
+                try {
+                    holderReleased.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return null;
+        });
+        try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
+            Future<LeaseGrant> next = threads.submit(() -> counted.acquire(key, "next", 3_600_000, true, 60_000, null));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
+                    .until(() -> seed.queue(key).size() == 2);
+            assertThat(seed.release(key, holder)).isTrue();
+            holderReleased.countDown();
+
+            LeaseGrant granted = next.get(10, TimeUnit.SECONDS);
+            QueueEntry entry = seed.queue(key).get(0);
+            assertThat(granted.fencingToken()).isGreaterThan(holder.fencingToken());
+            // The write required the entry ahead, which had gone: the lease may have been first
+            // since, so it was left as it was, and granted as the lease it is (valid from its creation).
+            assertThat(entry.data().standsAlone()).as(entry.toString()).isTrue();
+            assertThat(entry.version()).as("never written after its creation").isZero();
+            assertThat(granted.expiresAt()).isLessThanOrEqualTo(entry.data().expiresAt());
+        }
+    }
+
+    @Test
     void aWaitingAcquireOnALockItsReplicaLastFoundContendedQueuesAWaitingEntryAtOnce() throws Exception {
         LeaseGrant holder = seed.acquire(key, "holder", 60_000);
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
