@@ -7,7 +7,7 @@ import java.util.Map;
  * The locks this replica last saw contended when it queued an entry: another entry was in the
  * queue beside its own. {@link AcquireCall} queues a waiting acquire on any other lock as a lease
  * that stands alone, on the guess that the lock is free, which saves the confirmation write its
- * grant would need; a wrong guess costs the removal of that entry and a waiting one queued behind.
+ * grant would need; a wrong guess costs one write (the entry made a waiting one in place).
  *
  * <p>Bounded: past {@value #REMEMBERED} locks the one seen longest ago is forgotten, and a lock
  * forgotten is guessed free again (one wrong guess marks it contended again).
