@@ -80,6 +80,8 @@ final class ServiceReport {
                 .append(ServiceWorker.TTL)
                 .append(" ms (one lease in five ")
                 .append(ServiceWorker.SHORT_TTL)
+                .append(" ms, one in ten ")
+                .append(ServiceWorker.LONG_TTL)
                 .append(" ms); PostgreSQL (embedded) through fencing-jdbc's fence table\n\n");
 
         md.append("## Verdict\n\n| promise | findings |\n|---|---:|\n");
@@ -397,6 +399,7 @@ final class ServiceReport {
         settings.put("injectors", s.injectors());
         settings.put("ttlMillis", ServiceWorker.TTL);
         settings.put("shortTtlMillis", ServiceWorker.SHORT_TTL);
+        settings.put("longTtlMillis", ServiceWorker.LONG_TTL);
         settings.put("replicaSessionMillis", Replica.SESSION.toMillis());
         json.put("settings", settings);
         json.put("faults", faults);

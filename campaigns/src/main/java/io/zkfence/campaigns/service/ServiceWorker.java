@@ -53,10 +53,17 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class ServiceWorker {
 
-    /** A lease's TTL, and the short one asked for by one lease in five. */
+    /** A lease's TTL, the short one asked for by one lease in five, and the long one by one in ten. */
     static final long TTL = 5_000;
 
     static final long SHORT_TTL = 2_000;
+
+    /**
+     * Longer than twice what a grant from the queue may be answered valid for without a write on
+     * the replicas' 15 s sessions (20 s): such a grant is confirmed first, and a waiting acquire on
+     * a lock its replica guesses free is queued as a lease.
+     */
+    static final long LONG_TTL = 21_000;
 
     /** The answer a call waits for before it counts as lost (plus the wait, for a waiting acquire). */
     static final Duration CALL_TIMEOUT = Duration.ofMillis(2_500);
@@ -163,7 +170,7 @@ public final class ServiceWorker {
                     name + "." + incarnation + "." + requests.incrementAndGet(),
                     UUID.randomUUID().toString(),
                     ServiceCampaign.KEY_PREFIX + lock,
-                    random.nextInt(5) == 0 ? SHORT_TTL : TTL,
+                    ttl(random.nextInt(10)),
                     wait,
                     waitMillis,
                     System.currentTimeMillis());
@@ -276,6 +283,10 @@ public final class ServiceWorker {
     }
 
     /** Writes under the lease, renews it as needed, releases it; logs the belief's interval. */
+    private static long ttl(int oneInTen) {
+        return oneInTen < 2 ? SHORT_TTL : oneInTen == 2 ? LONG_TTL : TTL;
+    }
+
     private void hold(Request r, Granted g, String resource, Random random) {
         long from = System.currentTimeMillis();
         String lockToken = g.answer().lockToken();
