@@ -24,7 +24,8 @@ final class ScaleReport {
             long idleSnapshot,
             List<ServiceScaleBench.EtcdRow> etcd,
             String etcdVersion,
-            String etcdAbsent) {
+            String etcdAbsent,
+            Map<String, Map<String, Long>> renewErrors) {
         StringBuilder md = new StringBuilder();
         md.append("Leases held at once on the lock service, each renewed a third of its TTL after its grant and at that"
                         + " rate (TTL ")
@@ -96,6 +97,8 @@ final class ScaleReport {
         for (ServiceScaleBench.ServiceRow row : batchRows) {
             md.append(batchRow(row, s));
         }
+        md.append(writesByKind(rows, waiters, batchRows));
+        md.append(renewErrors(renewErrors));
         md.append(
                         "\n| leases held | replica heap after GC (each) | Java threads (each) | OS threads (each) | RSS (each)"
                                 + " | znodes | ZooKeeper data | snapshot | snapshot per lease |\n")
@@ -206,6 +209,64 @@ final class ScaleReport {
         }
         md.append(plots(ctx, rows, batchRows, etcd));
         return new Section("9c. The lock service at scale", md.toString());
+    }
+
+    /** The kinds of transaction that make up at least this share of a window's ZooKeeper writes are named. */
+    private static final double KIND_SHARE = 0.01;
+
+    /**
+     * Each window's ZooKeeper writes by kind, from the pinned server's transaction log ({@link
+     * TxnCensus}): the kinds of at least {@link #KIND_SHARE} of its transactions, per second.
+     */
+    private static String writesByKind(
+            List<ServiceScaleBench.ServiceRow> rows,
+            ServiceScaleBench.WaiterResult waiters,
+            List<ServiceScaleBench.ServiceRow> batchRows) {
+        List<ServiceScaleBench.ServiceRow> all = new ArrayList<>(rows);
+        if (waiters != null) {
+            all.add(waiters.waiting());
+        }
+        all.addAll(batchRows);
+        StringBuilder md = new StringBuilder(
+                "\n**ZooKeeper writes by kind**, per second in each window, read back from the transaction log of"
+                        + " the server the clients use (a multi is one write; its operations are shown after `>`;"
+                        + " a failed write takes a zxid too, logged as `error`; `<root>` is the service's; kinds"
+                        + " under 1 % of a window's transactions left out; all of them in the figures"
+                        + " `*.zk_txn_per_s.*`):\n\n");
+        for (ServiceScaleBench.ServiceRow row : all) {
+            long total = row.writesByKind().entrySet().stream()
+                    .filter(e -> !e.getKey().startsWith("multi> "))
+                    .mapToLong(Map.Entry::getValue)
+                    .sum();
+            double seconds = row.driver().seconds();
+            List<String> kinds = new ArrayList<>();
+            row.writesByKind().forEach((kind, n) -> {
+                if (n >= KIND_SHARE * total) {
+                    kinds.add(Fmt.num(n / seconds) + " `" + kind + "`");
+                }
+            });
+            md.append("- ")
+                    .append(label(row))
+                    .append(": ")
+                    .append(kinds.isEmpty() ? "none" : String.join(", ", kinds))
+                    .append('\n');
+        }
+        return md.toString();
+    }
+
+    /** The driver's renewals that failed (not refused: failed), by phase and cause. */
+    private static String renewErrors(Map<String, Map<String, Long>> byPhase) {
+        StringBuilder md = new StringBuilder("\n**Renewals failed** (a lease's renewal that got no decision: its call"
+                + " failed whole, or its result named an error other than a refusal), by the phase of the run they"
+                + " failed in (a level's *ramp*, *settle*, measured *window*, and *after* it until the next phase)"
+                + " and cause (status and the service's `error`, or the client's exception): ");
+        if (byPhase.isEmpty()) {
+            return md.append("none.\n\n").toString();
+        }
+        List<String> parts = new ArrayList<>();
+        byPhase.forEach((phase, causes) ->
+                causes.forEach((cause, n) -> parts.add(String.format(Locale.ROOT, "%,d in %s (%s)", n, phase, cause))));
+        return md.append(String.join("; ", parts)).append(".\n\n").toString();
     }
 
     private static String serviceRow(ServiceScaleBench.ServiceRow row, ScaleSettings s) {
