@@ -32,7 +32,8 @@ import org.apache.zookeeper.txn.Txn;
  * "ZooKeeper writes/s" says which writes they were. A multi is one transaction (one zxid), counted
  * as {@code multi}; its operations are counted besides, as {@code multi> <type> <shape>}, and are
  * not transactions of their own. A failed write still takes a zxid: it is logged as
- * {@code error <code>} (the log keeps no path for it).
+ * {@code error <code>} (the log keeps no path for it), a multi refused whole as
+ * {@code multi failed <code>} (its operations, which wrote nothing, not counted).
  */
 final class TxnCensus {
 
@@ -78,6 +79,12 @@ final class TxnCensus {
 
     private void tally(Map<String, Long> counts, String within, int type, Record txn) throws IOException {
         if (txn instanceof MultiTxn multi) {
+            String failed = failure(multi);
+            if (failed != null) {
+                // Refused whole: it wrote nothing, but took a zxid (and a log write on every server).
+                counts.merge(within + "multi failed " + failed, 1L, Long::sum);
+                return;
+            }
             counts.merge(within + "multi", 1L, Long::sum);
             for (Txn op : multi.getTxns()) {
                 tally(counts, "multi> ", op.getType(), subTxn(op));
@@ -87,6 +94,24 @@ final class TxnCensus {
         String kind = txn instanceof ErrorTxn error ? "error " + errorName(error.getErr()) : Request.op2String(type);
         String path = path(txn);
         counts.merge(within + kind + (path == null ? "" : " " + shape(path)), 1L, Long::sum);
+    }
+
+    /**
+     * Why a multi was refused, null if it was not: the error of the op that failed it (the ops after
+     * it are logged as {@code RUNTIMEINCONSISTENCY}, those before it as they were).
+     */
+    private static String failure(MultiTxn multi) throws IOException {
+        String failed = null;
+        for (Txn op : multi.getTxns()) {
+            if (op.getType() == OpCode.error && subTxn(op) instanceof ErrorTxn error) {
+                int code = error.getErr();
+                if (code != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue()) {
+                    return errorName(code);
+                }
+                failed = errorName(code);
+            }
+        }
+        return failed;
     }
 
     /** ZooKeeper's name of an error code, or the number if this client knows no name for it. */
