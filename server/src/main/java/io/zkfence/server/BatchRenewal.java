@@ -17,12 +17,10 @@ import java.util.Set;
  * service at scale"), so a client holding many leases renews them all this way.
  *
  * <p>A multi is all or nothing: if one entry changed since it was read (renewed or released
- * through another call meanwhile), ZooKeeper refuses the whole multi and names that entry's op
- * (only the first it refused: others may have changed too). Every entry not yet written is then
- * read again (pipelined, no write) and decided again, as the single renewal does after a refused
- * write: a refused multi is a transaction on every server, so a batch whose entries all changed
- * (another call renewing the same leases) costs one refused multi, not one per entry. So a
- * concurrent renewal or release of one lease never fails the others. A multi whose answer is
+ * through another call meanwhile), ZooKeeper refuses the whole multi and names that entry's op.
+ * The others are sent again in the next multi as decided (their version checks still guard them),
+ * and that one is read again and decided again, as the single renewal does after a refused write.
+ * So a concurrent renewal or release of one lease never fails the others. A multi whose answer is
  * lost is never sent again blindly: its leases are read again and decided again (a renewal that
  * was applied shows in the entry; writing it again cannot shorten it).
  *
@@ -164,17 +162,11 @@ final class BatchRenewal {
                     writes = new ArrayList<>(writes.subList(multi.size(), writes.size()));
                     continue;
                 }
-                if (written instanceof LockQueue.OneChanged) {
-                    // Written or removed since the read. The multi wrote none of them, and its others
-                    // may have changed too (another call renewing the same leases, as a client's next
-                    // round does when this one is slow): a multi names only the first op it refused,
-                    // so sending the others again as decided could fail once per changed entry, each
-                    // failure a transaction of the whole multi on every server. All not yet written
-                    // are read again (one pipelined round trip, no write) and decided again.
-                    for (Decided d : writes) {
-                        again.add(d.pending());
-                    }
-                    writes = List.of();
+                if (written instanceof LockQueue.OneChanged changed) {
+                    // Written or removed since the read: that one is read again; the others are sent
+                    // again as decided (the multi wrote none of them).
+                    Decided d = writes.remove(changed.index());
+                    again.add(d.pending());
                     continue;
                 }
                 for (Decided d : multi) {
