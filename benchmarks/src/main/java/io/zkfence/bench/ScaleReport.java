@@ -74,9 +74,9 @@ final class ScaleReport {
                                     + " replica CPU per renewal |\n")
                     .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
             for (ServiceScaleBench.ServiceRow row : rows) {
-                md.append(serviceRow(row, s));
+                md.append(serviceRow(row, s, false));
             }
-            md.append(serviceRow(waiters.waiting(), s));
+            md.append(serviceRow(waiters.waiting(), s, false));
         }
         md.append("\n**Batch renewal** (`POST /v1/leases/renew`), in the same run after the leases above stopped"
                         + " being renewed: the same levels again, under keys of their own, acquired the same way; each"
@@ -95,7 +95,7 @@ final class ScaleReport {
                                 + " ZooKeeper / driver | replica CPU per renewal |\n")
                 .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
         for (ServiceScaleBench.ServiceRow row : batchRows) {
-            md.append(batchRow(row, s));
+            md.append(serviceRow(row, s, true));
         }
         md.append(writesByKind(rows, waiters, batchRows));
         md.append(renewErrors(renewErrors));
@@ -190,20 +190,18 @@ final class ScaleReport {
                     .append("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
             for (ServiceScaleBench.EtcdRow row : etcd) {
                 ServiceScaleBench.DriverWindow d = row.driver();
-                md.append(Fmt.row(
-                        String.format(Locale.ROOT, "%,d", row.leases()),
-                        Fmt.num(d.perSecond()),
-                        us(d.latency(), Latency::p50),
-                        us(d.latency(), Latency::p99),
-                        us(d.latency(), Latency::p999),
-                        ms(d.latenessP99Ms()),
-                        d.lost(),
+                List<Object> cells = new ArrayList<>();
+                cells.add(String.format(Locale.ROOT, "%,d", row.leases()));
+                cells.add(Fmt.num(d.perSecond()));
+                cells.addAll(latencyCells(d));
+                cells.addAll(List.of(
                         Fmt.num(row.proposalsPerSecond()),
                         cores(row.etcdCores()) + " / " + cores(d.cores()),
                         mib(row.rss()),
                         mib(row.heapInUse()),
                         row.goroutines(),
                         mib(row.dbBytes())));
+                md.append(Fmt.row(cells.toArray()));
             }
             md.append('\n');
         }
@@ -269,41 +267,37 @@ final class ScaleReport {
         return md.append(String.join("; ", parts)).append(".\n\n").toString();
     }
 
-    private static String serviceRow(ServiceScaleBench.ServiceRow row, ScaleSettings s) {
+    /** A row of the one-by-one table, or ({@code batched}) of the batch renewal's. */
+    private static String serviceRow(ServiceScaleBench.ServiceRow row, ScaleSettings s, boolean batched) {
         double due = row.leases() / (double) s.renewEvery().toSeconds();
         ServiceScaleBench.DriverWindow d = row.driver();
-        return Fmt.row(
-                label(row),
-                Fmt.num(d.perSecond()) + " (" + Fmt.num(due) + ")",
-                us(d.latency(), Latency::p50),
-                us(d.latency(), Latency::p99),
-                us(d.latency(), Latency::p999),
-                ms(d.latenessP99Ms()),
-                d.lost(),
-                Fmt.num(row.zkWritesPerSecond()),
-                Fmt.num(row.writesPerRenewal()),
-                Fmt.num(row.requestsPerRenewal()),
-                cores(row.replicaCoresTotal()) + " / " + cores(row.zkCores()) + " / " + cores(d.cores()),
-                d.perSecond() > 0 ? Fmt.us(row.replicaCoresTotal() * 1e6 / d.perSecond()) : "—");
+        List<Object> cells = new ArrayList<>();
+        cells.add(label(row));
+        cells.add(Fmt.num(d.perSecond()) + " (" + Fmt.num(due) + ")");
+        if (batched) {
+            cells.add(Fmt.num(d.batchCallsPerSecond()));
+        }
+        cells.addAll(latencyCells(d));
+        cells.add(Fmt.num(row.zkWritesPerSecond()));
+        cells.add(
+                batched ? String.format(Locale.ROOT, "%.4f", row.writesPerRenewal()) : Fmt.num(row.writesPerRenewal()));
+        cells.add(
+                batched
+                        ? String.format(Locale.ROOT, "%.2f", row.requestsPerRenewal())
+                        : Fmt.num(row.requestsPerRenewal()));
+        cells.add(cores(row.replicaCoresTotal()) + " / " + cores(row.zkCores()) + " / " + cores(d.cores()));
+        cells.add(d.perSecond() > 0 ? Fmt.us(row.replicaCoresTotal() * 1e6 / d.perSecond()) : "—");
+        return Fmt.row(cells.toArray());
     }
 
-    private static String batchRow(ServiceScaleBench.ServiceRow row, ScaleSettings s) {
-        double due = row.leases() / (double) s.renewEvery().toSeconds();
-        ServiceScaleBench.DriverWindow d = row.driver();
-        return Fmt.row(
-                label(row),
-                Fmt.num(d.perSecond()) + " (" + Fmt.num(due) + ")",
-                Fmt.num(d.batchCallsPerSecond()),
+    /** A window's latency columns: p50, p99, p99.9, lateness p99, lost. */
+    private static List<Object> latencyCells(ServiceScaleBench.DriverWindow d) {
+        return List.of(
                 us(d.latency(), Latency::p50),
                 us(d.latency(), Latency::p99),
                 us(d.latency(), Latency::p999),
                 ms(d.latenessP99Ms()),
-                d.lost(),
-                Fmt.num(row.zkWritesPerSecond()),
-                String.format(Locale.ROOT, "%.4f", row.writesPerRenewal()),
-                String.format(Locale.ROOT, "%.2f", row.requestsPerRenewal()),
-                cores(row.replicaCoresTotal()) + " / " + cores(row.zkCores()) + " / " + cores(d.cores()),
-                d.perSecond() > 0 ? Fmt.us(row.replicaCoresTotal() * 1e6 / d.perSecond()) : "—");
+                d.lost());
     }
 
     /** {@code pick} of {@code l}, in µs; "—" when none completed in the window. */

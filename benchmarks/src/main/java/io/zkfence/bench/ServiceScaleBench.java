@@ -245,30 +245,12 @@ final class ServiceScaleBench implements Workload {
                         new Levels(s.levels(), "L", (prefix, count) -> hold(ctx, driver, "HOLD", "", prefix, count, s));
                 // The first level, then waiters queued behind its holders, then the next levels.
                 String first = service.hold(0);
-                rows.add(window(
-                        ctx,
-                        s,
-                        driver,
-                        probes,
-                        harness,
-                        first,
-                        s.levels().getFirst(),
-                        s.windows().getFirst(),
-                        null));
+                rows.add(levelWindow(ctx, s, driver, probes, harness, first, 0, null));
                 waiters = waiters(ctx, s, driver, probes, harness, replicas, first);
                 service.released(s.waiterKeys());
                 for (int i = 1; i < s.levels().size(); i++) {
                     String prefix = service.hold(i);
-                    rows.add(window(
-                            ctx,
-                            s,
-                            driver,
-                            probes,
-                            harness,
-                            prefix,
-                            s.levels().get(i),
-                            s.windows().get(i),
-                            null));
+                    rows.add(levelWindow(ctx, s, driver, probes, harness, prefix, i, null));
                 }
                 figures(r, rows, waiters, idle, idleSnapshot, idleZnodes);
             }
@@ -282,16 +264,7 @@ final class ServiceScaleBench implements Workload {
                     s.levels(), "B", (prefix, count) -> hold(ctx, driver, "BHOLD", "batched ", prefix, count, s));
             for (int i = 0; i < s.levels().size(); i++) {
                 String prefix = batched.hold(i);
-                batchRows.add(window(
-                        ctx,
-                        s,
-                        driver,
-                        probes,
-                        harness,
-                        prefix,
-                        s.levels().get(i),
-                        s.windows().get(i),
-                        batchStart));
+                batchRows.add(levelWindow(ctx, s, driver, probes, harness, prefix, i, batchStart));
             }
             for (ServiceRow row : batchRows) {
                 rowFigures(r, row);
@@ -447,6 +420,28 @@ final class ServiceScaleBench implements Workload {
                             store, prefix, census(ctx).count(zxid0, ctx.zk().zxid()));
         }
         return Long.parseLong(held[1]);
+    }
+
+    /** {@link #window} of level {@code i} (its leases and its window's length), held under {@code prefix}. */
+    private ServiceRow levelWindow(
+            BenchContext ctx,
+            ScaleSettings s,
+            WorkerProcess driver,
+            List<ProcessProbe> probes,
+            ProcessProbe harness,
+            String prefix,
+            int i,
+            JsonNode since) {
+        return window(
+                ctx,
+                s,
+                driver,
+                probes,
+                harness,
+                prefix,
+                s.levels().get(i),
+                s.windows().get(i),
+                since);
     }
 
     /** Settles, then measures one window of the service's leases. */
