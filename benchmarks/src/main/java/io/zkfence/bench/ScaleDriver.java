@@ -37,7 +37,7 @@ public final class ScaleDriver {
             + " -> HELD <acquired> <refused> <ms> | BHOLD <prefix> <count> <ttlMs> <renewMs> <rampMs> <batchMax>"
             + " -> HELD ... | WAIT <prefix> <keys> <perKey> <waitMs> <rampMs> -> SENT <n>"
             + " | DRAIN <prefix> <keys> <timeoutMs> -> DRAINED <granted> <failed> <ms> | STOP -> STOPPED <n>"
-            + " | STATS -> STATS <json>"
+            + " | STATS -> STATS <json> | PHASE <name> -> OK"
             + " | ETCD <host:port> -> OK | EHOLD <prefix> <count> <ttlMs> <renewMs> <rampMs> -> HELD ... | ESTATS"
             + " -> STATS <json> | QUIT";
 
@@ -118,6 +118,10 @@ public final class ScaleDriver {
                 }
                 case "STATS" -> {
                     return "STATS " + service().stats();
+                }
+                case "PHASE" -> {
+                    service().phase(cmd[1]);
+                    return "OK";
                 }
                 case "ETCD" -> {
                     etcd = new EtcdFleet(cmd[1]);

@@ -54,6 +54,11 @@ abstract class ScaleFleet implements AutoCloseable {
     private final AtomicLong renewLost = new AtomicLong();
     private final AtomicLong renewErrors = new AtomicLong();
     private final ConcurrentHashMap<String, AtomicLong> statuses = new ConcurrentHashMap<>();
+    /** Renewals failed, by the phase they failed in ({@link #phase}) and their cause. */
+    private final ConcurrentHashMap<String, ConcurrentHashMap<String, AtomicLong>> renewErrorsBy =
+            new ConcurrentHashMap<>();
+    /** What the harness is doing now (a level's ramp, settling, window), as it last said. */
+    private volatile String phase = "start";
 
     /** Acquire {@code i} of a ramp; completes true when granted. */
     @FunctionalInterface
@@ -152,7 +157,7 @@ abstract class ScaleFleet implements AutoCloseable {
                         return call.whenComplete((outcome, failure) -> {
                             if (failure != null) {
                                 error(failure);
-                                renewErrors.incrementAndGet();
+                                renewFailed(causeOf(failure));
                                 return;
                             }
                             switch (outcome) {
@@ -165,7 +170,9 @@ abstract class ScaleFleet implements AutoCloseable {
                                         renewLost.incrementAndGet();
                                     }
                                 }
-                                case ERROR -> renewErrors.incrementAndGet();
+                                case ERROR -> {
+                                    // counted with its cause by the renewal itself (renewFailed)
+                                }
                             }
                         });
                     });
@@ -200,7 +207,7 @@ abstract class ScaleFleet implements AutoCloseable {
                         return call.whenComplete((renewed, failure) -> {
                             if (failure != null) {
                                 error(failure);
-                                renewErrors.incrementAndGet();
+                                renewFailed(causeOf(failure));
                                 return;
                             }
                             if (renewed > 0) {
@@ -227,9 +234,27 @@ abstract class ScaleFleet implements AutoCloseable {
         }
     }
 
-    /** A renewal of one lease failed otherwise (a 5xx for its batch, an error in its result). */
-    void renewFailed() {
+    /**
+     * A renewal of one lease failed otherwise (a 5xx for its batch, an error in its result, a
+     * transport failure): counted under the current {@link #phase} and {@code cause}.
+     */
+    void renewFailed(String cause) {
         renewErrors.incrementAndGet();
+        renewErrorsBy
+                .computeIfAbsent(phase, p -> new ConcurrentHashMap<>())
+                .computeIfAbsent(cause, c -> new AtomicLong())
+                .incrementAndGet();
+    }
+
+    /** From now on, renewals that fail are counted under {@code name}. */
+    void phase(String name) {
+        phase = name;
+    }
+
+    /** A failure's cause as a renewal error's: the exception's class (its cause's if it only wraps one). */
+    static String causeOf(Throwable t) {
+        Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        return cause.getClass().getSimpleName();
     }
 
     /** Stops renewing {@code lease} (it is about to be released, or left to expire). */
@@ -264,9 +289,7 @@ abstract class ScaleFleet implements AutoCloseable {
     }
 
     void error(Throwable t) {
-        Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-        statuses.computeIfAbsent(cause.getClass().getSimpleName(), s -> new AtomicLong())
-                .incrementAndGet();
+        statuses.computeIfAbsent(causeOf(t), s -> new AtomicLong()).incrementAndGet();
     }
 
     /** Cumulative counts, the process's CPU time, and the histograms since the last call (reset). */
@@ -283,6 +306,11 @@ abstract class ScaleFleet implements AutoCloseable {
         stats.put("cpuNanos", processCpuNanos());
         ObjectNode byStatus = stats.putObject("statuses");
         statuses.forEach((s, n) -> byStatus.put(s, n.get()));
+        ObjectNode errorsBy = stats.putObject("renewErrorsBy");
+        renewErrorsBy.forEach((p, causes) -> {
+            ObjectNode inPhase = errorsBy.putObject(p);
+            causes.forEach((c, n) -> inPhase.put(c, n.get()));
+        });
         extraStats(stats);
         stats.put("renewLatency", Histograms.encode(renewLatency.getIntervalHistogram()));
         stats.put("lateness", Histograms.encode(lateness.getIntervalHistogram()));

@@ -24,7 +24,8 @@ final class ScaleReport {
             long idleSnapshot,
             List<ServiceScaleBench.EtcdRow> etcd,
             String etcdVersion,
-            String etcdAbsent) {
+            String etcdAbsent,
+            Map<String, Map<String, Long>> renewErrors) {
         StringBuilder md = new StringBuilder();
         md.append("Leases held at once on the lock service, each renewed a third of its TTL after its grant and at that"
                         + " rate (TTL ")
@@ -73,9 +74,9 @@ final class ScaleReport {
                                     + " replica CPU per renewal |\n")
                     .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
             for (ServiceScaleBench.ServiceRow row : rows) {
-                md.append(serviceRow(row, s));
+                md.append(serviceRow(row, s, false));
             }
-            md.append(serviceRow(waiters.waiting(), s));
+            md.append(serviceRow(waiters.waiting(), s, false));
         }
         md.append("\n**Batch renewal** (`POST /v1/leases/renew`), in the same run after the leases above stopped"
                         + " being renewed: the same levels again, under keys of their own, acquired the same way; each"
@@ -94,8 +95,10 @@ final class ScaleReport {
                                 + " ZooKeeper / driver | replica CPU per renewal |\n")
                 .append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|\n");
         for (ServiceScaleBench.ServiceRow row : batchRows) {
-            md.append(batchRow(row, s));
+            md.append(serviceRow(row, s, true));
         }
+        md.append(writesByKind(rows, waiters, batchRows));
+        md.append(renewErrors(renewErrors));
         md.append(
                         "\n| leases held | replica heap after GC (each) | Java threads (each) | OS threads (each) | RSS (each)"
                                 + " | znodes | ZooKeeper data | snapshot | snapshot per lease |\n")
@@ -187,20 +190,18 @@ final class ScaleReport {
                     .append("|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
             for (ServiceScaleBench.EtcdRow row : etcd) {
                 ServiceScaleBench.DriverWindow d = row.driver();
-                md.append(Fmt.row(
-                        String.format(Locale.ROOT, "%,d", row.leases()),
-                        Fmt.num(d.perSecond()),
-                        us(d.latency(), Latency::p50),
-                        us(d.latency(), Latency::p99),
-                        us(d.latency(), Latency::p999),
-                        ms(d.latenessP99Ms()),
-                        d.lost(),
+                List<Object> cells = new ArrayList<>();
+                cells.add(String.format(Locale.ROOT, "%,d", row.leases()));
+                cells.add(Fmt.num(d.perSecond()));
+                cells.addAll(latencyCells(d));
+                cells.addAll(List.of(
                         Fmt.num(row.proposalsPerSecond()),
                         cores(row.etcdCores()) + " / " + cores(d.cores()),
                         mib(row.rss()),
                         mib(row.heapInUse()),
                         row.goroutines(),
                         mib(row.dbBytes())));
+                md.append(Fmt.row(cells.toArray()));
             }
             md.append('\n');
         }
@@ -208,41 +209,95 @@ final class ScaleReport {
         return new Section("9c. The lock service at scale", md.toString());
     }
 
-    private static String serviceRow(ServiceScaleBench.ServiceRow row, ScaleSettings s) {
-        double due = row.leases() / (double) s.renewEvery().toSeconds();
-        ServiceScaleBench.DriverWindow d = row.driver();
-        return Fmt.row(
-                label(row),
-                Fmt.num(d.perSecond()) + " (" + Fmt.num(due) + ")",
-                us(d.latency(), Latency::p50),
-                us(d.latency(), Latency::p99),
-                us(d.latency(), Latency::p999),
-                ms(d.latenessP99Ms()),
-                d.lost(),
-                Fmt.num(row.zkWritesPerSecond()),
-                Fmt.num(row.writesPerRenewal()),
-                Fmt.num(row.requestsPerRenewal()),
-                cores(row.replicaCoresTotal()) + " / " + cores(row.zkCores()) + " / " + cores(d.cores()),
-                d.perSecond() > 0 ? Fmt.us(row.replicaCoresTotal() * 1e6 / d.perSecond()) : "—");
+    /** The kinds of transaction that make up at least this share of a window's ZooKeeper writes are named. */
+    private static final double KIND_SHARE = 0.01;
+
+    /**
+     * Each window's ZooKeeper writes by kind, from the pinned server's transaction log ({@link
+     * TxnCensus}): the kinds of at least {@link #KIND_SHARE} of its transactions, per second.
+     */
+    private static String writesByKind(
+            List<ServiceScaleBench.ServiceRow> rows,
+            ServiceScaleBench.WaiterResult waiters,
+            List<ServiceScaleBench.ServiceRow> batchRows) {
+        List<ServiceScaleBench.ServiceRow> all = new ArrayList<>(rows);
+        if (waiters != null) {
+            all.add(waiters.waiting());
+        }
+        all.addAll(batchRows);
+        StringBuilder md = new StringBuilder(
+                "\n**ZooKeeper writes by kind**, per second in each window, read back from the transaction log of"
+                        + " the server the clients use (a multi is one write; its operations are shown after `>`;"
+                        + " a failed write takes a zxid too, logged as `error`; `<root>` is the service's; kinds"
+                        + " under 1 % of a window's transactions left out; all of them in the figures"
+                        + " `*.zk_txn_per_s.*`):\n\n");
+        for (ServiceScaleBench.ServiceRow row : all) {
+            long total = row.writesByKind().entrySet().stream()
+                    .filter(e -> !e.getKey().startsWith("multi> "))
+                    .mapToLong(Map.Entry::getValue)
+                    .sum();
+            double seconds = row.driver().seconds();
+            List<String> kinds = new ArrayList<>();
+            row.writesByKind().forEach((kind, n) -> {
+                if (n >= KIND_SHARE * total) {
+                    kinds.add(Fmt.num(n / seconds) + " `" + kind + "`");
+                }
+            });
+            md.append("- ")
+                    .append(label(row))
+                    .append(": ")
+                    .append(kinds.isEmpty() ? "none" : String.join(", ", kinds))
+                    .append('\n');
+        }
+        return md.toString();
     }
 
-    private static String batchRow(ServiceScaleBench.ServiceRow row, ScaleSettings s) {
+    /** The driver's renewals that failed (not refused: failed), by phase and cause. */
+    private static String renewErrors(Map<String, Map<String, Long>> byPhase) {
+        StringBuilder md = new StringBuilder("\n**Renewals failed** (a lease's renewal that got no decision: its call"
+                + " failed whole, or its result named an error other than a refusal), by the phase of the run they"
+                + " failed in (a level's *ramp*, *settle*, measured *window*, and *after* it until the next phase)"
+                + " and cause (status and the service's `error`, or the client's exception): ");
+        if (byPhase.isEmpty()) {
+            return md.append("none.\n\n").toString();
+        }
+        List<String> parts = new ArrayList<>();
+        byPhase.forEach((phase, causes) ->
+                causes.forEach((cause, n) -> parts.add(String.format(Locale.ROOT, "%,d in %s (%s)", n, phase, cause))));
+        return md.append(String.join("; ", parts)).append(".\n\n").toString();
+    }
+
+    /** A row of the one-by-one table, or ({@code batched}) of the batch renewal's. */
+    private static String serviceRow(ServiceScaleBench.ServiceRow row, ScaleSettings s, boolean batched) {
         double due = row.leases() / (double) s.renewEvery().toSeconds();
         ServiceScaleBench.DriverWindow d = row.driver();
-        return Fmt.row(
-                label(row),
-                Fmt.num(d.perSecond()) + " (" + Fmt.num(due) + ")",
-                Fmt.num(d.batchCallsPerSecond()),
+        List<Object> cells = new ArrayList<>();
+        cells.add(label(row));
+        cells.add(Fmt.num(d.perSecond()) + " (" + Fmt.num(due) + ")");
+        if (batched) {
+            cells.add(Fmt.num(d.batchCallsPerSecond()));
+        }
+        cells.addAll(latencyCells(d));
+        cells.add(Fmt.num(row.zkWritesPerSecond()));
+        cells.add(
+                batched ? String.format(Locale.ROOT, "%.4f", row.writesPerRenewal()) : Fmt.num(row.writesPerRenewal()));
+        cells.add(
+                batched
+                        ? String.format(Locale.ROOT, "%.2f", row.requestsPerRenewal())
+                        : Fmt.num(row.requestsPerRenewal()));
+        cells.add(cores(row.replicaCoresTotal()) + " / " + cores(row.zkCores()) + " / " + cores(d.cores()));
+        cells.add(d.perSecond() > 0 ? Fmt.us(row.replicaCoresTotal() * 1e6 / d.perSecond()) : "—");
+        return Fmt.row(cells.toArray());
+    }
+
+    /** A window's latency columns: p50, p99, p99.9, lateness p99, lost. */
+    private static List<Object> latencyCells(ServiceScaleBench.DriverWindow d) {
+        return List.of(
                 us(d.latency(), Latency::p50),
                 us(d.latency(), Latency::p99),
                 us(d.latency(), Latency::p999),
                 ms(d.latenessP99Ms()),
-                d.lost(),
-                Fmt.num(row.zkWritesPerSecond()),
-                String.format(Locale.ROOT, "%.4f", row.writesPerRenewal()),
-                String.format(Locale.ROOT, "%.2f", row.requestsPerRenewal()),
-                cores(row.replicaCoresTotal()) + " / " + cores(row.zkCores()) + " / " + cores(d.cores()),
-                d.perSecond() > 0 ? Fmt.us(row.replicaCoresTotal() * 1e6 / d.perSecond()) : "—");
+                d.lost());
     }
 
     /** {@code pick} of {@code l}, in µs; "—" when none completed in the window. */

@@ -176,7 +176,8 @@ final class ServiceFleet extends ScaleFleet {
                 .thenApply(answer -> {
                     if (answer.statusCode() != 200) {
                         status(answer.statusCode());
-                        batch.forEach(l -> renewFailed());
+                        String cause = failure(answer);
+                        batch.forEach(l -> renewFailed(cause));
                         return 0L;
                     }
                     JsonNode results = json(answer).path("results");
@@ -190,14 +191,15 @@ final class ServiceFleet extends ScaleFleet {
                             lost(batch.get(i));
                         } else {
                             statusOf(code);
-                            renewFailed();
+                            renewFailed("lease " + code);
                         }
                     }
                     return renewed;
                 })
                 .exceptionally(t -> {
                     error(t);
-                    batch.forEach(l -> renewFailed());
+                    String cause = causeOf(t);
+                    batch.forEach(l -> renewFailed(cause));
                     return 0L;
                 });
     }
@@ -215,6 +217,7 @@ final class ServiceFleet extends ScaleFleet {
                     case 409 -> Outcome.LOST;
                     default -> {
                         status(answer.statusCode());
+                        renewFailed(failure(answer));
                         yield Outcome.ERROR;
                     }
                 });
@@ -358,6 +361,17 @@ final class ServiceFleet extends ScaleFleet {
                 .POST(HttpRequest.BodyPublishers.ofString(body.toString()))
                 .build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    /** A failed call's cause: its status and the service's error code ("HTTP 503 UNAVAILABLE"). */
+    private static String failure(HttpResponse<byte[]> answer) {
+        String code;
+        try {
+            code = ScaleDriver.JSON.readTree(answer.body()).path("error").asText("");
+        } catch (IOException e) {
+            code = "(body not JSON)";
+        }
+        return "HTTP " + answer.statusCode() + (code.isEmpty() ? " (no error code)" : " " + code);
     }
 
     private static JsonNode json(HttpResponse<byte[]> answer) {

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,6 +32,8 @@ final class ServiceScaleBench implements Workload {
     static final String NAME = "service-scale";
 
     private static final int REPLICAS = 2;
+    /** The replicas' {@code --root}. */
+    private static final String ROOT = "/bench/scale";
     /** The replicas' heap: twice the Kubernetes manifests' (512 MiB limit, 70 % heap), room to see growth. */
     private static final List<String> REPLICA_JVM = List.of("-Xmx1g");
 
@@ -153,7 +156,8 @@ final class ServiceScaleBench implements Workload {
             List<ReplicaState> replicas,
             long znodes,
             long dataBytes,
-            long snapshotBytes) {
+            long snapshotBytes,
+            Map<String, Long> writesByKind) {
 
         double replicaCoresTotal() {
             return replicaCores.stream().mapToDouble(Double::doubleValue).sum();
@@ -199,7 +203,7 @@ final class ServiceScaleBench implements Workload {
             for (int i = 0; i < REPLICAS; i++) {
                 ColdReplica replica = closer.add(ColdReplica.start(
                         ctx.zk().connectStringAll(),
-                        "/bench/scale",
+                        ROOT,
                         REPLICA_JVM,
                         List.of("--warm-up-cycles", Integer.toString(s.replicaWarmUp()))));
                 replicas.add(replica);
@@ -241,30 +245,12 @@ final class ServiceScaleBench implements Workload {
                         new Levels(s.levels(), "L", (prefix, count) -> hold(ctx, driver, "HOLD", "", prefix, count, s));
                 // The first level, then waiters queued behind its holders, then the next levels.
                 String first = service.hold(0);
-                rows.add(window(
-                        ctx,
-                        s,
-                        driver,
-                        probes,
-                        harness,
-                        first,
-                        s.levels().getFirst(),
-                        s.windows().getFirst(),
-                        null));
+                rows.add(levelWindow(ctx, s, driver, probes, harness, first, 0, null));
                 waiters = waiters(ctx, s, driver, probes, harness, replicas, first);
                 service.released(s.waiterKeys());
                 for (int i = 1; i < s.levels().size(); i++) {
                     String prefix = service.hold(i);
-                    rows.add(window(
-                            ctx,
-                            s,
-                            driver,
-                            probes,
-                            harness,
-                            prefix,
-                            s.levels().get(i),
-                            s.windows().get(i),
-                            null));
+                    rows.add(levelWindow(ctx, s, driver, probes, harness, prefix, i, null));
                 }
                 figures(r, rows, waiters, idle, idleSnapshot, idleZnodes);
             }
@@ -278,16 +264,7 @@ final class ServiceScaleBench implements Workload {
                     s.levels(), "B", (prefix, count) -> hold(ctx, driver, "BHOLD", "batched ", prefix, count, s));
             for (int i = 0; i < s.levels().size(); i++) {
                 String prefix = batched.hold(i);
-                batchRows.add(window(
-                        ctx,
-                        s,
-                        driver,
-                        probes,
-                        harness,
-                        prefix,
-                        s.levels().get(i),
-                        s.windows().get(i),
-                        batchStart));
+                batchRows.add(levelWindow(ctx, s, driver, probes, harness, prefix, i, batchStart));
             }
             for (ServiceRow row : batchRows) {
                 rowFigures(r, row);
@@ -327,6 +304,9 @@ final class ServiceScaleBench implements Workload {
                 }
                 etcdFigures(r, etcdRows);
             }
+            Map<String, Map<String, Long>> renewErrors = renewErrorsBy(stats(driver, "STATS"));
+            renewErrors.forEach((phase, causes) ->
+                    causes.forEach((cause, n) -> r.figure("service_scale.renew_errors_by." + phase + "." + cause, n)));
             driver.quit(ScaleDriver.QUIT);
             return ScaleReport.section(
                     ctx,
@@ -340,8 +320,22 @@ final class ServiceScaleBench implements Workload {
                     idleSnapshot,
                     etcdRows,
                     etcdVersion,
-                    etcdAbsent);
+                    etcdAbsent,
+                    renewErrors);
         }
+    }
+
+    /** The driver's renewals failed, by phase ({@code <level>.ramp|settle|window|after}) and cause, in order. */
+    private static Map<String, Map<String, Long>> renewErrorsBy(JsonNode stats) {
+        Map<String, Map<String, Long>> byPhase = new LinkedHashMap<>();
+        stats.path("renewErrorsBy").properties().forEach(phase -> {
+            Map<String, Long> causes = new LinkedHashMap<>();
+            phase.getValue()
+                    .properties()
+                    .forEach(c -> causes.put(c.getKey(), c.getValue().asLong()));
+            byPhase.put(phase.getKey(), causes);
+        });
+        return byPhase;
     }
 
     /**
@@ -402,6 +396,12 @@ final class ServiceScaleBench implements Workload {
                         s.ramp().toSeconds(),
                         s.ttl().toSeconds(),
                         s.renewEvery().toSeconds());
+        boolean service = !command.equals("EHOLD");
+        long zxid0 = 0;
+        if (service) {
+            ask(driver, "PHASE " + prefix + ".ramp", "OK");
+            zxid0 = ctx.zk().zxid();
+        }
         String[] held = ask(
                         driver,
                         command + " " + prefix + " " + count + " " + s.ttl().toMillis() + " "
@@ -413,7 +413,35 @@ final class ServiceScaleBench implements Workload {
                 .say(
                         "service-scale: %s%s: %s granted, %s refused or failed in %s ms",
                         store, prefix, held[1], held[2], held[3]);
+        if (service) {
+            ctx.log()
+                    .say(
+                            "service-scale: %s%s: transactions while acquiring: %s",
+                            store, prefix, census(ctx).count(zxid0, ctx.zk().zxid()));
+        }
         return Long.parseLong(held[1]);
+    }
+
+    /** {@link #window} of level {@code i} (its leases and its window's length), held under {@code prefix}. */
+    private ServiceRow levelWindow(
+            BenchContext ctx,
+            ScaleSettings s,
+            WorkerProcess driver,
+            List<ProcessProbe> probes,
+            ProcessProbe harness,
+            String prefix,
+            int i,
+            JsonNode since) {
+        return window(
+                ctx,
+                s,
+                driver,
+                probes,
+                harness,
+                prefix,
+                s.levels().get(i),
+                s.windows().get(i),
+                since);
     }
 
     /** Settles, then measures one window of the service's leases. */
@@ -431,10 +459,13 @@ final class ServiceScaleBench implements Workload {
                 .say(
                         "service-scale: %s: settling %d s, then measuring %d s",
                         level, s.settle().toSeconds(), length.toSeconds());
+        ask(driver, "PHASE " + level + ".settle", "OK");
         pause(s.settle());
+        ask(driver, "PHASE " + level + ".window", "OK");
         Mark start = mark(ctx, driver, probes, harness);
         pause(length);
         Mark end = mark(ctx, driver, probes, harness);
+        ask(driver, "PHASE " + level + ".after", "OK");
         ServiceRow row = row(ctx, level, leases, start, end, probes, since);
         // No latency ("-") when none completed in the window: the ensemble is past its ceiling, a row to record.
         ctx.log()
@@ -446,6 +477,7 @@ final class ServiceScaleBench implements Workload {
                         row.driver().p50p99(),
                         row.zkWritesPerSecond(),
                         row.driver().lost());
+        ctx.log().say("service-scale: %s: transactions in the window: %s", level, row.writesByKind());
         return row;
     }
 
@@ -483,7 +515,13 @@ final class ServiceScaleBench implements Workload {
                 states,
                 Long.parseLong(mntr.getOrDefault("zk_znode_count", "0")),
                 Long.parseLong(mntr.getOrDefault("zk_approximate_data_size", "0")),
-                snapshot);
+                snapshot,
+                census(ctx).count(start.zxid(), end.zxid()));
+    }
+
+    /** What the pinned server's transaction log says was written. */
+    private static TxnCensus census(BenchContext ctx) {
+        return new TxnCensus(ctx.zk().dataDirectory(), ROOT);
     }
 
     /** What the waiters' level measured. */
@@ -682,6 +720,8 @@ final class ServiceScaleBench implements Workload {
         r.figure(p + ".znodes", row.znodes());
         r.figure(p + ".zk_data_bytes", row.dataBytes());
         r.figure(p + ".snapshot_bytes", row.snapshotBytes());
+        double seconds = row.driver().seconds();
+        row.writesByKind().forEach((kind, n) -> r.figure(p + ".zk_txn_per_s." + kind, n / seconds));
     }
 
     private static void etcdFigures(Results r, List<EtcdRow> rows) {
