@@ -104,18 +104,8 @@ class ZooKeeperRequestsTest {
     void aWaitingAcquireThatGuessedTheLockFreeAndFoundItHeldWaitsInThePlaceItQueuedIn() throws Exception {
         LeaseGrant holder = seed.acquire(key, "holder", 60_000);
         CountDownLatch laterQueued = new CountDownLatch(1);
-        counted.wire().injectFaults((kind, path) -> {
-            if (kind.equals("multi") && path.contains("/_replicas/")) {
-                // The write that makes the guessed lease a waiting entry (its first op requires
-                // this replica's marker): held until another waiter has queued behind the lease.
-                try {
-                    laterQueued.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return null;
-        });
+        // Held until another waiter has queued behind the guessed lease.
+        holdTheWriteThatMakesAGuessedLeaseWait(laterQueued);
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             Future<LeaseGrant> first =
                     threads.submit(() -> counted.acquire(key, "first", 3_600_000, true, 60_000, null));
@@ -152,17 +142,8 @@ class ZooKeeperRequestsTest {
     void aGuessedLeaseWhoseHolderLeftBeforeItWasMadeAWaitingEntryIsGrantedAsTheLeaseItIs() throws Exception {
         LeaseGrant holder = seed.acquire(key, "holder", 60_000);
         CountDownLatch holderReleased = new CountDownLatch(1);
-        counted.wire().injectFaults((kind, path) -> {
-            if (kind.equals("multi") && path.contains("/_replicas/")) {
-                // The write that would make the guessed lease a waiting entry, sent after the holder went.
-                try {
-                    holderReleased.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return null;
-        });
+        // Sent only after the holder went.
+        holdTheWriteThatMakesAGuessedLeaseWait(holderReleased);
         try (ExecutorService threads = Executors.newVirtualThreadPerTaskExecutor()) {
             Future<LeaseGrant> next = threads.submit(() -> counted.acquire(key, "next", 3_600_000, true, 60_000, null));
             Awaitility.await()
@@ -189,10 +170,7 @@ class ZooKeeperRequestsTest {
             // The first finds the lock held (its replica guessed it free) and marks it contended.
             Future<LeaseGrant> first =
                     threads.submit(() -> counted.acquire(key, "first", 3_600_000, true, 60_000, null));
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(10))
-                    .until(() -> seed.queue(key).size() == 2
-                            && seed.queue(key).get(1).tiedToReplica());
+            awaitTheHolderAndAWaitingEntryBehindIt();
             requests.reset();
             Future<LeaseGrant> second =
                     threads.submit(() -> counted.acquire(key, "second", 3_600_000, true, 60_000, null));
@@ -364,10 +342,7 @@ class ZooKeeperRequestsTest {
             Future<LeaseGrant> confirmed =
                     threads.submit(() -> seed.acquire(key, "confirmed", 3_600_000, true, 60_000, null));
             // Queued as a lease on the guess that the lock was free, then made a waiting entry.
-            Awaitility.await()
-                    .atMost(Duration.ofSeconds(10))
-                    .until(() -> seed.queue(key).size() == 2
-                            && seed.queue(key).get(1).tiedToReplica());
+            awaitTheHolderAndAWaitingEntryBehindIt();
             Future<LeaseGrant> behind = threads.submit(() -> counted.acquire(key, "behind", 5_000, true, 60_000, null));
             Awaitility.await()
                     .atMost(Duration.ofSeconds(10))
@@ -427,6 +402,32 @@ class ZooKeeperRequestsTest {
                     .as("only second's lease waits for its confirmation; first's went")
                     .isEqualTo(1);
         }
+    }
+
+    /**
+     * The counted replica sends the write that makes a guessed lease a waiting entry (the only
+     * multi whose first op requires this replica's marker, as no other waiting entry is queued
+     * through it in these tests) once {@code until} is counted down, or after 10 s.
+     */
+    private void holdTheWriteThatMakesAGuessedLeaseWait(CountDownLatch until) {
+        counted.wire().injectFaults((kind, path) -> {
+            if (kind.equals("multi") && path.contains("/_replicas/")) {
+                try {
+                    until.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return null;
+        });
+    }
+
+    /** Until the key's queue is its holder and one waiting entry (tied to its replica) behind it. */
+    private void awaitTheHolderAndAWaitingEntryBehindIt() {
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        seed.queue(key).size() == 2 && seed.queue(key).get(1).tiedToReplica());
     }
 
     private CuratorFramework client() {
