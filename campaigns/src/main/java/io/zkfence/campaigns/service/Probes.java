@@ -146,8 +146,15 @@ final class Probes {
                 release(owner, request, key, second, a);
             }
         }
-        // The request ends here: a grant of it seen later is one of a finished request.
-        end(owner, request, key, PROBE_TTL, false, 0, start, token > 0 ? "granted" : "abandoned", token);
+        // The request ends here: a grant of it seen later is one of a finished request. Recorded as a
+        // worker records it: answered 409 REQUEST_FINISHED (the lease granted on the call whose
+        // answer was lost ended before the retry), the request finished; it was not abandoned.
+        String result = token > 0
+                ? "granted"
+                : retried != null && retried.status() == 409 && "REQUEST_FINISHED".equals(retried.code())
+                        ? "finished"
+                        : "abandoned";
+        end(owner, request, key, PROBE_TTL, false, 0, start, result, token);
         return owner + "'s acquire on " + first.name + " (" + PROBE_TTL + " ms lease) answered " + describe(lost)
                 + " unread; the same request on " + second.name + " " + PROBE_RETRY_AFTER + " ms later: "
                 + describe(retried);
