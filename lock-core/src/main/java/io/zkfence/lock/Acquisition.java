@@ -388,6 +388,11 @@ final class Acquisition {
                 failure -> {
                     if (failure == null) {
                         sendCreate();
+                    } else if (Failures.is(failure, KeeperException.Code.NONODE)) {
+                        // A parent container, found empty, was removed by ZooKeeper's container
+                        // reaper between Curator's creating the parents and the lock's znode:
+                        // create them again.
+                        backOff(failure, "creating the lock's znode", this::createLockNodeThenEnqueue);
                     } else {
                         onFailure(failure, "creating the lock's znode", this::createLockNodeThenEnqueue);
                     }

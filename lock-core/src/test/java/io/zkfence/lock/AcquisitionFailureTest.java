@@ -132,6 +132,28 @@ class AcquisitionFailureTest extends EnsembleTestBase {
         }
     }
 
+    @Test
+    void aParentContainerReapedWhileTheLocksZnodeIsCreatedIsCreatedAgainAndTheAcquireSucceeds() {
+        AtomicInteger reapedLeft = new AtomicInteger(2);
+        LockClient client = newClient(
+                closeLater(ensemble.curator(Duration.ofSeconds(10))), "reaped", real -> new ForwardingGateway(real) {
+                    @Override
+                    public void createContainers(String path) throws KeeperException, InterruptedException {
+                        if (reapedLeft.getAndDecrement() > 0) {
+                            // As Curator throws when ZooKeeper's container reaper removed an empty
+                            // parent between its creating the parents and this znode.
+                            throw new KeeperException.NoNodeException(path.substring(0, path.lastIndexOf('/')));
+                        }
+                        super.createContainers(path);
+                    }
+                });
+
+        try (Lease lease = client.lock("reaped-" + System.nanoTime()).acquire()) {
+            assertThat(lease.token()).isPositive();
+        }
+        assertThat(reapedLeft.get()).as("created again after each").isNegative();
+    }
+
     /**
      * A try that found the lock taken has answered "taken" once its node is being deleted; a
      * Curator LOST that arrives while the reaper is still deleting (a delete can take up to twice
