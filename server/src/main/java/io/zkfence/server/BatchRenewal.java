@@ -17,10 +17,12 @@ import java.util.Set;
  * service at scale"), so a client holding many leases renews them all this way.
  *
  * <p>A multi is all or nothing: if one entry changed since it was read (renewed or released
- * through another call meanwhile), ZooKeeper refuses the whole multi and names that entry's op.
- * The others are sent again in the next multi as decided (their version checks still guard them),
- * and that one is read again and decided again, as the single renewal does after a refused write.
- * So a concurrent renewal or release of one lease never fails the others. A multi whose answer is
+ * through another call meanwhile), ZooKeeper refuses the whole multi and names that entry's op
+ * (the first it refused). The others are read again: those unchanged are sent again in the next
+ * multi as decided (their version checks still guard them), and the named one and any other that
+ * changed are decided again on a fresh read, as the single renewal does after a refused write. So
+ * a concurrent renewal or release of one lease never fails the others, and a race that changed many
+ * entries (another call renewing the same leases) costs one refused multi, not one per entry. A multi whose answer is
  * lost is never sent again blindly: its leases are read again and decided again (a renewal that
  * was applied shows in the entry; writing it again cannot shorten it).
  *
@@ -163,10 +165,10 @@ final class BatchRenewal {
                     continue;
                 }
                 if (written instanceof LockQueue.OneChanged changed) {
-                    // Written or removed since the read: that one is read again; the others are sent
-                    // again as decided (the multi wrote none of them).
-                    Decided d = writes.remove(changed.index());
-                    again.add(d.pending());
+                    // Written or removed since the read, and the multi wrote none of them. It names
+                    // only the first op it refused; others may have changed too (a client's next
+                    // round renewing the same leases while this one is slow changes all of them).
+                    writes = withoutChanged(writes, changed.index(), again);
                     continue;
                 }
                 for (Decided d : multi) {
@@ -182,6 +184,36 @@ final class BatchRenewal {
             pending = again;
         }
         return List.of(out);
+    }
+
+    /**
+     * The writes to send again as decided after a refused multi: all but the one it named and those
+     * whose entries changed since their read, found by reading them again (pipelined, no write).
+     * Those go to {@code again}, to be read and decided again. Sending the others as decided
+     * without looking would cost one refused multi, each a transaction of the whole multi on every
+     * server, per changed entry; deciding all again without the named one's removal could refuse
+     * forever under a steady stream of renewals of one entry. This way each refused multi removes
+     * the named entry at least, and usually every entry changed by the same race.
+     */
+    private List<Decided> withoutChanged(List<Decided> writes, int named, List<Pending> again) {
+        List<LockQueue.Located> at = new ArrayList<>(writes.size());
+        for (Decided d : writes) {
+            at.add(d.pending().at);
+        }
+        List<Optional<QueueEntry>> now = queue.readEach(at);
+        List<Decided> keep = new ArrayList<>(writes.size());
+        for (int i = 0; i < writes.size(); i++) {
+            Decided d = writes.get(i);
+            boolean same = now.get(i)
+                    .map(e -> e.version() == d.write().read().version())
+                    .orElse(false);
+            if (i == named || !same) {
+                again.add(d.pending());
+            } else {
+                keep.add(d);
+            }
+        }
+        return keep;
     }
 
     /** The writes of the next multi: as many from the start as fit in {@link #MULTI_MAX_BYTES}, at least one. */

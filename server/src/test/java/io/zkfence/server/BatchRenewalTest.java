@@ -16,6 +16,8 @@ import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeEach;
@@ -170,6 +172,38 @@ class BatchRenewalTest extends TwoReplicasTestBase {
                 }
             }
         }
+    }
+
+    @Test
+    void aBatchWhoseLeasesAllChangedSinceItsReadCostsOneRefusedMultiNotOnePerLease() {
+        List<Reply> grants = acquire(a, 20, 60_000);
+        String body = batch(grants, 60_000);
+        RequestCounter requests = new RequestCounter();
+        AtomicBoolean raced = new AtomicBoolean();
+        AtomicInteger otherStatus = new AtomicInteger();
+        // Between b's read and its multi, another call renews the same twenty leases through a (as a
+        // client's next round does while a slow one is still running): every entry b read has changed.
+        b.service.wire().injectFaults((kind, path) -> {
+            if (kind.equals("multi") && raced.compareAndSet(false, true)) {
+                otherStatus.set(a.postTo(BATCH, body).status());
+            }
+            return requests.inject(kind, path);
+        });
+
+        Reply batch = b.postTo(BATCH, body);
+
+        assertThat(otherStatus.get()).isEqualTo(200);
+        assertThat(batch.status()).as(batch.body().toString()).isEqualTo(200);
+        for (JsonNode r : batch.body().get("results")) {
+            assertThat(r.has("error")).as(r.toString()).isFalse();
+            assertThat(r.get("validForMillis").asLong()).isCloseTo(60_000L, within(2_000L));
+        }
+        assertThat(requests.count("multi"))
+                .as("one multi refused, then one that wrote all twenty: " + requests)
+                .isEqualTo(2);
+        assertThat(requests.count("data"))
+                .as("read; read again to find the changed ones; read again to decide them (all pipelined)")
+                .isEqualTo(60);
     }
 
     @Test

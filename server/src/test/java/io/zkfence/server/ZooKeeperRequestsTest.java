@@ -256,7 +256,9 @@ class ZooKeeperRequestsTest {
         assertThat(requests.count("multi"))
                 .as("refused; the four others; lease 2 after reading it again: " + requests)
                 .isEqualTo(3);
-        assertThat(requests.count("data")).isEqualTo(5 + 1);
+        assertThat(requests.count("data"))
+                .as("the five; the five again after the refusal, to find every changed one; lease 2 to decide it")
+                .isEqualTo(5 + 5 + 1);
         assertThat(seed.queue(leases.get(2).key()).get(0).data().expiresAt())
                 .as("the longer renewal's end is kept")
                 .isEqualTo(renewedMeanwhile.get());
