@@ -1,5 +1,6 @@
 package io.zkfence.testkit;
 
+import io.zkfence.testkit.internal.ListenPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.zkfence.testkit.internal.ListenPorts;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.HashSet;

@@ -3,9 +3,9 @@ package io.zkfence.campaigns.service;
 import io.zkfence.testing.Signals;
 import io.zkfence.testkit.EmbeddedEnsemble;
 import io.zkfence.testkit.FreezableProxy;
+import io.zkfence.testkit.internal.ListenPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.zookeeper.RoutedClientCnxnSocket;
@@ -263,11 +264,11 @@ final class Replica implements AutoCloseable {
         }
     }
 
+    /**
+     * A port below the ephemeral range: restarted on it after a kill, the server must find it free,
+     * and a port in that range could meanwhile be any outgoing connection's local port.
+     */
     private static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException("no free port", e);
-        }
+        return ListenPorts.pick(Set.of());
     }
 }

@@ -1,4 +1,4 @@
-package io.zkfence.testkit;
+package io.zkfence.testkit.internal;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -15,11 +15,14 @@ import org.apache.curator.test.InstanceSpec;
  * once its server is killed, can be taken by any outgoing connection on the machine as its local
  * port (a ZooKeeper client reconnecting, say) and stay taken as long as that connection lives, so
  * the server could not bind it again. Elsewhere, a free port anywhere (curator-test's pick).
+ *
+ * <p>Not API (a package named {@code internal}): zkfence's own fixtures that restart a server on its
+ * port (the ensemble here, the fault campaigns' lock-service replicas) share it.
  */
-final class ListenPorts {
+public final class ListenPorts {
 
     /** The lowest port picked: well above the registered services most machines run. */
-    static final int LOWEST = 10_000;
+    public static final int LOWEST = 10_000;
 
     private static final Path EPHEMERAL_RANGE = Path.of("/proc/sys/net/ipv4/ip_local_port_range");
     private static final int ATTEMPTS = 1_000;
@@ -32,7 +35,7 @@ final class ListenPorts {
      * @param taken ports picked already for the same servers
      * @return the port
      */
-    static int pick(Set<Integer> taken) {
+    public static int pick(Set<Integer> taken) {
         int ceiling = ephemeralLow();
         if (ceiling - LOWEST >= ATTEMPTS) {
             ThreadLocalRandom random = ThreadLocalRandom.current();
@@ -56,7 +59,7 @@ final class ListenPorts {
      *
      * @return the port
      */
-    static int ephemeralLow() {
+    public static int ephemeralLow() {
         // One line read, not Files.readString: procfs reports a size of 0, and readString then
         // returned a single byte of the file on JDK 25.
         try (BufferedReader in = Files.newBufferedReader(EPHEMERAL_RANGE)) {
@@ -74,7 +77,7 @@ final class ListenPorts {
      * @param port the port
      * @return whether it is free
      */
-    static boolean free(int port) {
+    public static boolean free(int port) {
         try (ServerSocket probe = new ServerSocket(port)) {
             return true;
         } catch (IOException inUse) {
