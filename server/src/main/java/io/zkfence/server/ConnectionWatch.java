@@ -130,7 +130,8 @@ final class ConnectionWatch implements CallerPresence, AutoCloseable {
 
     /**
      * Lets the connection stay idle (no bytes either way) for up to {@code millis} while the
-     * request waits, instead of the connector's idle timeout; {@link #close()} restores it.
+     * request waits, instead of the connector's idle timeout; {@link #close()} restores it, counted
+     * from then.
      */
     void keepOpenFor(long millis) {
         if (endPoint != null) {
@@ -168,6 +169,11 @@ final class ConnectionWatch implements CallerPresence, AutoCloseable {
     @Override
     public void close() {
         if (idleTimeoutBefore >= 0) {
+            // The idle clock counts from the connection's last bytes, the request's, so after a wait
+            // longer than the connector's timeout, restoring that timeout expires it at once, and
+            // Jetty then fails the answer being written (500 for a grant that was made). The idle
+            // time starts again from the answer instead.
+            endPoint.notIdle();
             endPoint.setIdleTimeout(idleTimeoutBefore);
             idleTimeoutBefore = -1;
         }
