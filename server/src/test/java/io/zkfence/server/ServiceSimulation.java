@@ -50,6 +50,7 @@ final class ServiceSimulation {
         // The replicas' own warnings (a confirmation that failed, a leftover given up) are part of
         // the storm the simulation makes; the checker judges what matters.
         ((Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).setLevel(Level.ERROR);
+        ((Logger) LoggerFactory.getLogger("io.zkfence")).setLevel(Level.ERROR); // logback-test.xml sets it
     }
 
     private ServiceSimulation() {}
