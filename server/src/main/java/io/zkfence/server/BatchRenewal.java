@@ -21,10 +21,10 @@ import java.util.Set;
  * (the first it refused). The others are read again: those unchanged are sent again in the next
  * multi as decided (their version checks still guard them), and the named one and any other that
  * changed are decided again on a fresh read, as the single renewal does after a refused write. So
- * a concurrent renewal or release of one lease never fails the others, and a race that changed many
- * entries (another call renewing the same leases) costs one refused multi, not one per entry. A multi whose answer is
- * lost is never sent again blindly: its leases are read again and decided again (a renewal that
- * was applied shows in the entry; writing it again cannot shorten it).
+ * a concurrent renewal or release of one lease never fails the others, and a race that changed
+ * many entries (another call renewing the same leases) costs one refused multi, not one per entry.
+ * A multi whose answer is lost is never sent again blindly: its leases are read again and decided
+ * again (a renewal that was applied shows in the entry; writing it again cannot shorten it).
  *
  * <p>A refusal of one lease ({@code NOT_LOCK_OWNER}, {@code LOCK_EXPIRED}) is that lease's outcome;
  * ZooKeeper out of reach is the whole call's (503), with the leases written before it renewed.
