@@ -3,6 +3,7 @@ package io.zkfence.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.lettuce.core.FlushMode;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import redis.clients.jedis.HostAndPort;
 
 /**
  * A real Redis Cluster of three primaries (Debian's redis-server with {@code cluster-enabled},
@@ -141,6 +143,35 @@ class ClusterTest {
             assertThrows(RedisStaleTokenException.class, () -> fence.write(f, 5, RedisWrite.set(stock, "late")));
             assertThat(connection.sync().get(stock)).isEqualTo("by 7");
             assertThat(fence.token(f)).hasValue(7);
+        }
+    }
+
+    /** One miss loads the library on every primary, through each connector. */
+    @Test
+    void theFunctionsAreLoadedOnEveryPrimary() {
+        HostAndPort first = new HostAndPort("127.0.0.1", nodes.get(0).port());
+        try (redis.clients.jedis.RedisClusterClient jedis = redis.clients.jedis.RedisClusterClient.create(first)) {
+            for (RedisFence each : List.of(fence, RedisFence.create(JedisConnector.of(jedis)))) {
+                for (RedisClient client : nodeClients) {
+                    try (StatefulRedisConnection<String, String> c = client.connect()) {
+                        c.sync().functionFlush(FlushMode.SYNC);
+                    }
+                }
+
+                each.claim(fenceOnNode(0, "functions-" + System.nanoTime()), 3);
+
+                for (int i = 0; i < nodes.size(); i++) {
+                    try (StatefulRedisConnection<String, String> c =
+                            nodeClients.get(i).connect()) {
+                        assertThat(Redis.libraries(c.sync()))
+                                .as("libraries on node %d", i)
+                                .contains(Scripts.LIBRARY.name());
+                    }
+                    String f = fenceOnNode(i, "functions-" + System.nanoTime());
+                    each.claim(f, 3);
+                    assertThrows(RedisStaleTokenException.class, () -> each.claim(f, 2));
+                }
+            }
         }
     }
 
