@@ -376,7 +376,7 @@ public final class RedisFence {
             } catch (UnsupportedOperationException e) {
                 withoutFunctions(e.getMessage());
             } catch (RedisConnector.ServerError e) {
-                if (!unknownCommand(e.getMessage())) {
+                if (!cannotCallFunctions(e.getMessage())) {
                     throw refused(call.fence, call.operation, e);
                 }
                 withoutFunctions(e.getMessage());
@@ -387,9 +387,17 @@ public final class RedisFence {
         return send(call.fence, script == null ? Scripts.WRITES : script, call.keys, args, call.operation);
     }
 
-    /** A server before Redis 7.0: {@code ERR unknown command 'FCALL'}. */
-    private static boolean unknownCommand(String error) {
-        return error != null && error.startsWith("ERR unknown command") && error.contains("FCALL");
+    /**
+     * A server before Redis 7.0 ({@code ERR unknown command 'FCALL'}), or a user whose ACL allows
+     * scripts but not {@code FCALL} or {@code FUNCTION LOAD} ({@code NOPERM}), as before functions.
+     */
+    private static boolean cannotCallFunctions(String error) {
+        if (error == null) {
+            return false;
+        }
+        String lower = error.toLowerCase(java.util.Locale.ROOT);
+        return (lower.startsWith("err unknown command") || lower.startsWith("noperm"))
+                && (lower.contains("'fcall'") || lower.contains("'function|load'"));
     }
 
     private void withoutFunctions(String why) {

@@ -3,9 +3,12 @@ package io.zkfence.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.protocol.CommandType;
 import io.zkfence.testing.RedisServer;
 import java.util.List;
 import java.util.UUID;
@@ -13,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Where the fence cannot call Redis functions (a server before Redis 7.0, or a connector that does
- * not implement {@link RedisConnector#fcall}) it sends its writes as scripts, with the same promises.
+ * not implement {@link RedisConnector#fcall}, a user whose ACL forbids {@code FCALL}) it sends its writes as scripts, with the same promises.
  * A server whose {@code FCALL} is renamed away answers as Redis 6 does: {@code ERR unknown command}.
  */
 class WithoutFunctionsTest {
@@ -47,6 +50,33 @@ class WithoutFunctionsTest {
             } finally {
                 client.shutdown();
             }
+        }
+    }
+
+    @Test
+    void aUserWhoseAclForbidsFunctionsGetsTheWritesAsScripts() {
+        Redis.seedOnce();
+        String user = "no-functions-" + UUID.randomUUID();
+        Redis.plain()
+                .aclSetuser(
+                        user,
+                        AclSetuserArgs.Builder.on()
+                                .addPassword("secret")
+                                .allKeys()
+                                .allChannels()
+                                .allCommands()
+                                .removeCommand(CommandType.FCALL)
+                                .removeCommand(CommandType.FUNCTION));
+        RedisURI uri = RedisURI.builder(RedisURI.create(Redis.server().uri()))
+                .withAuthentication(user, "secret")
+                .withTimeout(Redis.TIMEOUT)
+                .build();
+        RedisClient client = RedisClient.create(uri);
+        try (StatefulRedisConnection<String, String> connection = client.connect()) {
+            holdersWriteAndTheStaleOneIsRefused(RedisFence.create(LettuceConnector.of(connection)), Redis.plain());
+        } finally {
+            client.shutdown();
+            Redis.plain().aclDeluser(user);
         }
     }
 
