@@ -65,8 +65,21 @@ public final class JedisConnector implements RedisConnector {
                 }
                 // On a RedisClusterClient Jedis sends FUNCTION LOAD to every primary (its request
                 // policy is all_shards), so one miss loads the library on the whole cluster.
-                jedis.functionLoadReplace(library);
-                return decode(jedis.fcall(function, keys, args));
+                RuntimeException loading = null;
+                try {
+                    jedis.functionLoadReplace(library);
+                } catch (RuntimeException l) {
+                    // Another primary may be down while this call's one loaded it: the FCALL decides.
+                    loading = l;
+                }
+                try {
+                    return decode(jedis.fcall(function, keys, args));
+                } catch (RuntimeException again) {
+                    if (loading != null) {
+                        again.addSuppressed(loading);
+                    }
+                    throw again;
+                }
             }
         } catch (JedisDataException e) {
             throw new ServerError(e.getMessage(), e);

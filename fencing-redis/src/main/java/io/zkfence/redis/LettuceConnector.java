@@ -115,8 +115,21 @@ public final class LettuceConnector implements RedisConnector {
                 if (!Library.notLoaded(e.getMessage())) {
                     throw e;
                 }
-                load.accept(library);
-                return functions.fcall(function, ScriptOutputType.MULTI, k, a);
+                RuntimeException loading = null;
+                try {
+                    load.accept(library);
+                } catch (RuntimeException l) {
+                    // Another primary may be down while this call's one loaded it: the FCALL decides.
+                    loading = l;
+                }
+                try {
+                    return functions.fcall(function, ScriptOutputType.MULTI, k, a);
+                } catch (RuntimeException again) {
+                    if (loading != null) {
+                        again.addSuppressed(loading);
+                    }
+                    throw again;
+                }
             }
         } catch (RedisCommandExecutionException e) {
             throw new ServerError(e.getMessage(), e);

@@ -202,6 +202,36 @@ class ClusterTest {
         assertThat(connection.sync().exists(other)).isZero();
     }
 
+    /**
+     * Next to last (it restarts a node): loading the library after a miss fails on a primary that is
+     * down, and the call goes on on the primary it needs, which did load it.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE - 1)
+    void aPrimaryThatIsDownDoesNotStopTheCallThatLoadsTheLibraryOnAnother() {
+        String onNode0 = fenceOnNode(0, "load-" + System.nanoTime());
+        fence.claim(onNode0, 3);
+        RedisServer node2 = nodes.get(2);
+        node2.kill();
+        try (StatefulRedisConnection<String, String> c = nodeClients.get(0).connect()) {
+            c.sync().functionFlush(FlushMode.SYNC);
+        }
+
+        fence.claim(onNode0, 4);
+
+        assertThat(fence.token(onNode0)).hasValue(4);
+        try (StatefulRedisConnection<String, String> c = nodeClients.get(0).connect()) {
+            assertThat(Redis.libraries(c.sync())).contains(Scripts.LIBRARY.name());
+        }
+        node2.restart();
+        awaitClusterOk();
+        // Node 2 came back without its data (no persistence): its slots need floors again.
+        Awaitility.await("node 2 seeded again")
+                .atMost(Duration.ofSeconds(60))
+                .ignoreExceptionsInstanceOf(RedisFenceException.class)
+                .until(() -> fence.seed(2) >= 2);
+    }
+
     /** Last: it seeds every slot with a higher floor. */
     @Test
     @Order(Integer.MAX_VALUE)
