@@ -388,16 +388,17 @@ public final class RedisFence {
     }
 
     /**
-     * A server before Redis 7.0 ({@code ERR unknown command 'FCALL'}), or a user whose ACL allows
-     * scripts but not {@code FCALL} or {@code FUNCTION LOAD} ({@code NOPERM}), as before functions.
+     * A server before Redis 7.0 ({@code ERR unknown command `FCALL`}: it knows neither command the
+     * fence sends here), or a user whose ACL allows scripts but not {@code FCALL} or
+     * {@code FUNCTION LOAD} ({@code NOPERM ... 'fcall'}, {@code 'function|load'}).
      */
     private static boolean cannotCallFunctions(String error) {
         if (error == null) {
             return false;
         }
         String lower = error.toLowerCase(java.util.Locale.ROOT);
-        return (lower.startsWith("err unknown command") || lower.startsWith("noperm"))
-                && (lower.contains("'fcall'") || lower.contains("'function|load'"));
+        return lower.startsWith("err unknown command")
+                || (lower.startsWith("noperm") && (lower.contains("fcall") || lower.contains("function")));
     }
 
     private void withoutFunctions(String why) {

@@ -80,6 +80,32 @@ class WithoutFunctionsTest {
         }
     }
 
+    /** Redis 6 quotes the command with backticks where Redis 7 uses single quotes. */
+    @Test
+    void redis6sWordingOfAnUnknownCommandAlsoSendsTheWritesAsScripts() {
+        RedisConnector lettuce = LettuceConnector.of(Redis.connection());
+        RedisConnector redis6 = new RedisConnector() {
+            @Override
+            public Object eval(String sha1, String source, List<String> keys, List<String> args) {
+                return lettuce.eval(sha1, source, keys, args);
+            }
+
+            @Override
+            public Object fcall(String function, String library, List<String> keys, List<String> args) {
+                throw new ServerError(
+                        "ERR unknown command `FCALL`, with args beginning with: `" + function + "`, `3`, ", null);
+            }
+
+            @Override
+            public String describe() {
+                return "as Redis 6 answers";
+            }
+        };
+        Redis.seedOnce();
+
+        holdersWriteAndTheStaleOneIsRefused(RedisFence.create(redis6), Redis.plain());
+    }
+
     @Test
     void aConnectorWithoutFcallGetsTheWritesAsScripts() {
         RedisConnector lettuce = LettuceConnector.of(Redis.connection());
