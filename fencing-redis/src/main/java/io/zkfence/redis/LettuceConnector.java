@@ -7,8 +7,11 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.api.sync.RedisFunctionCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisAdvancedClusterCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,6 +19,7 @@ import java.util.Objects;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 
 /**
  * A {@link RedisConnector} over a Lettuce connection with the UTF-8 string codec, to one Redis
@@ -38,14 +42,20 @@ public final class LettuceConnector implements RedisConnector {
     private final StatefulConnection<String, String> connection;
     private final RedisScriptingCommands<String, String> sync;
     private final RedisScriptingAsyncCommands<String, String> async;
+    private final RedisFunctionCommands<String, String> functions;
+    private final Consumer<String> load;
 
     private LettuceConnector(
             StatefulConnection<String, String> connection,
             RedisScriptingCommands<String, String> sync,
-            RedisScriptingAsyncCommands<String, String> async) {
+            RedisScriptingAsyncCommands<String, String> async,
+            RedisFunctionCommands<String, String> functions,
+            Consumer<String> load) {
         this.connection = connection;
         this.sync = sync;
         this.async = async;
+        this.functions = functions;
+        this.load = load;
     }
 
     /**
@@ -56,7 +66,9 @@ public final class LettuceConnector implements RedisConnector {
      */
     public static LettuceConnector of(StatefulRedisConnection<String, String> connection) {
         Objects.requireNonNull(connection, "connection");
-        return new LettuceConnector(connection, connection.sync(), connection.async());
+        RedisCommands<String, String> sync = connection.sync();
+        return new LettuceConnector(
+                connection, sync, connection.async(), sync, library -> sync.functionLoad(library, true));
     }
 
     /**
@@ -67,7 +79,14 @@ public final class LettuceConnector implements RedisConnector {
      */
     public static LettuceConnector of(StatefulRedisClusterConnection<String, String> connection) {
         Objects.requireNonNull(connection, "connection");
-        return new LettuceConnector(connection, connection.sync(), connection.async());
+        RedisAdvancedClusterCommands<String, String> sync = connection.sync();
+        // Lettuce routes FUNCTION LOAD to one node; the library must be on every primary.
+        return new LettuceConnector(
+                connection,
+                sync,
+                connection.async(),
+                sync,
+                library -> sync.upstream().commands().functionLoad(library, true));
     }
 
     @Override
@@ -79,6 +98,38 @@ public final class LettuceConnector implements RedisConnector {
                 return sync.evalsha(sha1, ScriptOutputType.MULTI, k, a);
             } catch (RedisNoScriptException e) {
                 return sync.eval(source, ScriptOutputType.MULTI, k, a);
+            }
+        } catch (RedisCommandExecutionException e) {
+            throw new ServerError(e.getMessage(), e);
+        }
+    }
+
+    @Override
+    public Object fcall(String function, String library, List<String> keys, List<String> args) {
+        String[] k = keys.toArray(String[]::new);
+        String[] a = args.toArray(String[]::new);
+        try {
+            try {
+                return functions.fcall(function, ScriptOutputType.MULTI, k, a);
+            } catch (RedisCommandExecutionException e) {
+                if (!Library.notLoaded(e.getMessage())) {
+                    throw e;
+                }
+                RuntimeException loading = null;
+                try {
+                    load.accept(library);
+                } catch (RuntimeException l) {
+                    // Another primary may be down while this call's one loaded it: the FCALL decides.
+                    loading = l;
+                }
+                try {
+                    return functions.fcall(function, ScriptOutputType.MULTI, k, a);
+                } catch (RuntimeException again) {
+                    if (loading != null) {
+                        again.addSuppressed(loading);
+                    }
+                    throw again;
+                }
             }
         } catch (RedisCommandExecutionException e) {
             throw new ServerError(e.getMessage(), e);

@@ -5,10 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * How a {@link RedisFence} reaches Redis: it runs Lua scripts and nothing else, so a client
- * library needs only this much to carry fenced writes. zkfence ships {@link LettuceConnector}
+ * How a {@link RedisFence} reaches Redis: it runs Lua scripts and functions and nothing else, so a
+ * client library needs only this much to carry fenced writes. zkfence ships {@link LettuceConnector}
  * (Lettuce, what Spring Data Redis uses) and {@link JedisConnector} (Jedis); another client
- * implements the two methods below.
+ * implements {@link #eval} and {@link #describe}, and {@link #fcall} for the cheaper fenced writes of
+ * Redis 7 (without it the fence sends every write as a script, as on Redis 6).
  *
  * <p>Contract for implementations:
  * <ul>
@@ -16,6 +17,10 @@ import java.util.List;
  *     script cache does not hold it: after a restart, a failover, {@code SCRIPT FLUSH}) it sends
  *     {@code EVAL source} with the same keys and arguments. On Redis Cluster the call goes to the
  *     node serving the first key's slot (every key of a call is in one slot).</li>
+ * <li>{@link #fcall} sends {@code FCALL function}; when the server answers that it has no such
+ *     function ({@code ERR Function not found}: a new server, a restart without persistence,
+ *     {@code FUNCTION FLUSH}) it loads the library ({@code FUNCTION LOAD REPLACE}; on Redis Cluster
+ *     on every primary) and sends the {@code FCALL} again. Routed as {@link #eval} is.</li>
  * <li>Replies are mapped to Java as: integer to {@link Long}, bulk and status strings to
  *     {@link String} (UTF-8), array to {@link List} of these, nil to {@code null}.</li>
  * <li>An error reply from the server is thrown as {@link ServerError}; any other exception (a
@@ -37,6 +42,27 @@ public interface RedisConnector {
      * @throws ServerError when the server answered with an error
      */
     Object eval(String sha1, String source, List<String> keys, List<String> args);
+
+    /**
+     * Calls one function of a Redis 7 function library, loading the library first when the server
+     * does not have it.
+     *
+     * <p>The default throws {@link UnsupportedOperationException}: a fence then sends its writes
+     * with {@link #eval}, as it does on a server without functions (Redis before 7.0).
+     *
+     * @param function the function's name, as {@code FCALL} takes it
+     * @param library the library's source, as {@code FUNCTION LOAD} takes it, sent when the server
+     *     does not know the function
+     * @param keys the function's keys, all in one hash slot
+     * @param args the function's arguments
+     * @return the reply, mapped as the interface says
+     * @throws ServerError when the server answered with an error (a server without {@code FCALL}
+     *     answers {@code ERR unknown command})
+     * @throws UnsupportedOperationException when this connector does not call functions
+     */
+    default Object fcall(String function, String library, List<String> keys, List<String> args) {
+        throw new UnsupportedOperationException(describe() + " does not call Redis functions");
+    }
 
     /**
      * Runs one script once per entry of {@code keys} (with the matching {@code args}), sent

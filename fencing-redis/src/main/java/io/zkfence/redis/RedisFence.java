@@ -54,6 +54,13 @@ public final class RedisFence {
     private final String mode;
     private final Object reseeding = new Object();
 
+    /**
+     * Whether fenced writes go as {@code FCALL}s of {@link Scripts#LIBRARY}; cleared for good when the
+     * server has no {@code FCALL} (before Redis 7.0) or the connector does not call functions, and
+     * the writes then go as {@link Scripts#WRITES}, the same check with {@code INFO} on every call.
+     */
+    private volatile boolean functions = true;
+
     private RedisFence(RedisConnector connector, RedisFenceConfig config) {
         this.connector = Objects.requireNonNull(connector, "connector");
         this.config = Objects.requireNonNull(config, "config");
@@ -139,7 +146,7 @@ public final class RedisFence {
             args.add(Integer.toString(w.arguments().size()));
             args.addAll(w.arguments());
         }
-        return run(call, Scripts.WRITES, args, writes);
+        return run(call, null, args, writes);
     }
 
     /**
@@ -188,7 +195,7 @@ public final class RedisFence {
         Call call = call(fence, token, "claim");
         List<String> args = new ArrayList<>(call.args);
         args.add("0");
-        run(call, Scripts.WRITES, args, List.of());
+        run(call, null, args, List.of());
     }
 
     /**
@@ -306,11 +313,12 @@ public final class RedisFence {
         return new Call(fence, token, operation, slot, record, fenceKeys.floor(slot), mode);
     }
 
+    /** Runs {@code script}, or the fenced writes when it is null; maps the outcome. */
     private FencedReply run(Call call, Script script, List<String> args, List<RedisWrite> writes) {
-        List<?> reply = (List<?>) send(call.fence, script, call.keys, args, call.operation);
+        List<?> reply = (List<?>) send(call, script, args);
         String outcome = (String) reply.get(0);
         if (("unseeded".equals(outcome) || "restarted".equals(outcome)) && reseed(call, reply)) {
-            reply = (List<?>) send(call.fence, script, call.keys, args, call.operation);
+            reply = (List<?>) send(call, script, args);
             outcome = (String) reply.get(0);
         }
         switch (outcome) {
@@ -360,24 +368,74 @@ public final class RedisFence {
         return true;
     }
 
+    /** Sends {@code script}, or the fenced writes (a function where the server has them) when it is null. */
+    private Object send(Call call, Script script, List<String> args) {
+        if (script == null && functions) {
+            try {
+                return connector.fcall(Scripts.LIBRARY.function("writes"), Scripts.LIBRARY.source(), call.keys, args);
+            } catch (UnsupportedOperationException e) {
+                withoutFunctions(e.getMessage());
+            } catch (RedisConnector.ServerError e) {
+                if (!cannotCallFunctions(e.getMessage())) {
+                    throw refused(call.fence, call.operation, e);
+                }
+                withoutFunctions(e.getMessage());
+            } catch (RuntimeException e) {
+                throw noAnswer(call.fence, call.operation, e);
+            }
+        }
+        return send(call.fence, script == null ? Scripts.WRITES : script, call.keys, args, call.operation);
+    }
+
+    /**
+     * A server before Redis 7.0 ({@code ERR unknown command `FCALL`}: it knows neither command the
+     * fence sends here), or a user whose ACL allows scripts but not {@code FCALL} or
+     * {@code FUNCTION LOAD} ({@code NOPERM ... 'fcall'}, {@code 'function|load'}).
+     */
+    private static boolean cannotCallFunctions(String error) {
+        if (error == null) {
+            return false;
+        }
+        String lower = error.toLowerCase(java.util.Locale.ROOT);
+        return lower.startsWith("err unknown command")
+                || (lower.startsWith("noperm") && (lower.contains("fcall") || lower.contains("function")));
+    }
+
+    private void withoutFunctions(String why) {
+        functions = false;
+        log.warn(
+                "Redis fence on {} sends its writes as scripts, which read the server's run id on every call: it"
+                        + " cannot call Redis functions ({})",
+                connector.describe(),
+                why);
+    }
+
     private Object send(String fence, Script script, List<String> keys, List<String> args, String operation) {
         try {
             return connector.eval(script.sha1(), script.source(), keys, args);
         } catch (RedisConnector.ServerError e) {
-            throw new RedisFenceException(
-                    fence,
-                    operation + " on Redis fence '" + Keys.shown(fence) + "' was refused by " + connector.describe()
-                            + ": " + e.getMessage() + "; nothing was written",
-                    false,
-                    e);
+            throw refused(fence, operation, e);
         } catch (RuntimeException e) {
-            throw new RedisFenceException(
-                    fence,
-                    operation + " on Redis fence '" + Keys.shown(fence) + "' got no answer from " + connector.describe()
-                            + " (" + e + "); the server may or may not have applied it",
-                    true,
-                    e);
+            throw noAnswer(fence, operation, e);
         }
+    }
+
+    private RedisFenceException refused(String fence, String operation, RedisConnector.ServerError e) {
+        return new RedisFenceException(
+                fence,
+                operation + " on Redis fence '" + Keys.shown(fence) + "' was refused by " + connector.describe() + ": "
+                        + e.getMessage() + "; nothing was written",
+                false,
+                e);
+    }
+
+    private RedisFenceException noAnswer(String fence, String operation, RuntimeException e) {
+        return new RedisFenceException(
+                fence,
+                operation + " on Redis fence '" + Keys.shown(fence) + "' got no answer from " + connector.describe()
+                        + " (" + e + "); the server may or may not have applied it",
+                true,
+                e);
     }
 
     private RedisFenceNotSeededException notSeeded(Call call, String seededRun, String currentRun) {

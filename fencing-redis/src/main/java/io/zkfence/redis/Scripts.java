@@ -1,11 +1,11 @@
 package io.zkfence.redis;
 
 /**
- * The Lua the fence runs on the server. Every fenced call is one script, so the token check, the
- * fence record's advance and the writes are one atomic step: Redis runs a script to its end
- * before any other command.
+ * The Lua the fence runs on the server. Every fenced call is one script or one call of a function
+ * of {@link #LIBRARY}, so the token check, the fence record's advance and the writes are one
+ * atomic step: Redis runs a script or a function to its end before any other command.
  *
- * <p>Calling convention of the fenced scripts: {@code KEYS[1]} the fence record, {@code KEYS[2]}
+ * <p>Calling convention of the fenced scripts and functions: {@code KEYS[1]} the fence record, {@code KEYS[2]}
  * the floor of its slot, then the data keys; {@code ARGV[1]} the token (a canonical decimal),
  * {@code ARGV[2]} {@code strict} or {@code trust} (the restart policy), then the writes'
  * arguments. Tokens are compared as decimal strings (longer is larger, then lexically): Lua's
@@ -62,6 +62,78 @@ final class Scripts {
               replies[#replies + 1] = r
             end
             return replies
+            """);
+
+    /**
+     * The fenced writes as a Redis 7 function library ({@code FUNCTION LOAD}, {@code FCALL}): the
+     * same check and writes as {@link #WRITES}, with the same keys and arguments, but the server's
+     * run id is read with {@code INFO} once per life of the library, not on every call.
+     *
+     * <p>Why that cache cannot outlive the run id it holds: {@code run} is a chunk-level local of
+     * the library, an upvalue of its functions, living as long as the library's Lua state. The
+     * server builds that state when it loads the library: at its start (from the RDB or the
+     * append-only file), and on {@code FUNCTION LOAD}, {@code FLUSH} and {@code RESTORE}. A restart
+     * or failover, the only ways the run id changes, therefore always meets an empty cache
+     * ({@code RestartTest} checks it on the real server).
+     *
+     * <p>A single write (the count in {@code ARGV[3]} is 1) skips the loop: its keys are
+     * {@code KEYS[3..]} and its arguments {@code ARGV[7..]}, called directly.
+     */
+    static final Library LIBRARY = Library.of("""
+            local function above(a, b)
+              if #a ~= #b then return #a > #b end
+              return a > b
+            end
+            local run = nil
+            local function check(keys, args)
+              local token = args[1]
+              local floor = redis.call('HMGET', keys[2], 'floor', 'run')
+              if not floor[1] then return {'unseeded'} end
+              if args[2] == 'strict' then
+                if not run then run = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') end
+                if floor[2] ~= run then return {'restarted', floor[2] or '', run or ''} end
+              end
+              local stored = redis.pcall('GET', keys[1])
+              if type(stored) == 'table' and stored.err then return {'invalid', stored.err} end
+              if stored and not string.match(stored, '^[1-9]%d*$') then return {'invalid', stored} end
+              local effective = floor[1]
+              if stored and above(stored, effective) then effective = stored end
+              if above(effective, token) then return {'stale', effective} end
+              if not stored or above(token, stored) then redis.call('SET', keys[1], token) end
+              return nil
+            end
+            local function writes(keys, args)
+              local early = check(keys, args)
+              if early then return early end
+              local count = tonumber(args[3])
+              if count == 1 then
+                local call = {}
+                for i = 3, #keys do call[#call + 1] = keys[i] end
+                for i = 7, #args do call[#call + 1] = args[i] end
+                local r = redis.pcall(args[4], unpack(call))
+                if type(r) == 'table' and r.err then return {'failed', '1', r.err} end
+                return {'ok', r}
+              end
+              local replies = {'ok'}
+              local a = 4
+              local k = 3
+              for w = 1, count do
+                local name = args[a]
+                local nkeys = tonumber(args[a + 1])
+                local nargs = tonumber(args[a + 2])
+                a = a + 3
+                local call = {}
+                for i = 1, nkeys do call[#call + 1] = keys[k]; k = k + 1 end
+                for i = 1, nargs do call[#call + 1] = args[a]; a = a + 1 end
+                local r = redis.pcall(name, unpack(call))
+                if type(r) == 'table' and r.err then return {'failed', tostring(w), r.err} end
+                replies[#replies + 1] = r
+              end
+              return replies
+            end
+            redis.register_function('$LIB_writes', writes)
+            redis.register_function{function_name = '$LIB_run', callback = function() return run or false end,
+              flags = {'no-writes'}}
             """);
 
     /** The fence record and the slot's floor: {@code KEYS[1]}, {@code KEYS[2]}. */

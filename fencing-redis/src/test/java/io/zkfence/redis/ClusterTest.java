@@ -3,6 +3,7 @@ package io.zkfence.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.lettuce.core.FlushMode;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import redis.clients.jedis.HostAndPort;
 
 /**
  * A real Redis Cluster of three primaries (Debian's redis-server with {@code cluster-enabled},
@@ -144,6 +146,35 @@ class ClusterTest {
         }
     }
 
+    /** One miss loads the library on every primary, through each connector. */
+    @Test
+    void theFunctionsAreLoadedOnEveryPrimary() {
+        HostAndPort first = new HostAndPort("127.0.0.1", nodes.get(0).port());
+        try (redis.clients.jedis.RedisClusterClient jedis = redis.clients.jedis.RedisClusterClient.create(first)) {
+            for (RedisFence each : List.of(fence, RedisFence.create(JedisConnector.of(jedis)))) {
+                for (RedisClient client : nodeClients) {
+                    try (StatefulRedisConnection<String, String> c = client.connect()) {
+                        c.sync().functionFlush(FlushMode.SYNC);
+                    }
+                }
+
+                each.claim(fenceOnNode(0, "functions-" + System.nanoTime()), 3);
+
+                for (int i = 0; i < nodes.size(); i++) {
+                    try (StatefulRedisConnection<String, String> c =
+                            nodeClients.get(i).connect()) {
+                        assertThat(Redis.libraries(c.sync()))
+                                .as("libraries on node %d", i)
+                                .contains(Scripts.LIBRARY.name());
+                    }
+                    String f = fenceOnNode(i, "functions-" + System.nanoTime());
+                    each.claim(f, 3);
+                    assertThrows(RedisStaleTokenException.class, () -> each.claim(f, 2));
+                }
+            }
+        }
+    }
+
     @Test
     void theServerItselfRefusesAScriptOverKeysOfTwoSlots() {
         RedisConnector raw = LettuceConnector.of(connection);
@@ -169,6 +200,36 @@ class ClusterTest {
 
         assertThat(e.getMessage()).containsAnyOf("CROSSSLOT", "cross slot", "non local key");
         assertThat(connection.sync().exists(other)).isZero();
+    }
+
+    /**
+     * Next to last (it restarts a node): loading the library after a miss fails on a primary that is
+     * down, and the call goes on on the primary it needs, which did load it.
+     */
+    @Test
+    @Order(Integer.MAX_VALUE - 1)
+    void aPrimaryThatIsDownDoesNotStopTheCallThatLoadsTheLibraryOnAnother() {
+        String onNode0 = fenceOnNode(0, "load-" + System.nanoTime());
+        fence.claim(onNode0, 3);
+        RedisServer node2 = nodes.get(2);
+        node2.kill();
+        try (StatefulRedisConnection<String, String> c = nodeClients.get(0).connect()) {
+            c.sync().functionFlush(FlushMode.SYNC);
+        }
+
+        fence.claim(onNode0, 4);
+
+        assertThat(fence.token(onNode0)).hasValue(4);
+        try (StatefulRedisConnection<String, String> c = nodeClients.get(0).connect()) {
+            assertThat(Redis.libraries(c.sync())).contains(Scripts.LIBRARY.name());
+        }
+        node2.restart();
+        awaitClusterOk();
+        // Node 2 came back without its data (no persistence): its slots need floors again.
+        Awaitility.await("node 2 seeded again")
+                .atMost(Duration.ofSeconds(60))
+                .ignoreExceptionsInstanceOf(RedisFenceException.class)
+                .until(() -> fence.seed(2) >= 2);
     }
 
     /** Last: it seeds every slot with a higher floor. */

@@ -3,6 +3,7 @@ package io.zkfence.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.lettuce.core.FlushMode;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Stream;
@@ -43,6 +44,33 @@ class ConnectorsTest {
 
         fence.claim(f, 2);
         assertThat(fence.token(f)).hasValue(2);
+    }
+
+    @ParameterizedTest
+    @MethodSource("connectors")
+    void aServerThatForgotTheFunctionsLoadsThemAgain(RedisConnector connector) {
+        Redis.seedOnce();
+        RedisFence fence = RedisFence.create(connector);
+        String tag = "{" + UUID.randomUUID() + "}";
+        fence.claim("nofunction:" + tag, 1);
+
+        Redis.plain().functionFlush(FlushMode.SYNC);
+
+        fence.write("nofunction:" + tag, 2, RedisWrite.set("k:" + tag, "after the flush"));
+        assertThat(fence.token("nofunction:" + tag)).hasValue(2);
+        assertThat(Redis.plain().get("k:" + tag)).isEqualTo("after the flush");
+        assertThat(Redis.libraries(Redis.plain())).contains(Scripts.LIBRARY.name());
+    }
+
+    @ParameterizedTest
+    @MethodSource("connectors")
+    void anErrorOfAFunctionIsAServerError(RedisConnector connector) {
+        RedisConnector.ServerError e = assertThrows(
+                RedisConnector.ServerError.class,
+                () -> connector.fcall(
+                        Scripts.LIBRARY.function("writes"), Scripts.LIBRARY.source(), List.of(), List.of()));
+
+        assertThat(e.getMessage()).startsWith("ERR").contains(Scripts.LIBRARY.function("writes"));
     }
 
     @ParameterizedTest

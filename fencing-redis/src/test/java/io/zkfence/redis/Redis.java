@@ -8,7 +8,9 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.zkfence.testing.RedisServer;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -56,6 +58,15 @@ final class Redis {
         return connection().sync();
     }
 
+    /** The names of the function libraries a server holds ({@code FUNCTION LIST}). */
+    static List<String> libraries(RedisCommands<String, String> redis) {
+        List<String> names = new ArrayList<>();
+        for (Map<String, Object> library : redis.functionList()) {
+            names.add((String) library.get("library_name"));
+        }
+        return names;
+    }
+
     /** A fence over the shared connection, counting what it sends; the server is seeded (floor 1). */
     static RedisFence fence(CountingConnector counting) {
         seedOnce();
@@ -87,6 +98,12 @@ final class Redis {
         public Object eval(String sha1, String source, List<String> keys, List<String> args) {
             calls.incrementAndGet();
             return delegate.eval(sha1, source, keys, args);
+        }
+
+        @Override
+        public Object fcall(String function, String library, List<String> keys, List<String> args) {
+            calls.incrementAndGet();
+            return delegate.fcall(function, library, keys, args);
         }
 
         @Override

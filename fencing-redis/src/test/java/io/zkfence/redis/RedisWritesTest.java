@@ -169,6 +169,19 @@ class RedisWritesTest {
     }
 
     @Test
+    void aSingleWriteThatFailsOnTheServerIsReportedAsWriteOne() {
+        redis.set(key("text"), "not a number");
+
+        RedisFenceException e = assertThrows(
+                RedisFenceException.class, () -> fence.write(fenceKey, 6, RedisWrite.incrBy(key("text"), 1)));
+
+        assertThat(e.outcomeUnknown()).isFalse();
+        assertThat(e.getMessage()).contains("write 1", "INCRBY", "not an integer");
+        assertThat(redis.get(key("text"))).isEqualTo("not a number");
+        assertThat(fence.token(fenceKey)).hasValue(6);
+    }
+
+    @Test
     void aScriptOfTheCallersOwnRunsAfterTheCheckWithItsOwnKeysAndArguments() {
         RedisScript reserve = RedisScript.of("""
                 local stock = tonumber(redis.call('GET', KEYS[1]) or '0')

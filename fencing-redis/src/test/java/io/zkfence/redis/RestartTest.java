@@ -3,7 +3,9 @@ package io.zkfence.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.lettuce.core.FlushMode;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.zkfence.testing.RedisServer;
@@ -188,6 +190,45 @@ class RestartTest {
 
         assertThrows(RedisFenceNotSeededException.class, () -> fence.write(FENCE, 5, RedisWrite.set(STOCK, "late")));
         assertThat(redis().exists(STOCK)).isZero();
+    }
+
+    /**
+     * The default policy's functions read the server's run id once and keep it in their library's
+     * Lua state; that state is the server process's, so a restart (the library comes back from
+     * the append-only file, its cache empty) or a {@code FUNCTION FLUSH} starts without it.
+     */
+    @Test
+    void theRunIdTheFunctionsCachedDiesWithTheServerProcessAndWithAFunctionFlush() {
+        start(List.of("--appendonly", "yes", "--appendfsync", "always"));
+        RedisFence fence = fence(RedisFenceConfig.defaults());
+        holdersAWroteThenB(fence);
+        String firstRun = runId();
+        assertThat(cachedRunId()).isEqualTo(firstRun);
+
+        crashAndRestart();
+
+        assertThat(Redis.libraries(redis())).as("libraries after the restart").contains(Scripts.LIBRARY.name());
+        assertThat(cachedRunId()).as("cached run id after the restart").isNull();
+        assertThrows(RedisFenceNotSeededException.class, () -> fence.write(FENCE, 7, RedisWrite.set(STOCK, "by B")));
+        assertThat(cachedRunId()).isEqualTo(runId()).isNotEqualTo(firstRun);
+
+        redis().functionFlush(FlushMode.SYNC);
+        redis().functionLoad(Scripts.LIBRARY.source());
+
+        assertThat(cachedRunId()).as("cached run id after FUNCTION FLUSH").isNull();
+    }
+
+    private String runId() {
+        return redis().info("server")
+                .lines()
+                .filter(l -> l.startsWith("run_id:"))
+                .findFirst()
+                .orElseThrow()
+                .substring("run_id:".length());
+    }
+
+    private String cachedRunId() {
+        return redis().fcall(Scripts.LIBRARY.function("run"), ScriptOutputType.VALUE);
     }
 
     @Test
