@@ -17,10 +17,11 @@ import java.util.Map;
  * <li>for an unconfirmed entry, its replica's session ending while it was tied to it (the first
  *     read that found the session's marker gone);
  * <li>its {@code expiresAt} as ZooKeeper held it after the answer was heard, by the clock that
- *     wrote it: the lowest of the clocks that may have (the answering replica's, each later
- *     renewal's, and that of every call of the lease whose answer was not a 200 heard: a hedged
- *     copy cancelled once the other was answered, a lost answer), the one that puts the end latest
- *     in true time;
+ *     wrote it: the lowest of the clocks that may have (those of the lease's 200s heard from calls
+ *     still out when the answer's request was sent: its own, each later renewal's, the other copy
+ *     of a hedged acquire answered too; and that of every call of the lease whose answer was not a
+ *     200 heard: a hedged copy cancelled once the other was answered, a lost answer), the one that
+ *     puts the end latest in true time;
  * <li>the next holder's grant: the first 200 heard, or the first confirmed head seen, with a higher
  *     token on the key.
  * </ul>
@@ -32,8 +33,18 @@ import java.util.Map;
  */
 final class LeaseEnds {
 
-    /** One answer whose validity outlasted its lease's real end. */
-    record Excess(AnsweredLeases.Answer answer, long validUntil, long end, String endedBy, long allowance) {
+    /**
+     * One answer whose validity outlasted its lease's real end.
+     *
+     * @param trail every call of the lease's owner and every read of its entry, so that a finding
+     *              in a log (a CI run whose files are gone) can be judged from its line alone
+     */
+    record Excess(
+            AnsweredLeases.Answer answer, long validUntil, long end, String endedBy, long allowance, String trail) {
+
+        Excess(AnsweredLeases.Answer answer, long validUntil, long end, String endedBy, long allowance) {
+            this(answer, validUntil, end, endedBy, allowance, "");
+        }
 
         long millis() {
             return validUntil - end;
@@ -79,9 +90,11 @@ final class LeaseEnds {
         Map<Long, Excess> worst = new HashMap<>();
         for (AnsweredLeases.Answer a : answers) {
             long token = a.token();
-            // Who may have written expiresAt from this answer on: its replica, then each later renewal's.
+            // Who may have written expiresAt after this answer's read: every call of the lease still out
+            // when this one was sent (its replica, each later renewal's, the other copy of a hedged
+            // acquire though that copy was sent first and answered too).
             List<AnsweredLeases.Answer> writers = byToken.get(token).stream()
-                    .filter(b -> b.sentAt() >= a.sentAt())
+                    .filter(b -> b.heardAt() >= a.sentAt())
                     .toList();
             List<ServiceLog.Call> unheardWriters = unheard.getOrDefault(a.owner(), List.of()).stream()
                     .filter(c -> "acquire".equals(c.op()) || c.lease() == token || c.lease() == 0)
@@ -121,10 +134,10 @@ final class LeaseEnds {
                 QueueObserver.State held = heldAfter(s, a.heardAt());
                 if (held != null) {
                     // A replica computes a validity from expiresAt with its own clock, and expiresAt was
-                    // last written by this answer's replica, a later renewal's, or a call of the lease
-                    // no 200 of which was heard (the hedged copy of this very acquire, which may confirm
-                    // the entry the other copy answered unconfirmed): the lowest of their clocks puts
-                    // the end latest in true time.
+                    // last written by this answer's replica, a later renewal's, or another call of the
+                    // lease out meanwhile (the hedged copy of this very acquire, which may confirm the
+                    // entry the other copy answered unconfirmed, whether its 200 was heard or not): the
+                    // lowest of their clocks puts the end latest in true time.
                     long expiresAt = held.expiresAt();
                     long lowest = lowestWriter(a, writers, unheardWriters, held.at(), clocks);
                     found.add(new Excess(
@@ -159,12 +172,56 @@ final class LeaseEnds {
                 }
             }
         }
-        return List.copyOf(worst.values());
+        return worst.values().stream()
+                .map(e -> new Excess(
+                        e.answer(),
+                        e.validUntil(),
+                        e.end(),
+                        e.endedBy(),
+                        e.allowance(),
+                        trail(e.answer().owner(), calls, seen.get(e.answer().token()))))
+                .toList();
+    }
+
+    /** The owner's calls (sent, heard, replica, answer) and the entry's reads (from, to, expiresAt), in one line. */
+    private static String trail(String owner, List<ServiceLog.Call> calls, QueueObserver.Seen entry) {
+        StringBuilder b = new StringBuilder("calls:");
+        for (ServiceLog.Call c : calls) {
+            if (c.owner().equals(owner)) {
+                b.append(' ')
+                        .append(c.op())
+                        .append('@')
+                        .append(c.replica())
+                        .append(c.hedge() ? "(hedged)" : "")
+                        .append(" sent ")
+                        .append(c.sentAt())
+                        .append(" done ")
+                        .append(c.doneAt())
+                        .append(' ')
+                        .append(c.status())
+                        .append(c.code() == null ? "" : " " + c.code())
+                        .append(c.status() == 200 ? " expiresAt " + c.expiresAt() + " validFor " + c.validFor() : "")
+                        .append(';');
+            }
+        }
+        b.append(" reads:");
+        if (entry != null) {
+            for (QueueObserver.State st : entry.states) {
+                b.append(' ')
+                        .append(st.at())
+                        .append('-')
+                        .append(st.lastAt())
+                        .append(st.confirmed() ? " confirmed " : " unconfirmed ")
+                        .append(st.expiresAt())
+                        .append(';');
+            }
+        }
+        return b.toString();
     }
 
     /**
      * The lowest offset of the clocks that may have written the lease's {@code expiresAt} by
-     * {@code by}: those of {@code writers} (200s heard, this answer's and later ones) and, for each
+     * {@code by}: those of {@code writers} (200s heard from calls out when this answer's was sent) and, for each
      * call of the lease without a 200 heard that was sent by then, the lowest clock its replica ran
      * with while the call could act there. A call answered otherwise acted until its answer; one
      * whose answer never came (cancelled, lost, timed out) may act on its replica after that, so

@@ -354,7 +354,7 @@ final class ServiceChecker {
                 a.replica() + " answered " + a.owner() + "'s " + a.op() + " 200 (token " + a.token() + ") valid for "
                         + a.validFor() + " ms, until " + Instant.ofEpochMilli(e.validUntil()) + "; the lease ended "
                         + e.millis() + " ms before that, when " + e.endedBy() + " at " + Instant.ofEpochMilli(e.end())
-                        + " (the clocks allow " + e.allowance() + " ms)");
+                        + " (the clocks allow " + e.allowance() + " ms); " + e.trail());
     }
 
     /**
