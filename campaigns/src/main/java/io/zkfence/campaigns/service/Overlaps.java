@@ -81,9 +81,13 @@ final class Overlaps {
     }
 
     /**
-     * {@code first} began before {@code second} (or with it). The allowance is the skew by which
-     * {@code first}'s lease could have ended before its answered validity: any replica's clock at
-     * the time against the one that answered that validity.
+     * {@code first} began before {@code second} (or with it). The allowance is the skew by which the
+     * lower token's lease could have ended before its answered validity: any replica's clock at the
+     * time against the one that answered that validity. The higher token can only be granted once
+     * the lower's entry went or was taken for dead, so it is the lower lease that a clock ahead
+     * ended early, whichever stretch began first: usually the lower's, but a replica can answer the
+     * lower lease at the head by its clock just after a replica running ahead took it for ended
+     * and granted the next (the lower's stretch then begins second).
      */
     private static Overlap overlap(
             AnsweredLeases.Segment first,
@@ -95,17 +99,17 @@ final class Overlaps {
         if (to <= from) {
             return null;
         }
-        AnsweredLeases.Answer y = first.endBy();
-        long allowance = clocks.allowance(y, y.sentAt(), from);
         AnsweredLeases.Segment lower = first.token() < second.token() ? first : second;
         AnsweredLeases.Segment higher = lower == first ? second : first;
+        AnsweredLeases.Answer y = lower.endBy();
+        long allowance = clocks.allowance(y, y.sentAt(), from);
         List<ServiceLog.Write> lw = writesByToken.getOrDefault(lower.token(), List.of());
         long dy = clocks.answeringOffset(y);
         long dMax = clocks.maxOffset(y.sentAt(), from);
-        String why = "token " + first.token() + " was answered valid until " + y.validUntil() + " by " + y.replica()
+        String why = "token " + lower.token() + " was answered valid until " + y.validUntil() + " by " + y.replica()
                 + " (its clock " + signed(dy) + " ms), the largest replica clock meanwhile " + signed(dMax)
                 + " ms: allowance " + allowance + " ms"
-                + ("validity".equals(first.endedHow()) ? "" : ", its stretch cut by its " + first.endedHow());
+                + ("validity".equals(lower.endedHow()) ? "" : ", its stretch cut by its " + lower.endedHow());
         return new Overlap(
                 lower.key(),
                 lower.token(),

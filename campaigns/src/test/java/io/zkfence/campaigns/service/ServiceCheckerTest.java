@@ -421,6 +421,29 @@ class ServiceCheckerTest {
     }
 
     @Test
+    void anOverlapWhoseLowerLeaseWasAnsweredAfterTheHigherWasGrantedIsJudgedByTheLowerLeasesClocks() {
+        // r0's clock runs 6 s ahead. Token 10's waiting entry, written by r1 (unskewed), ended by r0's
+        // clock 6 s early: r0 granted token 12 (heard at 3,290) while r1, by its clock, answered token 10
+        // at the head (heard at 3,300, valid until 8,227). The stretch that began first is token 12's,
+        // but the lease a skew ended early is token 10's: the allowance is r0's clock against r1's.
+        skews.add(new ServiceFaults.Skew("r0", 0, 60_000, 6_000));
+        call(owner(1), "acquire", "r1", 1_000, 3_300, 200, null, 10, 8_227, 7_227, null, false, 0);
+        ended(1, 5_000, true, 2_676, 1_000, 3_300, "granted", 10);
+        held(1, 10, 3_300, 3_460, 0);
+        call(owner(2), "acquire", "r0", 3_250, 3_290, 200, null, 12, 14_252, 5_002, null, false, 0);
+        ended(2, 5_000, false, 0, 3_250, 3_290, "granted", 12);
+        held(2, 12, 3_290, 3_390, 1);
+        ServiceChecker.Findings f = check();
+        assertThat(f.findings()).isEmpty();
+        assertThat(f.overlaps()).singleElement().satisfies(o -> {
+            assertThat(o.finding()).isFalse();
+            assertThat(o.millis()).isEqualTo(90);
+            assertThat(o.allowance()).isEqualTo(6_000 + Clocks.MEASUREMENT_MILLIS);
+            assertThat(o.why()).contains("token 10 was answered valid until 8227 by r1 (its clock 0 ms)");
+        });
+    }
+
+    @Test
     void anOverlapLongerThanTheSkewIsAFindingThoughItFallsInASkewWindow() {
         // The checks before issue 35 put any overlap in a skew window down to the skew; r2 runs only 2 s ahead.
         skews.add(new ServiceFaults.Skew("r2", 0, 60_000, 2_000));
