@@ -592,11 +592,13 @@ final class ServiceScaleBench implements Workload {
                 Long.parseLong(drained[3]) / 1e3);
         ctx.log()
                 .say(
-                        "service-scale: %d waiters granted and released in %.1f s (%.0f grants/s), %d failed",
+                        "service-scale: %d waiters granted and released in %.1f s (%.0f grants/s), %d failed;"
+                                + " %d holders' releases failed",
                         result.granted(),
                         result.drainSeconds(),
                         result.granted() / result.drainSeconds(),
-                        result.failed());
+                        result.failed(),
+                        after.path("holderReleasesFailed").asLong());
         return result;
     }
 

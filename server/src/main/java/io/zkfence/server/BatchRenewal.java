@@ -20,7 +20,7 @@ import java.util.Set;
  * through another call meanwhile), ZooKeeper refuses the whole multi and names that entry's op
  * (the first it refused). The others are read again: those unchanged are sent again in the next
  * multi as decided (their version checks still guard them), and the named one and any other that
- * changed are decided again on a fresh read, as the single renewal does after a refused write. So
+ * changed are decided again on that fresh read, as the single renewal does after a refused write. So
  * a concurrent renewal or release of one lease never fails the others, and a race that changed
  * many entries (another call renewing the same leases) costs one refused multi, not one per entry.
  * A multi whose answer is lost is never sent again blindly: its leases are read again and decided
@@ -65,12 +65,18 @@ final class BatchRenewal {
         this.clock = clock;
     }
 
-    /** A lease still to renew: where its entry is, and whether its lock was synced for it. */
+    /**
+     * A lease still to renew: where its entry is, whether its lock was synced for it, and its entry
+     * as read after a refused multi (with the clock taken before that read), to be decided on
+     * without being read a third time; null when the next round must read it.
+     */
     private static final class Pending {
         final int index;
         final Lease lease;
         final LockQueue.Located at;
         boolean synced;
+        Optional<QueueEntry> reread;
+        long rereadAt;
 
         Pending(int index, Lease lease, LockQueue.Located at) {
             this.index = index;
@@ -112,19 +118,23 @@ final class BatchRenewal {
             long now = clock.millis();
             List<LockQueue.Located> at = new ArrayList<>(pending.size());
             for (Pending p : pending) {
-                at.add(p.at);
+                if (p.reread == null) {
+                    at.add(p.at);
+                }
             }
-            List<Optional<QueueEntry>> reads = queue.readEach(at);
+            List<Optional<QueueEntry>> reads = at.isEmpty() ? List.of() : queue.readEach(at);
             List<Pending> again = new ArrayList<>();
             List<Decided> writes = new ArrayList<>(pending.size());
             Set<String> synced = new HashSet<>();
-            for (int j = 0; j < pending.size(); j++) {
-                Pending p = pending.get(j);
+            int next = 0;
+            for (Pending p : pending) {
+                Optional<QueueEntry> read = p.reread != null ? p.reread : reads.get(next++);
+                long readAt = p.reread != null ? p.rereadAt : now;
+                p.reread = null;
                 Lease l = p.lease;
                 LeaseOps.RenewalWrite w;
                 try {
-                    w = ops.decideRenewal(
-                            l.key(), p.at.lockPath(), reads.get(j), p.synced, l.ownerId(), l.ttlMillis(), now);
+                    w = ops.decideRenewal(l.key(), p.at.lockPath(), read, p.synced, l.ownerId(), l.ttlMillis(), readAt);
                 } catch (LockServiceException e) {
                     out[p.index] = refused(e);
                     continue;
@@ -189,7 +199,7 @@ final class BatchRenewal {
     /**
      * The writes to send again as decided after a refused multi: all but the one it named and those
      * whose entries changed since their read, found by reading them again (pipelined, no write).
-     * Those go to {@code again}, to be read and decided again. Sending the others as decided
+     * Those go to {@code again}, to be decided again on that read. Sending the others as decided
      * without looking would cost one refused multi, each a transaction of the whole multi on every
      * server, per changed entry; deciding all again without the named one's removal could refuse
      * forever under a steady stream of renewals of one entry. This way each refused multi removes
@@ -200,6 +210,7 @@ final class BatchRenewal {
         for (Decided d : writes) {
             at.add(d.pending().at);
         }
+        long readAt = clock.millis();
         List<Optional<QueueEntry>> now = queue.readEach(at);
         List<Decided> keep = new ArrayList<>(writes.size());
         for (int i = 0; i < writes.size(); i++) {
@@ -208,6 +219,8 @@ final class BatchRenewal {
                     .map(e -> e.version() == d.write().read().version())
                     .orElse(false);
             if (i == named || !same) {
+                d.pending().reread = now.get(i);
+                d.pending().rereadAt = readAt;
                 again.add(d.pending());
             } else {
                 keep.add(d);

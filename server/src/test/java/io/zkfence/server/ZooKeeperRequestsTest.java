@@ -254,11 +254,11 @@ class ZooKeeperRequestsTest {
 
         assertThat(outcomes).allSatisfy(o -> assertThat(o.renewed()).isTrue());
         assertThat(requests.count("multi"))
-                .as("refused; the four others; lease 2 after reading it again: " + requests)
+                .as("refused; the four others; lease 2 decided on the read after the refusal: " + requests)
                 .isEqualTo(3);
         assertThat(requests.count("data"))
-                .as("the five; the five again after the refusal, to find every changed one; lease 2 to decide it")
-                .isEqualTo(5 + 5 + 1);
+                .as("the five; the five again after the refusal, to find every changed one and decide it")
+                .isEqualTo(5 + 5);
         assertThat(seed.queue(leases.get(2).key()).get(0).data().expiresAt())
                 .as("the longer renewal's end is kept")
                 .isEqualTo(renewedMeanwhile.get());
