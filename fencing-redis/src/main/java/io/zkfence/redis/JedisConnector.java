@@ -57,30 +57,12 @@ public final class JedisConnector implements RedisConnector {
     @Override
     public Object fcall(String function, String library, List<String> keys, List<String> args) {
         try {
-            try {
-                return decode(jedis.fcall(function, keys, args));
-            } catch (JedisDataException e) {
-                if (!Library.notLoaded(e.getMessage())) {
-                    throw e;
-                }
-                // On a RedisClusterClient Jedis sends FUNCTION LOAD to every primary (its request
-                // policy is all_shards), so one miss loads the library on the whole cluster.
-                RuntimeException loading = null;
-                try {
-                    jedis.functionLoadReplace(library);
-                } catch (RuntimeException l) {
-                    // Another primary may be down while this call's one loaded it: the FCALL decides.
-                    loading = l;
-                }
-                try {
-                    return decode(jedis.fcall(function, keys, args));
-                } catch (RuntimeException again) {
-                    if (loading != null) {
-                        again.addSuppressed(loading);
-                    }
-                    throw again;
-                }
-            }
+            return Library.call(
+                    () -> decode(jedis.fcall(function, keys, args)),
+                    // On a RedisClusterClient Jedis sends FUNCTION LOAD to every primary (its request
+                    // policy is all_shards), so one miss loads the library on the whole cluster.
+                    () -> jedis.functionLoadReplace(library),
+                    JedisDataException.class);
         } catch (JedisDataException e) {
             throw new ServerError(e.getMessage(), e);
         }

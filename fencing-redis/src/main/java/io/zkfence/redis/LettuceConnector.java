@@ -109,28 +109,10 @@ public final class LettuceConnector implements RedisConnector {
         String[] k = keys.toArray(String[]::new);
         String[] a = args.toArray(String[]::new);
         try {
-            try {
-                return functions.fcall(function, ScriptOutputType.MULTI, k, a);
-            } catch (RedisCommandExecutionException e) {
-                if (!Library.notLoaded(e.getMessage())) {
-                    throw e;
-                }
-                RuntimeException loading = null;
-                try {
-                    load.accept(library);
-                } catch (RuntimeException l) {
-                    // Another primary may be down while this call's one loaded it: the FCALL decides.
-                    loading = l;
-                }
-                try {
-                    return functions.fcall(function, ScriptOutputType.MULTI, k, a);
-                } catch (RuntimeException again) {
-                    if (loading != null) {
-                        again.addSuppressed(loading);
-                    }
-                    throw again;
-                }
-            }
+            return Library.call(
+                    () -> functions.fcall(function, ScriptOutputType.MULTI, k, a),
+                    () -> load.accept(library),
+                    RedisCommandExecutionException.class);
         } catch (RedisCommandExecutionException e) {
             throw new ServerError(e.getMessage(), e);
         }
