@@ -28,7 +28,7 @@ import java.util.Map;
  *
  * The answered validity is cut at the caller's release (sent before the lease is released) and at
  * an eviction (a forced release ends a lease on purpose). A validity that outlasts the real end by
- * more than the clock skew allows ({@link Clocks#allowance}) is a finding, one per lease: the
+ * more than the clock skew allows ({@link ExpiryWriters#allowance}) is a finding, one per lease: the
  * largest excess.
  */
 final class LeaseEnds {
@@ -76,29 +76,10 @@ final class LeaseEnds {
                         .add(new long[] {s.fencingToken, s.grantedSeen});
             }
         }
-        Map<Long, List<AnsweredLeases.Answer>> byToken = new HashMap<>();
-        for (AnsweredLeases.Answer a : answers) {
-            byToken.computeIfAbsent(a.token(), t -> new ArrayList<>()).add(a);
-        }
-        // Calls that may have written a lease's expiresAt though no 200 of theirs was heard, by owner.
-        Map<String, List<ServiceLog.Call>> unheard = new HashMap<>();
-        for (ServiceLog.Call c : calls) {
-            if (c.status() != 200 && ("acquire".equals(c.op()) || "renew".equals(c.op()))) {
-                unheard.computeIfAbsent(c.owner(), o -> new ArrayList<>()).add(c);
-            }
-        }
+        ExpiryWriters writers = new ExpiryWriters(answers, calls, clocks);
         Map<Long, Excess> worst = new HashMap<>();
         for (AnsweredLeases.Answer a : answers) {
             long token = a.token();
-            // Who may have written expiresAt after this answer's read: every call of the lease still out
-            // when this one was sent (its replica, each later renewal's, the other copy of a hedged
-            // acquire though that copy was sent first and answered too).
-            List<AnsweredLeases.Answer> writers = byToken.get(token).stream()
-                    .filter(b -> b.heardAt() >= a.sentAt())
-                    .toList();
-            List<ServiceLog.Call> unheardWriters = unheard.getOrDefault(a.owner(), List.of()).stream()
-                    .filter(c -> "acquire".equals(c.op()) || c.lease() == token || c.lease() == 0)
-                    .toList();
             long until = Math.min(
                     a.validUntil(),
                     Math.min(
@@ -109,9 +90,8 @@ final class LeaseEnds {
             if (s != null) {
                 long removed = s.removedBy();
                 if (removed > 0) {
-                    long lowest = lowestWriter(a, writers, unheardWriters, removed, clocks);
-                    long allowance = clocks.allowanceBelow(
-                            lowest, Math.min(a.sentAt(), removed), Math.max(a.heardAt(), removed));
+                    long allowance = writers.allowance(
+                            a, removed, Math.min(a.sentAt(), removed), Math.max(a.heardAt(), removed));
                     found.add(new Excess(
                             a,
                             until,
@@ -139,7 +119,7 @@ final class LeaseEnds {
                     // entry the other copy answered unconfirmed, whether its 200 was heard or not): the
                     // lowest of their clocks puts the end latest in true time.
                     long expiresAt = held.expiresAt();
-                    long lowest = lowestWriter(a, writers, unheardWriters, held.at(), clocks);
+                    long lowest = writers.lowest(a, held.at());
                     found.add(new Excess(
                             a,
                             until,
@@ -158,13 +138,12 @@ final class LeaseEnds {
                 }
             }
             if (nextToken > 0) {
-                long lowest = lowestWriter(a, writers, unheardWriters, next, clocks);
                 found.add(new Excess(
                         a,
                         until,
                         next,
                         "the next holder (token " + nextToken + ") was granted",
-                        clocks.allowanceBelow(lowest, Math.min(a.sentAt(), next), Math.max(a.heardAt(), next))));
+                        writers.allowance(a, next, Math.min(a.sentAt(), next), Math.max(a.heardAt(), next))));
             }
             for (Excess e : found) {
                 if (e.millis() > e.allowance()) {
@@ -217,30 +196,6 @@ final class LeaseEnds {
             }
         }
         return b.toString();
-    }
-
-    /**
-     * The lowest offset of the clocks that may have written the lease's {@code expiresAt} by
-     * {@code by}: those of {@code writers} (200s heard from calls out when this answer's was sent) and, for each
-     * call of the lease without a 200 heard that was sent by then, the lowest clock its replica ran
-     * with while the call could act there. A call answered otherwise acted until its answer; one
-     * whose answer never came (cancelled, lost, timed out) may act on its replica after that, so
-     * until {@code by}.
-     */
-    private static long lowestWriter(
-            AnsweredLeases.Answer a,
-            List<AnsweredLeases.Answer> writers,
-            List<ServiceLog.Call> unheard,
-            long by,
-            Clocks clocks) {
-        long lowest = clocks.lowestOffset(writers);
-        for (ServiceLog.Call c : unheard) {
-            long actedUntil = c.status() == 0 ? by : Math.min(by, c.doneAt());
-            if (c.sentAt() <= by && actedUntil >= a.sentAt()) {
-                lowest = Math.min(lowest, clocks.lowestWhileOut(c.replica(), c.sentAt(), actedUntil));
-            }
-        }
-        return lowest;
     }
 
     /**

@@ -11,7 +11,7 @@ import java.util.stream.Collectors;
  * Two leases of one key answered valid at once ({@link AnsweredLeases}): their stretches overlap,
  * with different fencing tokens. The service may only cause that through clock skew (docs/server.md,
  * "Clocks decide when a lease ends"), by at most the difference between the clocks of the replicas
- * involved ({@link Clocks#allowance}); an overlap longer than that allowance is a finding, and one
+ * involved ({@link ExpiryWriters#allowance}); an overlap longer than that allowance is a finding, and one
  * within it is listed with the skew that explains it. Each is shown with what PostgreSQL's fence
  * did with the lower token's writes.
  */
@@ -50,7 +50,11 @@ final class Overlaps {
     private Overlaps() {}
 
     /** Every pair of differently tokened stretches on one key that overlap, the longest overlap per pair of leases. */
-    static List<Overlap> of(List<AnsweredLeases.Segment> segments, List<ServiceLog.Write> writes, Clocks clocks) {
+    static List<Overlap> of(
+            List<AnsweredLeases.Segment> segments,
+            List<ServiceLog.Write> writes,
+            Clocks clocks,
+            ExpiryWriters writers) {
         Map<Long, List<ServiceLog.Write>> writesByToken =
                 writes.stream().collect(Collectors.groupingBy(ServiceLog.Write::fencingToken));
         Map<String, List<AnsweredLeases.Segment>> byKey =
@@ -65,7 +69,7 @@ final class Overlaps {
                     if (a.token() == b.token()) {
                         continue;
                     }
-                    Overlap o = overlap(a, b, writesByToken, clocks);
+                    Overlap o = overlap(a, b, writesByToken, clocks, writers);
                     if (o != null) {
                         worst.merge(
                                 o.lowerToken() + "|" + o.higherToken(),
@@ -83,7 +87,9 @@ final class Overlaps {
     /**
      * {@code first} began before {@code second} (or with it). The allowance is the skew by which the
      * lower token's lease could have ended before its answered validity: any replica's clock at the
-     * time against the one that answered that validity. The higher token can only be granted once
+     * time against the lowest that may have written its {@code expiresAt} ({@link ExpiryWriters}:
+     * the answering one, or another call's of the lease, such as a hedged copy whose replica ran
+     * behind and confirmed the entry). The higher token can only be granted once
      * the lower's entry went or was taken for dead, so it is the lower lease that a clock ahead
      * ended early, whichever stretch began first: usually the lower's, but a replica can answer the
      * lower lease at the head by its clock just after a replica running ahead took it for ended
@@ -93,7 +99,8 @@ final class Overlaps {
             AnsweredLeases.Segment first,
             AnsweredLeases.Segment second,
             Map<Long, List<ServiceLog.Write>> writesByToken,
-            Clocks clocks) {
+            Clocks clocks,
+            ExpiryWriters writers) {
         long from = second.from();
         long to = Math.min(first.to(), second.to());
         if (to <= from) {
@@ -102,13 +109,15 @@ final class Overlaps {
         AnsweredLeases.Segment lower = first.token() < second.token() ? first : second;
         AnsweredLeases.Segment higher = lower == first ? second : first;
         AnsweredLeases.Answer y = lower.endBy();
-        long allowance = clocks.allowance(y, y.sentAt(), from);
+        long allowance = writers.allowance(y, from, Math.min(y.sentAt(), from), Math.max(from, y.heardAt()));
         List<ServiceLog.Write> lw = writesByToken.getOrDefault(lower.token(), List.of());
         long dy = clocks.answeringOffset(y);
-        long dMax = clocks.maxOffset(y.sentAt(), from);
+        long lowest = writers.lowest(y, from);
+        long dMax = clocks.maxOffset(Math.min(y.sentAt(), from), Math.max(from, y.heardAt()));
         String why = "token " + lower.token() + " was answered valid until " + y.validUntil() + " by " + y.replica()
-                + " (its clock " + signed(dy) + " ms), the largest replica clock meanwhile " + signed(dMax)
-                + " ms: allowance " + allowance + " ms"
+                + " (its clock " + signed(dy) + " ms"
+                + (lowest < dy ? "; its expiry may have been written by a clock at " + signed(lowest) + " ms" : "")
+                + "), the largest replica clock meanwhile " + signed(dMax) + " ms: allowance " + allowance + " ms"
                 + ("validity".equals(lower.endedHow()) ? "" : ", its stretch cut by its " + lower.endedHow());
         return new Overlap(
                 lower.key(),

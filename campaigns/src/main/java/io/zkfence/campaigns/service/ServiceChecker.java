@@ -310,7 +310,8 @@ final class ServiceChecker {
                         + String.join("; ", b.chain()));
             }
         }
-        List<Overlaps.Overlap> overlaps = Overlaps.of(segments, logs.writes(), clocks);
+        List<Overlaps.Overlap> overlaps =
+                Overlaps.of(segments, logs.writes(), clocks, new ExpiryWriters(answers, logs.calls(), clocks));
         for (Overlaps.Overlap o : overlaps) {
             if (o.finding()) {
                 findings.add(new Finding(

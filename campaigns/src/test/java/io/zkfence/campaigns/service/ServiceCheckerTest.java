@@ -444,6 +444,31 @@ class ServiceCheckerTest {
     }
 
     @Test
+    void anOverlapWithinTheSkewOfTheClockThatConfirmedTheLowerLeaseIsNoFinding() {
+        // A 15-minute run: request 1 hedged to r0 and r1 (6 s behind). r0 answered its entry unconfirmed
+        // (valid until 3,159); r1's copy, at the head too, confirmed it by its clock before the worker
+        // cancelled it: an expiry 6 s lower in number, which r0 then took for passed and granted token
+        // 12 (heard at 1,334) while token 10's holder still used it (released at 1,431).
+        skews.add(new ServiceFaults.Skew("r1", 0, 60_000, -6_000));
+        call(owner(1), "acquire", "r0", 908, 1_180, 200, null, 10, 3_159, 2_251, null, true, 0);
+        call(owner(1), "acquire", "r1", 908, 1_184, 0, ServiceCalls.CANCELLED, 0, 0, -1, null, true, 0);
+        ended(1, 2_000, true, 5_336, 908, 1_195, "granted", 10);
+        held(1, 10, 1_196, 1_431, 1);
+        call(owner(2), "acquire", "r0", 1_165, 1_334, 200, null, 12, 22_307, 21_142, null, false, 0);
+        ended(2, 21_000, true, 1_894, 1_165, 1_335, "granted", 12);
+        held(2, 12, 1_335, 1_600, 1);
+        ServiceChecker.Findings f = check();
+        assertThat(f.findings()).isEmpty();
+        assertThat(f.overlaps()).singleElement().satisfies(o -> {
+            assertThat(o.finding()).isFalse();
+            assertThat(o.millis()).isEqualTo(97);
+            assertThat(o.allowance()).isEqualTo(6_000 + Clocks.MEASUREMENT_MILLIS);
+            assertThat(o.why())
+                    .contains("by r0 (its clock 0 ms; its expiry may have been written by a clock at -6000 ms)");
+        });
+    }
+
+    @Test
     void anOverlapLongerThanTheSkewIsAFindingThoughItFallsInASkewWindow() {
         // The checks before issue 35 put any overlap in a skew window down to the skew; r2 runs only 2 s ahead.
         skews.add(new ServiceFaults.Skew("r2", 0, 60_000, 2_000));
