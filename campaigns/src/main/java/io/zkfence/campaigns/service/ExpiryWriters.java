@@ -47,10 +47,10 @@ final class ExpiryWriters {
      */
     long lowest(AnsweredLeases.Answer a, long by) {
         long token = a.token();
-        List<AnsweredLeases.Answer> heard = byToken.getOrDefault(token, List.of(a)).stream()
+        // a itself is among them: every answer was indexed, and it was heard after it was sent
+        long lowest = clocks.lowestOffset(byToken.get(token).stream()
                 .filter(b -> b.heardAt() >= a.sentAt())
-                .toList();
-        long lowest = clocks.lowestOffset(heard.isEmpty() ? List.of(a) : heard);
+                .toList());
         for (ServiceLog.Call c : unheard.getOrDefault(a.owner(), List.of())) {
             if (!"acquire".equals(c.op()) && c.lease() != token && c.lease() != 0) {
                 continue; // a renewal of another lease of the same owner

@@ -59,7 +59,7 @@ final class LeaseEnds {
             Map<Long, Long> releasesSent,
             Map<Long, Long> evictions,
             Collection<QueueObserver.Seen> entries,
-            Clocks clocks) {
+            ExpiryWriters writers) {
         Map<Long, QueueObserver.Seen> seen = new HashMap<>();
         entries.forEach(s -> seen.put(s.fencingToken, s));
         // The next holder of each key: grants heard, and confirmed heads seen in ZooKeeper, by token.
@@ -76,7 +76,6 @@ final class LeaseEnds {
                         .add(new long[] {s.fencingToken, s.grantedSeen});
             }
         }
-        ExpiryWriters writers = new ExpiryWriters(answers, calls, clocks);
         Map<Long, Excess> worst = new HashMap<>();
         for (AnsweredLeases.Answer a : answers) {
             long token = a.token();

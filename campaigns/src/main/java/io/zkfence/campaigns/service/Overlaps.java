@@ -109,11 +109,13 @@ final class Overlaps {
         AnsweredLeases.Segment lower = first.token() < second.token() ? first : second;
         AnsweredLeases.Segment higher = lower == first ? second : first;
         AnsweredLeases.Answer y = lower.endBy();
-        long allowance = writers.allowance(y, from, Math.min(y.sentAt(), from), Math.max(from, y.heardAt()));
+        long since = Math.min(y.sentAt(), from);
+        long until = Math.max(from, y.heardAt());
+        long lowest = writers.lowest(y, from);
+        long allowance = clocks.allowanceBelow(lowest, since, until);
         List<ServiceLog.Write> lw = writesByToken.getOrDefault(lower.token(), List.of());
         long dy = clocks.answeringOffset(y);
-        long lowest = writers.lowest(y, from);
-        long dMax = clocks.maxOffset(Math.min(y.sentAt(), from), Math.max(from, y.heardAt()));
+        long dMax = clocks.maxOffset(since, until);
         String why = "token " + lower.token() + " was answered valid until " + y.validUntil() + " by " + y.replica()
                 + " (its clock " + signed(dy) + " ms"
                 + (lowest < dy ? "; its expiry may have been written by a clock at " + signed(lowest) + " ms" : "")

@@ -183,12 +183,14 @@ final class ServiceChecker {
                 logs.holds().stream().collect(Collectors.groupingBy(ServiceLog.Hold::owner));
         Clocks clocks = Clocks.of(logs, in.skews());
         List<AnsweredLeases.Answer> answers = AnsweredLeases.answers(logs);
+        // Who may have written each lease's expiry: promise 1 and promise 5 judge an early end alike.
+        ExpiryWriters writers = new ExpiryWriters(answers, logs.calls(), clocks);
         Map<Long, Long> releasesSent = AnsweredLeases.releasesSent(logs, in.entries());
         List<AnsweredLeases.Segment> segments = AnsweredLeases.segments(answers, releasesSent, in.evictions());
         findings.addAll(deadLeases(logs.calls(), clocks));
         Set<Long> saidDead = findings.stream().map(f -> f.token()).collect(Collectors.toSet());
         for (LeaseEnds.Excess e :
-                LeaseEnds.of(answers, logs.calls(), releasesSent, in.evictions(), in.entries(), clocks)) {
+                LeaseEnds.of(answers, logs.calls(), releasesSent, in.evictions(), in.entries(), writers)) {
             if (!saidDead.contains(e.answer().token())) {
                 findings.add(outlived(e));
             }
@@ -310,8 +312,7 @@ final class ServiceChecker {
                         + String.join("; ", b.chain()));
             }
         }
-        List<Overlaps.Overlap> overlaps =
-                Overlaps.of(segments, logs.writes(), clocks, new ExpiryWriters(answers, logs.calls(), clocks));
+        List<Overlaps.Overlap> overlaps = Overlaps.of(segments, logs.writes(), clocks, writers);
         for (Overlaps.Overlap o : overlaps) {
             if (o.finding()) {
                 findings.add(new Finding(
